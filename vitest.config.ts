@@ -1,0 +1,53 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vitest/config";
+
+// The assets binding needs its folder to exist even before the first web build.
+mkdirSync(path.resolve("dist/client"), { recursive: true });
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
+                SESSION_SECRET: "test-secret-that-is-long-enough-for-hs256-signing",
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["worker/test/**/*.test.ts"],
+          setupFiles: ["worker/test/apply-migrations.ts"],
+        },
+      },
+      {
+        plugins: [react()],
+        test: {
+          name: "web",
+          include: ["web/src/**/*.test.{ts,tsx}"],
+          environment: "happy-dom",
+          setupFiles: ["web/src/test/setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          include: ["e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["e2e/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

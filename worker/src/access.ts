@@ -1,0 +1,74 @@
+import { TrieRouter } from "hono/router/trie-router";
+import type { Feature } from "./db/schema";
+import type { SessionUser } from "./env";
+
+/**
+ * Who may call each /api route: the one place access is declared (enforced by
+ * middleware/access-control.ts). A route missing here is refused with 404, so a forgotten entry
+ * fails closed; worker/test/access.test.ts walks this table as every kind of caller.
+ *
+ * - "public": anyone; "signed-in": any session; "admin": role admin;
+ * - { feature }: admins, and members holding any of the listed features.
+ */
+export type Access = "public" | "signed-in" | "admin" | { feature: Feature[] };
+
+const feature = (...features: Feature[]): Access => ({ feature: features });
+
+export const ACCESS = {
+  // identity
+  "GET /api/setup": "public",
+  "POST /api/register": "public",
+  "POST /api/login": "public",
+  "POST /api/logout": "public",
+  "GET /api/user": "signed-in",
+  // users (admin)
+  "GET /api/users": "admin",
+  "POST /api/users": "admin",
+  "GET /api/users/assignment-options": "admin",
+  "DELETE /api/users/:id": "admin",
+  "GET /api/users/:id/permissions": "admin",
+  "POST /api/users/:id/permissions": "admin",
+  "GET /api/users/:id/vcn-assignments": "admin",
+  "POST /api/users/:id/vcn-assignments": "admin",
+  "GET /api/users/:id/media-buyers": "admin",
+  "POST /api/users/:id/media-buyers": "admin",
+  "GET /api/users/:id/spark-assignments": "admin",
+  "POST /api/users/:id/spark-assignments": "admin",
+  // settings (admin)
+  "GET /api/settings": "admin",
+  "POST /api/settings": "admin",
+} as const satisfies Record<string, Access>;
+
+export type RouteKey = keyof typeof ACCESS;
+
+const STRICTNESS = { public: 0, "signed-in": 1, feature: 2, admin: 3 } as const;
+const strictness = (access: Access) => (typeof access === "string" ? STRICTNESS[access] : STRICTNESS.feature);
+
+const router = new TrieRouter<Access>();
+for (const [key, access] of Object.entries(ACCESS) as [string, Access][]) {
+  const [method, path] = key.split(" ") as [string, string];
+  router.add(method, path, access);
+}
+
+/** The rule for a request; when patterns overlap the strictest wins. Undefined: not in the table. */
+export function accessFor(method: string, path: string): Access | undefined {
+  const [matches] = router.match(method === "HEAD" ? "GET" : method, path);
+  let found: Access | undefined;
+  for (const [access] of matches) {
+    if (found === undefined || strictness(access) > strictness(found)) found = access;
+  }
+  return found;
+}
+
+export type Decision = "allow" | "unauthenticated" | "forbidden";
+
+export function decide(access: Access, user: SessionUser | null): Decision {
+  if (access === "public") return "allow";
+  if (!user) return "unauthenticated";
+  if (user.role === "admin" || access === "signed-in") return "allow";
+  if (access === "admin") return "forbidden";
+  return access.feature.some((f) => user.permissions.includes(f)) ? "allow" : "forbidden";
+}
+
+/** Whether a user holds a feature (admins hold them all). */
+export const hasFeature = (user: SessionUser, f: Feature) => user.role === "admin" || user.permissions.includes(f);

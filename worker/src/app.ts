@@ -1,0 +1,71 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { secureHeaders } from "hono/secure-headers";
+import type { AppEnv } from "./env";
+import { ApiError } from "./lib/errors";
+import { accessControl } from "./middleware/access-control";
+import { database } from "./middleware/database";
+import { requestGuards } from "./middleware/request-guards";
+import { sessionUser } from "./middleware/session";
+import { authRoutes } from "./routes/auth";
+import { settingsRoutes } from "./routes/settings";
+import { userRoutes } from "./routes/users";
+
+const api = new Hono<AppEnv>()
+  .use(async (c, next) => {
+    await next();
+    // API answers are per-user and often secret (codes): never cache them anywhere.
+    c.header("Cache-Control", "no-store");
+  })
+  .use(requestGuards, database, sessionUser, accessControl)
+  .route("/", authRoutes)
+  .route("/users", userRoutes)
+  .route("/settings", settingsRoutes);
+
+export const app = new Hono<AppEnv>()
+  .use(
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // Radix and chart libraries position elements with inline style attributes.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", "data:"],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+        formAction: ["'self'"],
+      },
+      strictTransportSecurity: "max-age=31536000; includeSubDomains",
+      xContentTypeOptions: "nosniff",
+      referrerPolicy: "strict-origin-when-cross-origin",
+    }),
+  )
+  .route("/api", api)
+  .all("/api/*", () => {
+    throw new ApiError(404, "Not found");
+  })
+  // Everything else is the React app (Workers Static Assets with SPA fallback). The asset
+  // response is copied so the security headers above can be added to it.
+  .all("*", async (c) => {
+    const res = await c.env.ASSETS.fetch(c.req.raw);
+    return new Response(res.body, res);
+  });
+
+app.onError((err, c) => {
+  if (err instanceof ApiError) {
+    return c.json(err.toBody(), err.status, err.headers);
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own refusals (malformed JSON, ...) keep their status, in our error shape.
+    const status = err.status;
+    const message = status === 400 ? "The request body is not valid JSON" : err.message || "Request refused";
+    return c.json({ error: message }, status);
+  }
+  console.error("unhandled error", c.req.method, c.req.path, err);
+  return c.json({ error: "Something went wrong on our side. Please try again." }, 500);
+});
+
+export type AppType = typeof app;

@@ -1,0 +1,26 @@
+import { inArray } from "drizzle-orm";
+import { DEFAULT_MAX_DOMAIN_PRICE, SETTING_KEY_NAMES } from "../../schemas/settings";
+import { settings, type SettingKey } from "../schema";
+import type { Db } from "../../env";
+
+export const SETTING_DEFAULTS: Record<SettingKey, string> = {
+  redirect_domain: "",
+  global_exit_domain: "",
+  max_domain_price: DEFAULT_MAX_DOMAIN_PRICE,
+};
+
+/** Every known setting with its stored value or default. */
+export async function readSettings(db: Db): Promise<Record<SettingKey, string>> {
+  const rows = await db.select().from(settings).where(inArray(settings.key, [...SETTING_KEY_NAMES]));
+  const values = { ...SETTING_DEFAULTS };
+  for (const row of rows) values[row.key as SettingKey] = row.value;
+  return values;
+}
+
+export async function writeSetting(db: Db, key: SettingKey, value: string) {
+  const updatedAt = Date.now();
+  await db
+    .insert(settings)
+    .values({ key, value, updatedAt })
+    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt } });
+}

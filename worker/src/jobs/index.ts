@@ -1,0 +1,21 @@
+import type { Bindings, Db } from "../env";
+import { createDb } from "../middleware/database";
+import { purgeExpiredSessions } from "./purge-sessions";
+
+/** A unit of cron work. Each job runs on its own: one failing never stops the others. */
+export interface Job {
+  name: string;
+  run(ctx: { db: Db; env: Bindings; now: number }): Promise<void>;
+}
+
+/** Every job the cron runs, in order. Later features add theirs here. */
+export const JOBS: Job[] = [purgeExpiredSessions];
+
+export async function runScheduled(env: Bindings, now = Date.now()) {
+  const db = createDb(env.DB);
+  const results = await Promise.allSettled(JOBS.map((job) => job.run({ db, env, now })));
+  results.forEach((result, i) => {
+    if (result.status === "rejected") console.error(`scheduled job ${JOBS[i]!.name} failed`, result.reason);
+  });
+  return results;
+}

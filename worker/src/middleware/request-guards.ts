@@ -1,0 +1,50 @@
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Routes that take a multipart upload instead of JSON, with their own (larger) size limit. */
+export const MULTIPART_ROUTES: Record<string, number> = {};
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+const routeKey = (method: string, path: string) => `${method} ${path}`;
+const hasBody = (req: Request) =>
+  req.body !== null && (req.headers.get("content-length") ?? "") !== "0";
+
+/**
+ * CSRF and content rules (decisions.md): a state-changing call must come from our own origin
+ * (Origin, or Sec-Fetch-Site when Origin is absent) and carry JSON, except the declared
+ * multipart uploads. Browsers cannot send cross-site JSON without a CORS preflight we never grant.
+ */
+export const requestGuards = createMiddleware<AppEnv>(async (c, next) => {
+  const method = c.req.method;
+  if (SAFE_METHODS.has(method)) return next();
+
+  const origin = c.req.header("origin");
+  const ownOrigin = new URL(c.req.url).origin;
+  if (origin !== undefined && origin !== ownOrigin) {
+    throw new ApiError(403, "Cross-site requests are not allowed");
+  }
+  const fetchSite = c.req.header("sec-fetch-site");
+  if (origin === undefined && fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") {
+    throw new ApiError(403, "Cross-site requests are not allowed");
+  }
+
+  const multipartLimit = MULTIPART_ROUTES[routeKey(method, c.req.path)];
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (hasBody(c.req.raw)) {
+    const accepted = multipartLimit !== undefined ? type === "multipart/form-data" : type === "application/json";
+    if (!accepted) {
+      throw new ApiError(415, multipartLimit !== undefined ? "Send the file as multipart/form-data" : "Send the request body as application/json");
+    }
+  }
+  const limit = multipartLimit ?? JSON_BODY_LIMIT;
+  return bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new ApiError(413, `The request body is larger than ${Math.round(limit / 1024 / 1024)} MB`);
+    },
+  })(c, next);
+});

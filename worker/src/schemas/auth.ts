@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+export const USERNAME_MAX = 64;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+
+/** What sign-in accepts: bounded so a 10,000-character username is a clear 400, not work. */
+export const loginSchema = z.object({
+  username: z
+    .string({ error: "Username is required" })
+    .trim()
+    .min(1, "Username is required")
+    .max(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`),
+  password: z
+    .string({ error: "Password is required" })
+    .min(1, "Password is required")
+    .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+});
+export type LoginInput = z.infer<typeof loginSchema>;
+
+/** Rules for a new username. */
+export const newUsername = z
+  .string({ error: "Username is required" })
+  .trim()
+  .min(3, "Username must be at least 3 characters")
+  .max(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`)
+  .regex(/^[A-Za-z0-9._@-]+$/, "Username may only contain letters, digits, dots, dashes, underscores and @");
+
+/** Rules for a new password (decisions.md: 8 to 256 characters). */
+export const newPassword = z
+  .string({ error: "Password is required" })
+  .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
+  .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
+
+export const registerSchema = z.object({ username: newUsername, password: newPassword });
+export type RegisterInput = z.infer<typeof registerSchema>;

@@ -1,0 +1,61 @@
+import { z } from "zod";
+
+export const SETTING_KEY_NAMES = ["redirect_domain", "global_exit_domain", "max_domain_price"] as const;
+
+export const DEFAULT_MAX_DOMAIN_PRICE = "5.00";
+
+/**
+ * A redirect or exit base as we store it: `https://host[:port]` (decisions.md: a value without
+ * http(s):// gets https://; the exit domain's trailing /click is removed). Returns null when the
+ * value is not a plain domain.
+ */
+export function normaliseBaseUrl(raw: string, { stripClick = false } = {}): string | null {
+  let value = raw.trim();
+  if (!value) return null;
+  if (!/^https?:\/\//i.test(value)) value = `https://${value}`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  let path = url.pathname.replace(/\/+$/, "");
+  if (stripClick && path.toLowerCase() === "/click") path = "";
+  const host = url.hostname;
+  const validHost = host === "localhost" || /^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})+$/i.test(host);
+  if (path || url.search || url.hash || url.username || url.password || !validHost) return null;
+  return url.origin;
+}
+
+const domainMessage = "Enter a domain such as trk.example.com (optionally with https://)";
+
+export const settingSchema = z.discriminatedUnion("key", [
+  z.object({
+    key: z.literal("redirect_domain"),
+    value: z
+      .string({ error: "Redirect domain is required" })
+      .trim()
+      .min(1, "Redirect domain is required")
+      .max(253, domainMessage)
+      .transform((v, ctx) => normaliseBaseUrl(v) ?? (ctx.addIssue({ code: "custom", message: domainMessage }), z.NEVER)),
+  }),
+  z.object({
+    key: z.literal("global_exit_domain"),
+    value: z
+      .string()
+      .trim()
+      .max(253, domainMessage)
+      .transform((v, ctx) =>
+        v === "" ? "" : (normaliseBaseUrl(v, { stripClick: true }) ?? (ctx.addIssue({ code: "custom", message: domainMessage }), z.NEVER)),
+      ),
+  }),
+  z.object({
+    key: z.literal("max_domain_price"),
+    value: z
+      .union([z.string(), z.number()])
+      .transform((v) => String(v).trim())
+      .refine((v) => /^\d{1,6}(\.\d{1,2})?$/.test(v), "Maximum domain price must be a number of at least 0 with at most 2 decimals")
+      .transform((v) => Number(v).toFixed(2)),
+  }),
+], { error: "Unknown setting" });
+export type SettingInput = z.input<typeof settingSchema>;

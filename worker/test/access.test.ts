@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { ACCESS, accessFor, type Access, type RouteKey } from "../src/access";
+import { app } from "../src/app";
+import { call, makeAdmin, makeUser, type TestUser } from "./helpers";
+
+/**
+ * A valid request for every route in the ACCESS table. Typed as a Record over the table's keys:
+ * a route added to the table without a sample here does not compile.
+ */
+interface Sample {
+  path: string;
+  json?: unknown;
+  /** The status a permitted caller gets, when it is not 2xx by the route's own rules. */
+  status?: number;
+}
+type SampleFor = (target: TestUser) => Sample | Promise<Sample>;
+
+const SAMPLES: Record<RouteKey, SampleFor> = {
+  "GET /api/setup": () => ({ path: "/api/setup" }),
+  // Closed once any user exists: 403 for everyone, signed in or not.
+  "POST /api/register": () => ({ path: "/api/register", json: { username: "late", password: "late-password" }, status: 403 }),
+  "POST /api/login": (t) => ({ path: "/api/login", json: { username: t.username, password: t.password } }),
+  "POST /api/logout": () => ({ path: "/api/logout" }),
+  "GET /api/user": () => ({ path: "/api/user" }),
+  "GET /api/users": () => ({ path: "/api/users" }),
+  "POST /api/users": () => ({ path: "/api/users", json: { username: `new${crypto.randomUUID().slice(0, 8)}`, password: "a-good-password", role: "user" } }),
+  "GET /api/users/assignment-options": () => ({ path: "/api/users/assignment-options" }),
+  "DELETE /api/users/:id": (t) => ({ path: `/api/users/${t.id}` }),
+  "GET /api/users/:id/permissions": (t) => ({ path: `/api/users/${t.id}/permissions` }),
+  "POST /api/users/:id/permissions": (t) => ({ path: `/api/users/${t.id}/permissions`, json: { features: ["sparks"] } }),
+  "GET /api/users/:id/vcn-assignments": (t) => ({ path: `/api/users/${t.id}/vcn-assignments` }),
+  "POST /api/users/:id/vcn-assignments": (t) => ({ path: `/api/users/${t.id}/vcn-assignments`, json: { vcnNicknames: ["Ads 1"] } }),
+  "GET /api/users/:id/media-buyers": (t) => ({ path: `/api/users/${t.id}/media-buyers` }),
+  "POST /api/users/:id/media-buyers": (t) => ({ path: `/api/users/${t.id}/media-buyers`, json: { subid1s: ["mb1"] } }),
+  "GET /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments` }),
+  "POST /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments`, json: { sparkIds: [] } }),
+  "GET /api/settings": () => ({ path: "/api/settings" }),
+  "POST /api/settings": () => ({ path: "/api/settings", json: { key: "max_domain_price", value: "7.50" } }),
+};
+
+const routes = Object.entries(ACCESS) as [RouteKey, Access][];
+
+async function request(key: RouteKey, caller: TestUser | null) {
+  const [method] = key.split(" ") as [string];
+  // Each call gets its own target user, so destructive routes never disturb the next call.
+  const target = await makeUser();
+  const sample = await SAMPLES[key](target);
+  const res = await call(sample.path, { method, json: sample.json, cookie: caller?.cookie });
+  return { res, sample };
+}
+
+const permitted = async (key: RouteKey, caller: TestUser | null) => {
+  const { res, sample } = await request(key, caller);
+  const body = await res.text();
+  if (sample.status !== undefined) expect(res.status, `${key}: ${body}`).toBe(sample.status);
+  else expect(res.status, `${key}: ${body}`).toBeLessThan(300);
+};
+
+const refused = async (key: RouteKey, caller: TestUser | null, status: 401 | 403) => {
+  const { res } = await request(key, caller);
+  expect(res.status, key).toBe(status);
+  expect(await res.json(), key).toHaveProperty("error");
+};
+
+describe("the access table", () => {
+  it("lists every /api route the app serves (a route missing from it would be refused)", () => {
+    const served = app.routes
+      .filter((r) => r.path.startsWith("/api/") && r.method !== "ALL")
+      .map((r) => `${r.method} ${r.path}`);
+    expect(new Set(served)).toEqual(new Set(Object.keys(ACCESS)));
+  });
+
+  it("fails closed: a path not in the table is refused, even for an admin", async () => {
+    expect(accessFor("GET", "/api/not-a-route")).toBeUndefined();
+    const admin = await makeAdmin();
+    const res = await call("/api/not-a-route", { cookie: admin.cookie });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: "Not found" });
+  });
+
+  describe.each(routes)("%s", (key, access) => {
+    it("as anonymous", async () => {
+      if (access === "public") await permitted(key, null);
+      else await refused(key, null, 401);
+    });
+
+    it("as a member without the feature", async () => {
+      const member = await makeUser("user", []);
+      if (access === "public" || access === "signed-in") await permitted(key, member);
+      else await refused(key, member, 403);
+    });
+
+    it.runIf(typeof access === "object")("as a member with the feature", async () => {
+      if (typeof access !== "object") throw new Error("unreachable");
+      await permitted(key, await makeUser("user", access.feature));
+    });
+
+    it("as an admin", async () => {
+      await permitted(key, await makeAdmin());
+    });
+  });
+});
