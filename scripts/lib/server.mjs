@@ -1,0 +1,79 @@
+// Starts Trackyard locally the way `npm start` does: migrations applied to the local D1 under
+// `stateDir`, then `wrangler dev` on `port`. Used by `npm start`, the browser tests and the benchmarks.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
+
+/** Creates `.dev.vars` with a random SESSION_SECRET when missing (or when it lacks one). */
+export function ensureDevVars() {
+  const file = path.join(ROOT, ".dev.vars");
+  const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (/^SESSION_SECRET=.{32,}$/m.test(current)) return;
+  const secret = randomBytes(48).toString("base64url");
+  writeFileSync(file, `${current}${current && !current.endsWith("\n") ? "\n" : ""}SESSION_SECRET=${secret}\n`, { mode: 0o600 });
+  console.log("Created .dev.vars with a random SESSION_SECRET");
+}
+
+export function buildWeb() {
+  const result = spawnSync(path.join(ROOT, "node_modules", ".bin", "vite"), ["build"], { cwd: ROOT, stdio: "inherit" });
+  if (result.status !== 0) throw new Error("vite build failed");
+}
+
+export function applyMigrations(stateDir) {
+  const result = spawnSync(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+  });
+  if (result.status !== 0) throw new Error("applying D1 migrations failed");
+}
+
+/**
+ * Starts `wrangler dev` and resolves once the API answers. `vars` are passed as --var overrides.
+ * Returns { url, child, stop }.
+ */
+export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "inherit", timeoutMs = 90_000 } = {}) {
+  const dir = path.resolve(ROOT, stateDir ?? path.join(".wrangler", "state"));
+  ensureDevVars();
+  applyMigrations(dir);
+  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", dir, "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child = spawn(WRANGLER, args, {
+    cwd: ROOT,
+    stdio: stdio === "inherit" ? ["ignore", "inherit", "inherit"] : ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    detached: process.platform !== "win32",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        child.kill("SIGTERM");
+      }
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {}
+      }, 5000).unref();
+    });
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/api/setup`);
+      if (res.ok) return { url, child, stop };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs / 1000}s`);
+}
