@@ -289,7 +289,7 @@ export const generatedWebsites = sqliteTable("generated_websites", {
   generatedAt: integer("generated_at").notNull().default(nowMs),
 });
 
-export const SETTING_KEYS = ["redirect_domain", "global_exit_domain", "max_domain_price"] as const;
+export const SETTING_KEYS = ["redirect_domain", "global_exit_domain", "max_domain_price", "report_timezone"] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
 export const settings = sqliteTable("settings", {
@@ -373,4 +373,187 @@ export const invoices = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index("invoices_date_idx").on(t.invoiceDate)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Performance data coming in (issue 6): CAKE and TikTok syncs, the conversion postback, and the
+// daily rollups the stats report reads so a 30-day report never scans raw clicks.
+// ---------------------------------------------------------------------------------------------
+
+export const SYNC_SOURCES = ["cake", "tiktok"] as const;
+export type SyncSource = (typeof SYNC_SOURCES)[number];
+export const SYNC_TRIGGERS = ["cron", "manual"] as const;
+export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
+/** `skipped`: another run of the same source was still going; `not_configured`: no call was made. */
+export const SYNC_STATUSES = ["running", "ok", "error", "not_configured", "skipped"] as const;
+export type SyncStatus = (typeof SYNC_STATUSES)[number];
+
+/** One row per sync attempt of a data source: what the admin's sync status shows. */
+export const syncRuns = sqliteTable(
+  "sync_runs",
+  {
+    id: integer("id").primaryKey(),
+    source: text("source", { enum: SYNC_SOURCES }).notNull(),
+    trigger: text("trigger", { enum: SYNC_TRIGGERS }).notNull(),
+    status: text("status", { enum: SYNC_STATUSES }).notNull(),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+    /** The calendar days the run asked the source for (inclusive). */
+    windowStart: text("window_start"),
+    windowEnd: text("window_end"),
+    /** Records the source answered with (conversions + clicks, or report rows). */
+    rowsFetched: integer("rows_fetched").notNull().default(0),
+    /** Rows the run wrote to cake_stats / tiktok_spend (inserted or updated). */
+    rowsUpserted: integer("rows_upserted").notNull().default(0),
+    error: text("error"),
+  },
+  (t) => [index("sync_runs_source_started_idx").on(t.source, t.startedAt)],
+);
+
+export const CAKE_CONVERSION_SOURCES = ["pull", "postback"] as const;
+export type CakeConversionSource = (typeof CAKE_CONVERSION_SOURCES)[number];
+
+/**
+ * Every CAKE conversion we know of, keyed by the network's conversion id, so one conversion is
+ * counted once whether the postback or the report pull saw it first. cake_stats' conversions and
+ * revenue are the sum of the `counted` rows per key; its clicks come from the pulled click report.
+ *
+ * - `pull` rows mirror the last report that saw them (a rejected disposition is not counted).
+ * - `postback` rows are live previews: counted until a pull reports the same id (the row becomes
+ *   a `pull` row), or until they are retired (`retiredReason`: the pull reported a conversion for
+ *   the same offer and click under another id, or a pull covering their day ran well after them).
+ */
+export const cakeConversions = sqliteTable(
+  "cake_conversions",
+  {
+    id: integer("id").primaryKey(),
+    conversionId: text("conversion_id").notNull().unique(),
+    source: text("source", { enum: CAKE_CONVERSION_SOURCES }).notNull(),
+    date: text("date").notNull(),
+    offerId: integer("offer_id").notNull().default(0),
+    offerName: text("offer_name").notNull().default(""),
+    subid1: text("subid1").notNull().default(""),
+    subid2: text("subid2").notNull().default(""),
+    subid3: text("subid3").notNull().default(""),
+    revenueCents: integer("revenue_cents").notNull().default(0),
+    disposition: text("disposition").notNull().default(""),
+    counted: integer("counted", { mode: "boolean" }).notNull(),
+    postbackAt: integer("postback_at"),
+    pulledAt: integer("pulled_at"),
+    pullRunId: integer("pull_run_id"),
+    retiredAt: integer("retired_at"),
+    retiredReason: text("retired_reason", { enum: ["same-click", "grace"] }),
+  },
+  (t) => [
+    index("cake_conversions_date_idx").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3),
+    index("cake_conversions_click_idx").on(t.offerId, t.subid2),
+  ],
+);
+
+/**
+ * Scratch space of one CAKE sync: the pulled click aggregate, written and emptied inside the
+ * sync's single atomic batch, so set-based SQL can rebuild the window. Empty between batches.
+ */
+export const cakeSyncStaging = sqliteTable(
+  "cake_sync_staging",
+  {
+    id: integer("id").primaryKey(),
+    runId: integer("run_id").notNull(),
+    date: text("date").notNull(),
+    offerId: integer("offer_id").notNull(),
+    offerName: text("offer_name").notNull(),
+    subid1: text("subid1").notNull(),
+    subid2: text("subid2").notNull(),
+    subid3: text("subid3").notNull(),
+    clicks: integer("clicks").notNull(),
+  },
+  (t) => [uniqueIndex("cake_sync_staging_key_unique").on(t.runId, t.date, t.offerId, t.subid1, t.subid2, t.subid3)],
+);
+
+/**
+ * cake_stats rolled up per CAKE day over the dimensions of the click each row came from
+ * (cake_stats.subid2 = clicks.clickId): the stats report's revenue source. Rows grow with the
+ * distinct (campaign, ad, placement, offer, media buyer, spark) combinations of a day, never with
+ * clicks. `campaignId` 0 means no click of ours matched (the report's "Direct"); the ad-platform
+ * fields are '' when unknown. Rebuilt for the synced days by every CAKE sync, and bumped by
+ * each new postback.
+ */
+export const cakeAttributedDaily = sqliteTable(
+  "cake_attributed_daily",
+  {
+    id: integer("id").primaryKey(),
+    date: text("date").notNull(),
+    campaignId: integer("campaign_id").notNull().default(0),
+    tiktokCampaignId: text("tiktok_campaign_id").notNull().default(""),
+    tiktokAdGroupId: text("tiktok_ad_group_id").notNull().default(""),
+    tiktokCreativeId: text("tiktok_creative_id").notNull().default(""),
+    placement: text("placement").notNull().default(""),
+    campaignName: text("campaign_name").notNull().default(""),
+    adGroupName: text("ad_group_name").notNull().default(""),
+    creativeName: text("creative_name").notNull().default(""),
+    offerId: integer("offer_id").notNull().default(0),
+    offerName: text("offer_name").notNull().default(""),
+    subid1: text("subid1").notNull().default(""),
+    subid3: text("subid3").notNull().default(""),
+    clicks: integer("clicks").notNull().default(0),
+    conversions: integer("conversions").notNull().default(0),
+    revenueCents: integer("revenue_cents").notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex("cake_attributed_daily_key_unique").on(
+      t.date,
+      t.campaignId,
+      t.tiktokCampaignId,
+      t.tiktokAdGroupId,
+      t.tiktokCreativeId,
+      t.placement,
+      t.campaignName,
+      t.adGroupName,
+      t.creativeName,
+      t.offerId,
+      t.subid1,
+      t.subid3,
+    ),
+  ],
+);
+
+/**
+ * Our own clicks per report day (the report_timezone setting) and click dimensions: the stats
+ * report's visits and exits (Link Clicks / Exit Clicks / Lander CTR) without scanning clicks.
+ * Ad-platform fields are '' when the click carried none (NULL would defeat the unique key).
+ * Kept by the tracking routes / report rollup (issue 6 part 2): +1 click when a click is
+ * recorded, +1 exit when it first exits.
+ */
+export const clickDailyStats = sqliteTable(
+  "click_daily_stats",
+  {
+    id: integer("id").primaryKey(),
+    date: text("date").notNull(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    tiktokCampaignId: text("tiktok_campaign_id").notNull().default(""),
+    tiktokAdGroupId: text("tiktok_ad_group_id").notNull().default(""),
+    tiktokCreativeId: text("tiktok_creative_id").notNull().default(""),
+    placement: text("placement").notNull().default(""),
+    campaignName: text("campaign_name").notNull().default(""),
+    adGroupName: text("ad_group_name").notNull().default(""),
+    creativeName: text("creative_name").notNull().default(""),
+    clicks: integer("clicks").notNull().default(0),
+    exits: integer("exits").notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex("click_daily_stats_key_unique").on(
+      t.date,
+      t.campaignId,
+      t.tiktokCampaignId,
+      t.tiktokAdGroupId,
+      t.tiktokCreativeId,
+      t.placement,
+      t.campaignName,
+      t.adGroupName,
+      t.creativeName,
+    ),
+    index("click_daily_stats_campaign_idx").on(t.campaignId, t.date),
+  ],
 );

@@ -1,8 +1,19 @@
 import { z } from "zod";
 
-export const SETTING_KEY_NAMES = ["redirect_domain", "global_exit_domain", "max_domain_price"] as const;
+export const SETTING_KEY_NAMES = ["redirect_domain", "global_exit_domain", "max_domain_price", "report_timezone"] as const;
 
 export const DEFAULT_MAX_DOMAIN_PRICE = "5.00";
+/** What "today" and each day mean for our own clicks in the stats (README: Performance data sources). */
+export const DEFAULT_REPORT_TIMEZONE = "UTC";
+
+/** The canonical spelling of an IANA time zone name, or null when the runtime does not know it. */
+export function canonicalTimeZone(name: string): string | null {
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * A redirect or exit base as we store it: `https://host[:port]` (decisions.md: a value without
@@ -56,6 +67,19 @@ export const settingSchema = z.discriminatedUnion("key", [
       .transform((v) => String(v).trim())
       .refine((v) => /^\d{1,6}(\.\d{1,2})?$/.test(v), "Maximum domain price must be a number of at least 0 with at most 2 decimals")
       .transform((v) => Number(v).toFixed(2)),
+  }),
+  z.object({
+    key: z.literal("report_timezone"),
+    value: z
+      .string({ error: "Report time zone is required" })
+      .trim()
+      .min(1, "Report time zone is required")
+      .max(64, "Report time zone must be an IANA name such as UTC or America/New_York")
+      .transform(
+        (v, ctx) =>
+          canonicalTimeZone(v) ??
+          (ctx.addIssue({ code: "custom", message: "Report time zone must be an IANA name such as UTC or America/New_York" }), z.NEVER),
+      ),
   }),
 ], { error: "Unknown setting" });
 export type SettingInput = z.input<typeof settingSchema>;

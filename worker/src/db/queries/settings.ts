@@ -1,5 +1,5 @@
 import { inArray } from "drizzle-orm";
-import { DEFAULT_MAX_DOMAIN_PRICE, SETTING_KEY_NAMES } from "../../schemas/settings";
+import { DEFAULT_MAX_DOMAIN_PRICE, DEFAULT_REPORT_TIMEZONE, SETTING_KEY_NAMES } from "../../schemas/settings";
 import { settings, type SettingKey } from "../schema";
 import type { Db } from "../../env";
 
@@ -7,6 +7,7 @@ export const SETTING_DEFAULTS: Record<SettingKey, string> = {
   redirect_domain: "",
   global_exit_domain: "",
   max_domain_price: DEFAULT_MAX_DOMAIN_PRICE,
+  report_timezone: DEFAULT_REPORT_TIMEZONE,
 };
 
 /** Every known setting with its stored value or default. */
