@@ -57,12 +57,15 @@ export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "i
       try {
         process.kill(-child.pid, "SIGTERM");
       } catch {
+        // No process group (already gone, or not detached): signal the child itself.
         child.kill("SIGTERM");
       }
       setTimeout(() => {
         try {
           process.kill(-child.pid, "SIGKILL");
-        } catch {}
+        } catch {
+          // Already exited.
+        }
       }, 5000).unref();
     });
   const deadline = Date.now() + timeoutMs;
@@ -71,7 +74,9 @@ export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "i
     try {
       const res = await fetch(`${url}/api/setup`);
       if (res.ok) return { url, child, stop };
-    } catch {}
+    } catch {
+      // Not listening yet.
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { ROOT, startServer, type RunningServer } from "../../scripts/lib/server.mjs";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const SCREENSHOTS = path.join(ROOT, "test-results", "screenshots");
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+
+export interface Harness {
+  url: string;
+  browser: Browser;
+  server: RunningServer;
+  /** A fresh browser profile (cookies, storage) — one per signed-in person. */
+  newContext(): Promise<BrowserContext>;
+  /** Saves a full-page screenshot under test-results/screenshots/<suite>-<name>.png. */
+  shot(page: Page, name: string): Promise<void>;
+}
+
+/**
+ * One Trackyard (its own port and empty D1) and one headless Chromium per test file, so files
+ * never share data and the first-admin setup can be exercised.
+ */
+export function useHarness(suite: string, vars: Record<string, string> = {}): Harness {
+  const h = {} as Harness;
+  let stateDir = "";
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    stateDir = mkdtempSync(path.join(os.tmpdir(), `trackyard-e2e-${suite}-`));
+    h.server = await startServer({ port: await freePort(), stateDir, vars, stdio: "pipe" });
+    h.url = h.server.url.replace("127.0.0.1", "localhost");
+    h.browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    h.newContext = () =>
+      h.browser.newContext({ baseURL: h.url, viewport: { width: 1280, height: 860 }, permissions: ["clipboard-read", "clipboard-write"] });
+    h.shot = async (page, name) => {
+      await page.screenshot({ path: path.join(SCREENSHOTS, `${suite}-${name}.png`), fullPage: true });
+    };
+  });
+  afterAll(async () => {
+    await h.browser?.close();
+    await h.server?.stop();
+    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+  });
+  return h;
+}

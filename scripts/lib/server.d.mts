@@ -1,0 +1,18 @@
+import type { ChildProcess } from "node:child_process";
+
+export const ROOT: string;
+export function ensureDevVars(): void;
+export function buildWeb(): void;
+export function applyMigrations(stateDir: string): void;
+export interface RunningServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+export function startServer(options?: {
+  port?: number;
+  stateDir?: string;
+  vars?: Record<string, string>;
+  stdio?: "inherit" | "pipe";
+  timeoutMs?: number;
+}): Promise<RunningServer>;

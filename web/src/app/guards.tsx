@@ -1,0 +1,21 @@
+import type { ReactNode } from "react";
+import { Navigate, Outlet, useLocation } from "react-router";
+import { FullPageSpinner } from "@/components/ui/spinner";
+import { homePath, useUser } from "@/lib/auth";
+import { allows, type Requirement } from "./screens";
+
+/** Login-protected: a spinner while the user loads, /auth when signed out. */
+export function RequireAuth() {
+  const { data: user, isPending } = useUser();
+  const location = useLocation();
+  if (isPending) return <FullPageSpinner />;
+  if (!user) return <Navigate to="/auth" replace state={{ from: location.pathname + location.search }} />;
+  return <Outlet />;
+}
+
+/** Admin- or feature-protected: anyone not allowed goes to their home screen. */
+export function RequireAccess({ requires, children }: { requires: Requirement; children: ReactNode }) {
+  const { data: user } = useUser();
+  if (!allows(user, requires)) return <Navigate to={homePath(user)} replace />;
+  return <>{children}</>;
+}

@@ -1,0 +1,31 @@
+import { Settings2, Users, type LucideIcon } from "lucide-react";
+import type { ComponentType } from "react";
+import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
+
+export type Requirement = { feature: Feature[] } | "admin" | "signed-in";
+
+export interface Screen {
+  path: string;
+  /** The sidebar label. */
+  label: string;
+  icon: LucideIcon;
+  requires: Requirement;
+  /** Loaded lazily so the sign-in screen stays small. */
+  load: () => Promise<{ default: ComponentType }>;
+}
+
+/**
+ * Every screen behind the sign-in, in sidebar order (spec §2, decisions.md). The router and the
+ * sidebar both read this list, so a screen exists in both or in neither.
+ */
+export const SCREENS: Screen[] = [
+  { path: "/users", label: "Users", icon: Users, requires: "admin", load: () => import("@/features/users/users-screen") },
+  { path: "/settings", label: "Settings", icon: Settings2, requires: "admin", load: () => import("@/features/settings/settings-screen") },
+];
+
+export function allows(user: CurrentUser | null | undefined, requires: Requirement) {
+  if (!user) return false;
+  if (requires === "signed-in") return true;
+  if (requires === "admin") return isAdmin(user);
+  return requires.feature.some((f) => can(user, f));
+}

@@ -1,0 +1,120 @@
+import { useQuery } from "@tanstack/react-query";
+import { Eye, EyeOff, KeyRound } from "lucide-react";
+import { useState, type FormEvent } from "react";
+import { Navigate, useLocation, useNavigate } from "react-router";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { FullPageSpinner } from "@/components/ui/spinner";
+import { toastError } from "@/components/ui/toast";
+import { homePath, setupQuery, useLogin, useRegister, useUser } from "@/lib/auth";
+
+function PasswordInput(props: { value: string; onChange(v: string): void; autoComplete: string; id?: string }) {
+  const [visible, setVisible] = useState(false);
+  const { value, onChange, autoComplete, ...rest } = props;
+  return (
+    <div className="relative">
+      <Input
+        {...rest}
+        type={visible ? "text" : "password"}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        autoComplete={autoComplete}
+        required
+        className="pr-10"
+      />
+      <button
+        type="button"
+        onClick={() => setVisible((v) => !v)}
+        aria-label={visible ? "Hide password" : "Show password"}
+        aria-pressed={visible}
+        className="absolute inset-y-0 right-0 flex w-10 items-center justify-center text-slate-500 hover:text-slate-800"
+      >
+        {visible ? <EyeOff className="size-4" /> : <Eye className="size-4" />}
+      </button>
+    </div>
+  );
+}
+
+/** /auth: sign in, or create the first admin when the workspace has no users yet. */
+export default function LoginScreen() {
+  const { data: user, isPending } = useUser();
+  const setup = useQuery(setupQuery);
+  const login = useLogin();
+  const register = useRegister();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
+
+  if (isPending) return <FullPageSpinner />;
+  if (user) return <Navigate to={homePath(user)} replace />;
+
+  const creating = setup.data?.needsSetup === true;
+  const from = (location.state as { from?: string } | null)?.from;
+  const busy = login.isPending || register.isPending;
+
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (creating) {
+      // zod loads only for the one-time setup, keeping it out of the everyday sign-in bundle.
+      const { registerSchema } = await import("../../../../worker/src/schemas/auth");
+      const parsed = registerSchema.safeParse({ username, password });
+      if (!parsed.success) {
+        const next: typeof errors = {};
+        for (const issue of parsed.error.issues) next[issue.path[0] as "username" | "password"] ??= issue.message;
+        setErrors(next);
+        return;
+      }
+      setErrors({});
+      register.mutate(parsed.data, {
+        onSuccess: (u) => navigate(homePath(u), { replace: true }),
+        onError: (err) => toastError("Registration failed", err, "Registration failed"),
+      });
+      return;
+    }
+    setErrors({
+      username: username.trim() ? undefined : "Username is required",
+      password: password ? undefined : "Password is required",
+    });
+    if (!username.trim() || !password) return;
+    login.mutate(
+      { username, password },
+      {
+        onSuccess: (u) => navigate(from && from !== "/auth" ? from : homePath(u), { replace: true }),
+        onError: (err) => toastError("Login failed", err, "Login failed"),
+      },
+    );
+  };
+
+  return (
+    <main className="flex min-h-dvh items-center justify-center bg-gradient-to-br from-slate-50 via-white to-brand-50 px-4 py-12">
+      <Card className="w-full max-w-sm p-8">
+        <div className="mb-6 flex flex-col items-center gap-3 text-center">
+          <div className="rounded-xl bg-brand-700 p-3 text-white">
+            <KeyRound className="size-6" aria-hidden="true" />
+          </div>
+          <div>
+            <h1 className="text-xl font-semibold text-slate-900">Trackyard</h1>
+            <p className="mt-1 text-sm text-slate-500">
+              {creating ? "Create the first admin account" : "Sign in to monitor your verification codes"}
+            </p>
+          </div>
+        </div>
+        <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+          <Field label="Username" error={errors.username}>
+            <Input value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" autoFocus required maxLength={64} />
+          </Field>
+          <Field label="Password" error={errors.password} hint={creating ? "At least 8 characters" : undefined}>
+            <PasswordInput value={password} onChange={setPassword} autoComplete={creating ? "new-password" : "current-password"} />
+          </Field>
+          <Button type="submit" disabled={busy} className="mt-2 w-full">
+            {creating ? (register.isPending ? "Creating account..." : "Create admin account") : busy ? "Signing in..." : "Sign In"}
+          </Button>
+        </form>
+      </Card>
+    </main>
+  );
+}

@@ -1,0 +1,87 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { InferResponseType } from "hono/client";
+import { api, unwrap } from "@/lib/api";
+import { userQuery, type Feature } from "@/lib/auth";
+import type { CreateUserInput } from "../../../../worker/src/schemas/users";
+
+export type UserRow = InferResponseType<typeof api.users.$get, 200>[number];
+
+const usersKey = ["users"] as const;
+
+export const usersQuery = queryOptions({ queryKey: usersKey, queryFn: () => unwrap(api.users.$get()) });
+export const useUsers = () => useQuery(usersQuery);
+
+export const assignmentOptionsQuery = queryOptions({
+  queryKey: [...usersKey, "assignment-options"],
+  queryFn: () => unwrap(api.users["assignment-options"].$get()),
+});
+
+export function useCreateUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CreateUserInput) => unwrap(api.users.$post({ json: input })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
+  });
+}
+
+export function useDeleteUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => unwrap(api.users[":id"].$delete({ param: { id } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
+  });
+}
+
+const byId = api.users[":id"];
+
+/** Each per-user assignment: how to read it, save it, and the list it holds. */
+export const assignments = {
+  permissions: {
+    key: (id: string) => [...usersKey, id, "permissions"] as const,
+    read: async (id: string) => (await unwrap(byId.permissions.$get({ param: { id } }))).map((p) => p.feature as string),
+    save: async (id: string, values: string[]) => {
+      await unwrap(byId.permissions.$post({ param: { id }, json: { features: values as Feature[] } }));
+    },
+  },
+  vcns: {
+    key: (id: string) => [...usersKey, id, "vcn-assignments"] as const,
+    read: async (id: string) => (await unwrap(byId["vcn-assignments"].$get({ param: { id } }))).map((v) => v.vcnNickname),
+    save: async (id: string, values: string[]) => {
+      await unwrap(byId["vcn-assignments"].$post({ param: { id }, json: { vcnNicknames: values } }));
+    },
+  },
+  mediaBuyers: {
+    key: (id: string) => [...usersKey, id, "media-buyers"] as const,
+    read: async (id: string) => (await unwrap(byId["media-buyers"].$get({ param: { id } }))).map((v) => v.subid1),
+    save: async (id: string, values: string[]) => {
+      await unwrap(byId["media-buyers"].$post({ param: { id }, json: { subid1s: values } }));
+    },
+  },
+  sparks: {
+    key: (id: string) => [...usersKey, id, "spark-assignments"] as const,
+    read: async (id: string) => (await unwrap(byId["spark-assignments"].$get({ param: { id } }))).map((s) => String(s.sparkId)),
+    save: async (id: string, values: string[]) => {
+      await unwrap(byId["spark-assignments"].$post({ param: { id }, json: { sparkIds: values.map(Number) } }));
+    },
+  },
+} as const;
+
+export type AssignmentKind = keyof typeof assignments;
+
+export function useAssignment(kind: AssignmentKind, userId: string, enabled: boolean) {
+  const a = assignments[kind];
+  return useQuery({ queryKey: a.key(userId), queryFn: () => a.read(userId), enabled });
+}
+
+export function useSaveAssignment(kind: AssignmentKind, userId: string) {
+  const qc = useQueryClient();
+  const a = assignments[kind];
+  return useMutation({
+    mutationFn: (values: string[]) => a.save(userId, values),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: a.key(userId) });
+      // Spec §4: saving permissions also refreshes the current user.
+      if (kind === "permissions") await qc.invalidateQueries({ queryKey: userQuery.queryKey });
+    },
+  });
+}

@@ -1,0 +1,49 @@
+import { hc } from "hono/client";
+import type { AppType } from "../../../worker/src/app";
+
+/** An API failure: the HTTP status and the server's `error` sentence (decisions.md). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** The typed client for our own API: paths, inputs and responses come from the Worker's types. */
+export const api = hc<AppType>("/", { init: { credentials: "same-origin" } }).api;
+
+async function errorFrom(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => "");
+  let message = text || res.statusText || `Request failed (${res.status})`;
+  let details: string[] = [];
+  try {
+    const body = JSON.parse(text) as { error?: unknown; details?: unknown };
+    if (typeof body.error === "string") message = body.error;
+    if (Array.isArray(body.details)) details = body.details.filter((d): d is string => typeof d === "string");
+  } catch {
+    // Not JSON (a proxy's error page): keep the text.
+  }
+  return new ApiError(res.status, message, details);
+}
+
+/** Awaits a typed-client call and returns its JSON, or throws an ApiError carrying the server's message. */
+export async function unwrap<T extends { ok: boolean; json(): Promise<unknown> }>(
+  request: Promise<T>,
+): Promise<T extends { ok: true; json(): Promise<infer R> } ? R : never> {
+  let res: T;
+  try {
+    res = await request;
+  } catch (err) {
+    throw new ApiError(0, err instanceof Error && err.message ? `Network error: ${err.message}` : "Network error");
+  }
+  if (!res.ok) throw await errorFrom(res as unknown as Response);
+  return (await res.json()) as T extends { ok: true; json(): Promise<infer R> } ? R : never;
+}
+
+/** The message to show for a failure, with the spec's fallback when there is none. */
+export const messageOf = (error: unknown, fallback: string) =>
+  error instanceof Error && error.message ? error.message : fallback;

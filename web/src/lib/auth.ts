@@ -1,0 +1,70 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { InferResponseType } from "hono/client";
+import type { FEATURE_NAMES } from "../../../worker/src/schemas/users";
+import { api, ApiError, unwrap } from "./api";
+
+export type CurrentUser = InferResponseType<typeof api.user.$get, 200>;
+export type Feature = (typeof FEATURE_NAMES)[number];
+
+/** The signed-in user, or null when signed out (a 401 is an answer here, not an error). */
+export const userQuery = queryOptions({
+  queryKey: ["user"],
+  queryFn: async (): Promise<CurrentUser | null> => {
+    try {
+      return await unwrap(api.user.$get());
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return null;
+      throw err;
+    }
+  },
+});
+
+export const useUser = () => useQuery(userQuery);
+
+/** Admins hold every feature. */
+export const can = (user: CurrentUser | null | undefined, feature: Feature) =>
+  !!user && (user.role === "admin" || user.permissions.includes(feature));
+
+export const isAdmin = (user: CurrentUser | null | undefined) => user?.role === "admin";
+
+/** Where a user lands: the stats dashboard, or the codes inbox without the dashboard feature. */
+export const homePath = (user: CurrentUser | null | undefined) => (can(user, "dashboard") ? "/" : "/codes");
+
+export const setupQuery = queryOptions({
+  queryKey: ["setup"],
+  queryFn: () => unwrap(api.setup.$get()),
+});
+
+export function useLogin() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { username: string; password: string }) => unwrap(api.login.$post({ json: input })),
+    // Spec §4: a new sign-in starts from a clean cache, then stores the user.
+    onSuccess: (user) => {
+      qc.clear();
+      qc.setQueryData(userQuery.queryKey, user);
+    },
+  });
+}
+
+export function useRegister() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { username: string; password: string }) => unwrap(api.register.$post({ json: input })),
+    onSuccess: (user) => {
+      qc.setQueryData(userQuery.queryKey, user);
+      qc.setQueryData(setupQuery.queryKey, { needsSetup: false });
+    },
+  });
+}
+
+export function useLogout() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.logout.$post()),
+    onSuccess: () => {
+      qc.clear();
+      qc.setQueryData(userQuery.queryKey, null);
+    },
+  });
+}
