@@ -30,6 +30,7 @@ export default defineConfig({
       },
       {
         plugins: [react()],
+        resolve: { alias: { "@": path.resolve("web/src") } },
         test: {
           name: "web",
           include: ["web/src/**/*.test.{ts,tsx}"],
