@@ -1,0 +1,96 @@
+import { CalendarDays } from "lucide-react";
+import { Popover } from "radix-ui";
+import { useState } from "react";
+import { DayPicker, type DateRange } from "react-day-picker";
+import "react-day-picker/style.css";
+import { cn } from "@/lib/cn";
+import { fromDay, QUICK_RANGES, rangeLabel, toDay, type DayRange } from "@/lib/date-ranges";
+import { Button } from "./button";
+
+interface Props {
+  value: DayRange;
+  onChange(value: DayRange): void;
+  /** "Today" for the quick ranges; defaults to the browser's today. */
+  today?: Date;
+  className?: string;
+}
+
+/**
+ * A two-month calendar with the spec's quick ranges. Nothing changes until Apply, which is
+ * enabled only when both ends are chosen; Cancel keeps the old range.
+ */
+export function DateRangePicker({ value, onChange, today = new Date(), className }: Props) {
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState<DateRange | undefined>();
+
+  const openWith = (o: boolean) => {
+    if (o) setDraft({ from: fromDay(value.startDate), to: fromDay(value.endDate) });
+    setOpen(o);
+  };
+
+  const apply = () => {
+    if (!draft?.from || !draft.to) return;
+    onChange({ startDate: toDay(draft.from), endDate: toDay(draft.to) });
+    setOpen(false);
+  };
+
+  return (
+    <Popover.Root open={open} onOpenChange={openWith}>
+      <Popover.Trigger asChild>
+        <Button variant="secondary" className={cn("justify-start font-normal", className)} aria-label={`Date range: ${rangeLabel(value)}`}>
+          <CalendarDays />
+          <span className="tabular">{rangeLabel(value)}</span>
+        </Button>
+      </Popover.Trigger>
+      <Popover.Portal>
+        <Popover.Content
+          align="end"
+          sideOffset={6}
+          className="z-50 max-h-[calc(100dvh-5rem)] max-w-[calc(100vw-1rem)] overflow-auto rounded-card border border-slate-200 bg-white shadow-xl"
+        >
+          <div className="flex flex-col sm:flex-row">
+            <ul className="flex gap-1 overflow-x-auto border-b border-slate-200 p-2 sm:flex-col sm:border-b-0 sm:border-r" aria-label="Quick ranges">
+              {QUICK_RANGES.map((q) => (
+                <li key={q.label}>
+                  <button
+                    type="button"
+                    className="w-full whitespace-nowrap rounded-md px-3 py-1.5 text-left text-sm text-slate-700 hover:bg-slate-100"
+                    onClick={() => {
+                      const r = q.range(today);
+                      setDraft({ from: fromDay(r.startDate), to: fromDay(r.endDate) });
+                    }}
+                  >
+                    {q.label}
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <div className="p-3 [--rdp-accent-color:var(--color-brand-700)] [--rdp-accent-background-color:var(--color-brand-50)]">
+              <DayPicker
+                mode="range"
+                numberOfMonths={2}
+                selected={draft}
+                onSelect={setDraft}
+                defaultMonth={draft?.from ?? today}
+                disabled={{ after: today }}
+              />
+              <div className="mt-3 flex items-center justify-between gap-2 border-t border-slate-200 pt-3">
+                <p className="tabular text-xs text-slate-500">
+                  {draft?.from ? toDay(draft.from) : "Start"} → {draft?.to ? toDay(draft.to) : "End"}
+                </p>
+                <div className="flex gap-2">
+                  <Button variant="secondary" size="sm" onClick={() => setOpen(false)}>
+                    Cancel
+                  </Button>
+                  <Button size="sm" onClick={apply} disabled={!draft?.from || !draft.to}>
+                    Apply
+                  </Button>
+                </div>
+              </div>
+            </div>
+          </div>
+        </Popover.Content>
+      </Popover.Portal>
+    </Popover.Root>
+  );
+}
