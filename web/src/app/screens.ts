@@ -1,4 +1,4 @@
-import { Settings2, Users, type LucideIcon } from "lucide-react";
+import { PanelsTopLeft, Settings2, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -19,6 +19,8 @@ export interface Screen {
  * sidebar both read this list, so a screen exists in both or in neither.
  */
 export const SCREENS: Screen[] = [
+  { path: "/offer-config", label: "Offer Config", icon: Tag, requires: "admin", load: () => import("@/features/offer-config/offer-config-screen") },
+  { path: "/landers", label: "Landers", icon: PanelsTopLeft, requires: { feature: ["landers"] }, load: () => import("@/features/landers/landers-screen") },
   { path: "/users", label: "Users", icon: Users, requires: "admin", load: () => import("@/features/users/users-screen") },
   { path: "/settings", label: "Settings", icon: Settings2, requires: "admin", load: () => import("@/features/settings/settings-screen") },
 ];

@@ -1,0 +1,158 @@
+import { ExternalLink, PanelsTopLeft, Pencil, Plus, Trash2 } from "lucide-react";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { EmptyState, PageHeader } from "@/components/ui/page";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { toast, toastError } from "@/components/ui/toast";
+import { isAdmin, useUser } from "@/lib/auth";
+import { useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
+
+function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; open: boolean; onOpenChange(o: boolean): void }) {
+  const save = useSaveLander();
+  const [name, setName] = useState(lander?.name ?? "");
+  const [url, setUrl] = useState(lander?.url ?? "");
+  const editing = lander !== null;
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim() || !url.trim()) {
+      toast({ title: "Validation error", description: "Please provide both name and URL", variant: "destructive" });
+      return;
+    }
+    save.mutate(
+      { id: lander?.id, name, url },
+      {
+        onSuccess: () => {
+          toast({ title: editing ? "Lander updated" : "Lander created", description: name.trim() });
+          onOpenChange(false);
+        },
+        onError: (err) => toastError("Error", err, editing ? "Failed to update lander" : "Failed to create lander"),
+      },
+    );
+  };
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange} title={editing ? "Edit Lander" : "Add Lander"} description="The landing page visitors reach from a campaign's tracking link.">
+      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+        <Field label="Name">
+          <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Spring quiz lander" maxLength={255} />
+        </Field>
+        <Field label="URL">
+          <Input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://lander.example.com/quiz" />
+        </Field>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="secondary" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={save.isPending}>
+            {save.isPending ? "Saving..." : editing ? "Save Changes" : "Add Lander"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export default function LandersScreen() {
+  const { data: user } = useUser();
+  const admin = isAdmin(user);
+  const landers = useLanders();
+  const remove = useDeleteLander();
+  const [editing, setEditing] = useState<Lander | null | undefined>(undefined);
+  const [deleting, setDeleting] = useState<Lander | null>(null);
+  const columns = admin ? 3 : 2;
+  const rows = landers.data ?? [];
+
+  return (
+    <>
+      <PageHeader
+        title="Landers"
+        description="Landing pages your campaigns send visitors to."
+        actions={
+          admin ? (
+            <Button onClick={() => setEditing(null)}>
+              <Plus />
+              Add Lander
+            </Button>
+          ) : null
+        }
+      />
+      <Card>
+        <Table>
+          <TableHeader>
+            <TableRow>
+              <TableHead>Name</TableHead>
+              <TableHead>URL</TableHead>
+              {admin ? <TableHead className="text-right">Actions</TableHead> : null}
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {landers.isPending ? (
+              <TableMessage colSpan={columns}>Loading landers...</TableMessage>
+            ) : landers.isError ? (
+              <TableMessage colSpan={columns}>{landers.error.message}</TableMessage>
+            ) : rows.length === 0 ? (
+              <tr>
+                <td colSpan={columns}>
+                  <EmptyState icon={<PanelsTopLeft />} title="No landers available">
+                    {admin ? "Click Add Lander to add your first landing page." : null}
+                  </EmptyState>
+                </td>
+              </tr>
+            ) : (
+              rows.map((l) => (
+                <TableRow key={l.id}>
+                  <TableCell className="font-medium text-slate-900">{l.name}</TableCell>
+                  <TableCell className="max-w-md">
+                    <a href={l.url} target="_blank" rel="noopener noreferrer" className="inline-flex max-w-full items-center gap-1 text-brand-700 hover:underline">
+                      <span className="truncate">{l.url}</span>
+                      <ExternalLink className="size-3.5 shrink-0" aria-hidden="true" />
+                      <span className="sr-only">(opens in a new tab)</span>
+                    </a>
+                  </TableCell>
+                  {admin ? (
+                    <TableCell>
+                      <div className="flex justify-end gap-1">
+                        <Button variant="ghost" size="icon" aria-label={`Edit ${l.name}`} onClick={() => setEditing(l)}>
+                          <Pencil />
+                        </Button>
+                        <Button variant="ghost" size="icon" aria-label={`Delete ${l.name}`} onClick={() => setDeleting(l)}>
+                          <Trash2 className="text-danger-600" />
+                        </Button>
+                      </div>
+                    </TableCell>
+                  ) : null}
+                </TableRow>
+              ))
+            )}
+          </TableBody>
+        </Table>
+      </Card>
+      {editing !== undefined ? (
+        <LanderDialog key={editing?.id ?? "new"} lander={editing} open onOpenChange={(o) => !o && setEditing(undefined)} />
+      ) : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        onOpenChange={(o) => !o && setDeleting(null)}
+        title="Delete lander?"
+        description={`Deleting ${deleting?.name ?? "this lander"} also deletes the campaigns that use it and their clicks.`}
+        confirmLabel="Delete lander"
+        busy={remove.isPending}
+        onConfirm={() =>
+          deleting &&
+          remove.mutate(deleting.id, {
+            onSuccess: () => {
+              toast({ title: "Lander deleted", description: deleting.name });
+              setDeleting(null);
+            },
+            onError: (err) => toastError("Error", err, "Failed to delete lander"),
+          })
+        }
+      />
+    </>
+  );
+}

@@ -1,0 +1,195 @@
+import { ExternalLink, Pencil, Plus, Tag, Trash2 } from "lucide-react";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { Input, Textarea } from "@/components/ui/input";
+import { EmptyState, PageHeader } from "@/components/ui/page";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { toast, toastError } from "@/components/ui/toast";
+import { isAdmin, useUser } from "@/lib/auth";
+import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../../../../worker/src/schemas/offers";
+import { useDeleteOffer, useOffers, useSaveOffer, type Offer } from "./api";
+
+/** Spec §2: the template preview is cut at 50 characters plus an ellipsis. */
+export const previewTemplate = (t: string) => (t.length > 50 ? `${t.slice(0, 50)}...` : t);
+
+function OfferDialog({ offer, onClose }: { offer: Offer | null; onClose(): void }) {
+  const save = useSaveOffer();
+  const editing = offer !== null;
+  const [name, setName] = useState(offer?.name ?? "");
+  const [url, setUrl] = useState(offer?.url ?? "");
+  const [utmTemplate, setTemplate] = useState(offer?.utmTemplate ?? DEFAULT_UTM_TEMPLATE);
+
+  const insertToken = (token: string) => setTemplate((t) => `${t}{${token}}`);
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim() || !url.trim() || !utmTemplate.trim()) {
+      toast({ title: "Validation error", description: "Please provide name, URL, and UTM template", variant: "destructive" });
+      return;
+    }
+    save.mutate(
+      { id: offer?.id, name, url, utmTemplate },
+      {
+        onSuccess: () => {
+          toast(
+            editing
+              ? { title: "Offer updated", description: "The offer has been updated successfully." }
+              : { title: "Offer created", description: "The offer has been created successfully." },
+          );
+          onClose();
+        },
+        onError: (err) => toastError("Error", err, editing ? "Failed to update offer" : "Failed to create offer"),
+      },
+    );
+  };
+
+  return (
+    <Dialog
+      open
+      onOpenChange={(o) => !o && onClose()}
+      title={editing ? "Edit Offer" : "Create New Offer"}
+      description="Exit clicks go to the offer URL with the template's parameters filled in per click."
+      className="max-w-xl"
+    >
+      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+        <Field label="Name">
+          <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Sweepstakes US" maxLength={255} />
+        </Field>
+        <Field label="URL">
+          <Input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://network.example.com/?a=123&c=456" />
+        </Field>
+        <Field label="UTM Template" hint="Appended to the offer URL; tokens are replaced per click and URL-encoded.">
+          <Textarea rows={3} value={utmTemplate} onChange={(e) => setTemplate(e.target.value)} className="font-mono text-xs" spellCheck={false} />
+        </Field>
+        <div>
+          <p className="mb-1.5 text-xs font-medium text-slate-600">Available tokens (click to add)</p>
+          <div className="flex flex-wrap gap-1.5">
+            {TEMPLATE_TOKENS.map((t) => (
+              <button
+                key={t}
+                type="button"
+                onClick={() => insertToken(t)}
+                className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs text-slate-700 hover:bg-brand-50 hover:text-brand-800"
+              >
+                {`{${t}}`}
+              </button>
+            ))}
+          </div>
+        </div>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={save.isPending}>
+            {save.isPending ? "Saving..." : editing ? "Save Changes" : "Create Offer"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export default function OfferConfigScreen() {
+  const { data: user } = useUser();
+  const admin = isAdmin(user);
+  const offers = useOffers();
+  const remove = useDeleteOffer();
+  const [editing, setEditing] = useState<Offer | null | undefined>(undefined);
+  const [deleting, setDeleting] = useState<Offer | null>(null);
+  const rows = offers.data ?? [];
+  const columns = admin ? 4 : 3;
+
+  return (
+    <>
+      <PageHeader
+        title="Offer Configuration"
+        description="Manage affiliate offers with configurable UTM tracking parameters"
+        actions={
+          admin ? (
+            <Button onClick={() => setEditing(null)}>
+              <Plus />
+              Add Offer
+            </Button>
+          ) : null
+        }
+      />
+      <Card>
+        <Table>
+          <TableHeader>
+            <TableRow>
+              <TableHead>Name</TableHead>
+              <TableHead>URL</TableHead>
+              <TableHead>UTM Template</TableHead>
+              {admin ? <TableHead className="text-right">Actions</TableHead> : null}
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {offers.isPending ? (
+              <TableMessage colSpan={columns}>Loading offers...</TableMessage>
+            ) : offers.isError ? (
+              <TableMessage colSpan={columns}>{offers.error.message}</TableMessage>
+            ) : rows.length === 0 ? (
+              <tr>
+                <td colSpan={columns}>
+                  <EmptyState icon={<Tag />} title="No offers configured">
+                    {admin ? "Click Add Offer to create your first offer." : null}
+                  </EmptyState>
+                </td>
+              </tr>
+            ) : (
+              rows.map((o) => (
+                <TableRow key={o.id}>
+                  <TableCell className="font-medium text-slate-900">{o.name}</TableCell>
+                  <TableCell className="max-w-xs">
+                    <a href={o.url} target="_blank" rel="noopener noreferrer" className="inline-flex max-w-full items-center gap-1 text-brand-700 hover:underline">
+                      <span className="truncate">{o.url}</span>
+                      <ExternalLink className="size-3.5 shrink-0" aria-hidden="true" />
+                      <span className="sr-only">(opens in a new tab)</span>
+                    </a>
+                  </TableCell>
+                  <TableCell className="font-mono text-xs text-slate-600" title={o.utmTemplate}>
+                    {previewTemplate(o.utmTemplate)}
+                  </TableCell>
+                  {admin ? (
+                    <TableCell>
+                      <div className="flex justify-end gap-1">
+                        <Button variant="ghost" size="icon" aria-label={`Edit ${o.name}`} onClick={() => setEditing(o)}>
+                          <Pencil />
+                        </Button>
+                        <Button variant="ghost" size="icon" aria-label={`Delete ${o.name}`} onClick={() => setDeleting(o)}>
+                          <Trash2 className="text-danger-600" />
+                        </Button>
+                      </div>
+                    </TableCell>
+                  ) : null}
+                </TableRow>
+              ))
+            )}
+          </TableBody>
+        </Table>
+      </Card>
+      {editing !== undefined ? <OfferDialog key={editing?.id ?? "new"} offer={editing} onClose={() => setEditing(undefined)} /> : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        onOpenChange={(o) => !o && setDeleting(null)}
+        title="Delete offer?"
+        description={`Campaigns using ${deleting?.name ?? "this offer"} keep running but lose their exit destination until you pick another offer.`}
+        confirmLabel="Delete offer"
+        busy={remove.isPending}
+        onConfirm={() =>
+          deleting &&
+          remove.mutate(deleting.id, {
+            onSuccess: () => {
+              toast({ title: "Offer deleted", description: deleting.name });
+              setDeleting(null);
+            },
+            onError: (err) => toastError("Error", err, "Failed to delete offer"),
+          })
+        }
+      />
+    </>
+  );
+}
