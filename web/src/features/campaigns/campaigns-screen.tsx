@@ -1,0 +1,177 @@
+import { useQuery } from "@tanstack/react-query";
+import { AlertTriangle, Code2, Link2, Megaphone, Pencil, Plus, Trash2 } from "lucide-react";
+import { useState } from "react";
+import { Link } from "react-router";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { useCopy } from "@/components/ui/copy-button";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { EmptyState, PageHeader } from "@/components/ui/page";
+import { Switch } from "@/components/ui/switch";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { toast, toastError } from "@/components/ui/toast";
+import { isAdmin, useUser } from "@/lib/auth";
+import { trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
+import { CampaignDialog } from "./components/campaign-dialog";
+import { CodeDialog } from "./components/code-dialog";
+
+function CopyUtmButton({ campaign }: { campaign: Campaign }) {
+  const { copy } = useCopy("Copied!");
+  return (
+    <Button
+      size="sm"
+      variant="secondary"
+      onClick={() =>
+        campaign.trackingUrl
+          ? copy(campaign.trackingUrl, "Tracking URL copied to clipboard")
+          : toast({ title: "Redirect Domain Not Configured", description: "Set a redirect domain in Settings first.", variant: "destructive" })
+      }
+    >
+      <Link2 />
+      Copy UTM
+    </Button>
+  );
+}
+
+export default function CampaignsScreen() {
+  const { data: user } = useUser();
+  const admin = isAdmin(user);
+  const campaigns = useCampaigns();
+  const domains = useQuery({ ...trackingDomainsQuery, enabled: admin });
+  const update = useUpdateCampaign();
+  const remove = useDeleteCampaign();
+  const [editing, setEditing] = useState<Campaign | null | undefined>(undefined);
+  const [viewing, setViewing] = useState<Campaign | null>(null);
+  const [deleting, setDeleting] = useState<Campaign | null>(null);
+  const rows = campaigns.data ?? [];
+  const columns = admin ? 6 : 5;
+
+  const toggle = (c: Campaign, bhToggle: boolean) =>
+    // Spec §4: the list's switch sends only the toggle.
+    update.mutate(
+      { id: c.id, bhToggle },
+      {
+        onSuccess: () => toast({ title: "Campaign updated", description: `${c.name}: redirect to lander ${bhToggle ? "on" : "off"}` }),
+        onError: (err) => toastError("Error", err, "Failed to update campaign"),
+      },
+    );
+
+  return (
+    <>
+      <PageHeader
+        title="Campaigns"
+        description="Tracking links for your ads, and where they send visitors."
+        actions={
+          admin ? (
+            <Button onClick={() => setEditing(null)}>
+              <Plus />
+              Create Campaign
+            </Button>
+          ) : null
+        }
+      />
+      {admin && domains.data && domains.data.defaultRedirectBase === null ? (
+        <Card className="mb-6 border-danger-200 bg-danger-50">
+          <div className="flex items-start gap-3 p-4">
+            <AlertTriangle className="mt-0.5 size-5 shrink-0 text-danger-600" aria-hidden="true" />
+            <div>
+              <h2 className="font-semibold text-danger-700">Redirect Domain Not Configured</h2>
+              <p className="mt-1 text-sm text-danger-700">
+                Tracking links need a redirect domain.{" "}
+                <Link to="/settings" className="font-medium underline">
+                  Set one in Settings
+                </Link>
+                .
+              </p>
+            </div>
+          </div>
+        </Card>
+      ) : null}
+      <Card>
+        <Table>
+          <TableHeader>
+            <TableRow>
+              <TableHead>Campaign Name</TableHead>
+              <TableHead>Lander</TableHead>
+              <TableHead>BH Toggle</TableHead>
+              <TableHead>Copy UTM</TableHead>
+              <TableHead>View Code</TableHead>
+              {admin ? <TableHead className="text-right">Actions</TableHead> : null}
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {campaigns.isPending ? (
+              <TableMessage colSpan={columns}>Loading campaigns...</TableMessage>
+            ) : campaigns.isError ? (
+              <TableMessage colSpan={columns}>{campaigns.error.message}</TableMessage>
+            ) : rows.length === 0 ? (
+              <tr>
+                <td colSpan={columns}>
+                  <EmptyState icon={<Megaphone />} title="No campaigns yet">
+                    {admin ? "Click Create Campaign to get your first tracking link." : "An admin has not created any campaigns yet."}
+                  </EmptyState>
+                </td>
+              </tr>
+            ) : (
+              rows.map((c) => (
+                <TableRow key={c.id}>
+                  <TableCell className="font-medium text-slate-900">{c.name}</TableCell>
+                  <TableCell className="text-slate-600">{c.landerName ?? "Unknown"}</TableCell>
+                  <TableCell>
+                    <Switch
+                      checked={c.bhToggle}
+                      disabled={!admin || update.isPending}
+                      onCheckedChange={(on) => toggle(c, on)}
+                      aria-label={`Redirect ${c.name} to its lander`}
+                    />
+                  </TableCell>
+                  <TableCell>
+                    <CopyUtmButton campaign={c} />
+                  </TableCell>
+                  <TableCell>
+                    <Button size="sm" variant="secondary" onClick={() => setViewing(c)}>
+                      <Code2 />
+                      View Code
+                    </Button>
+                  </TableCell>
+                  {admin ? (
+                    <TableCell>
+                      <div className="flex justify-end gap-1">
+                        <Button variant="ghost" size="icon" aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
+                          <Pencil />
+                        </Button>
+                        <Button variant="ghost" size="icon" aria-label={`Delete ${c.name}`} onClick={() => setDeleting(c)}>
+                          <Trash2 className="text-danger-600" />
+                        </Button>
+                      </div>
+                    </TableCell>
+                  ) : null}
+                </TableRow>
+              ))
+            )}
+          </TableBody>
+        </Table>
+      </Card>
+      {editing !== undefined ? <CampaignDialog key={editing?.id ?? "new"} campaign={editing} onClose={() => setEditing(undefined)} /> : null}
+      {viewing ? <CodeDialog campaign={viewing} onClose={() => setViewing(null)} /> : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        onOpenChange={(o) => !o && setDeleting(null)}
+        title="Delete campaign?"
+        description={`${deleting?.name ?? "This campaign"} and its recorded clicks will be deleted. Ads still pointing at its link will get a not-found page.`}
+        confirmLabel="Delete campaign"
+        busy={remove.isPending}
+        onConfirm={() =>
+          deleting &&
+          remove.mutate(deleting.id, {
+            onSuccess: () => {
+              toast({ title: "Campaign deleted", description: deleting.name });
+              setDeleting(null);
+            },
+            onError: (err) => toastError("Error", err, "Failed to delete campaign"),
+          })
+        }
+      />
+    </>
+  );
+}
