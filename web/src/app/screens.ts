@@ -1,4 +1,4 @@
-import { Megaphone, PanelsTopLeft, Settings2, Tag, Users, type LucideIcon } from "lucide-react";
+import { Megaphone, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -22,6 +22,7 @@ export const SCREENS: Screen[] = [
   { path: "/offer-config", label: "Offer Config", icon: Tag, requires: "admin", load: () => import("@/features/offer-config/offer-config-screen") },
   { path: "/campaigns", label: "Campaigns", icon: Megaphone, requires: { feature: ["campaigns"] }, load: () => import("@/features/campaigns/campaigns-screen") },
   { path: "/landers", label: "Landers", icon: PanelsTopLeft, requires: { feature: ["landers"] }, load: () => import("@/features/landers/landers-screen") },
+  { path: "/sparks", label: "Sparks", icon: Sparkles, requires: { feature: ["sparks"] }, load: () => import("@/features/sparks/sparks-screen") },
   { path: "/users", label: "Users", icon: Users, requires: "admin", load: () => import("@/features/users/users-screen") },
   { path: "/settings", label: "Settings", icon: Settings2, requires: "admin", load: () => import("@/features/settings/settings-screen") },
 ];
