@@ -37,6 +37,12 @@ export const ACCESS = {
   // settings (admin)
   "GET /api/settings": "admin",
   "POST /api/settings": "admin",
+  // billing statements (data scoped per member) and invoicing
+  "GET /api/invoices": "admin",
+  "POST /api/invoices": "admin",
+  "GET /api/invoices/:id": "admin",
+  "PATCH /api/invoices/:id": "admin",
+  "DELETE /api/invoices/:id": "admin",
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;

@@ -8,6 +8,7 @@ import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { authRoutes } from "./routes/auth";
+import { invoiceRoutes } from "./routes/invoices";
 import { settingsRoutes } from "./routes/settings";
 import { userRoutes } from "./routes/users";
 
@@ -20,7 +21,8 @@ const api = new Hono<AppEnv>()
   .use(requestGuards, database, sessionUser, accessControl)
   .route("/", authRoutes)
   .route("/users", userRoutes)
-  .route("/settings", settingsRoutes);
+  .route("/settings", settingsRoutes)
+  .route("/invoices", invoiceRoutes);
 
 export const app = new Hono<AppEnv>()
   .use(

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ACCESS, accessFor, type Access, type RouteKey } from "../src/access";
 import { app } from "../src/app";
-import { call, makeAdmin, makeUser, type TestUser } from "./helpers";
+import { insertInvoice } from "../src/db/queries/invoices";
+import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 
 /**
  * A valid request for every route in the ACCESS table. Typed as a Record over the table's keys:
@@ -14,6 +15,10 @@ interface Sample {
   status?: number;
 }
 type SampleFor = (target: TestUser) => Sample | Promise<Sample>;
+
+const invoiceInput = { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaid: "100.00", revenueSharePercent: "10", profit: "5", notes: "" };
+const sampleInvoice = async () =>
+  (await insertInvoice(db(), { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaidCents: 100, revenueShareBps: 1000, profitCents: 5 })).id;
 
 const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/setup": () => ({ path: "/api/setup" }),
@@ -36,6 +41,11 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments`, json: { sparkIds: [] } }),
   "GET /api/settings": () => ({ path: "/api/settings" }),
   "POST /api/settings": () => ({ path: "/api/settings", json: { key: "max_domain_price", value: "7.50" } }),
+  "GET /api/invoices": () => ({ path: "/api/invoices" }),
+  "POST /api/invoices": () => ({ path: "/api/invoices", json: invoiceInput }),
+  "GET /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}` }),
+  "PATCH /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}`, json: { profit: "12.34" } }),
+  "DELETE /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}` }),
 };
 
 const routes = Object.entries(ACCESS) as [RouteKey, Access][];
