@@ -38,6 +38,10 @@ export const ACCESS = {
   "GET /api/settings": "admin",
   "POST /api/settings": "admin",
   // billing statements (data scoped per member) and invoicing
+  "POST /api/transactions/upload": "admin",
+  "GET /api/transactions": "signed-in",
+  "GET /api/transactions/vcn-summary": "signed-in",
+  "GET /api/transactions/vcn-last4": "signed-in",
   "GET /api/invoices": "admin",
   "POST /api/invoices": "admin",
   "GET /api/invoices/:id": "admin",

@@ -10,6 +10,7 @@ import { sessionUser } from "./middleware/session";
 import { authRoutes } from "./routes/auth";
 import { invoiceRoutes } from "./routes/invoices";
 import { settingsRoutes } from "./routes/settings";
+import { transactionRoutes } from "./routes/transactions";
 import { userRoutes } from "./routes/users";
 
 const api = new Hono<AppEnv>()
@@ -22,6 +23,7 @@ const api = new Hono<AppEnv>()
   .route("/", authRoutes)
   .route("/users", userRoutes)
   .route("/settings", settingsRoutes)
+  .route("/transactions", transactionRoutes)
   .route("/invoices", invoiceRoutes);
 
 export const app = new Hono<AppEnv>()

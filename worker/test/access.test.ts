@@ -11,6 +11,8 @@ import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 interface Sample {
   path: string;
   json?: unknown;
+  /** A non-JSON body (the multipart uploads). */
+  body?: BodyInit;
   /** The status a permitted caller gets, when it is not 2xx by the route's own rules. */
   status?: number;
 }
@@ -19,6 +21,11 @@ type SampleFor = (target: TestUser) => Sample | Promise<Sample>;
 const invoiceInput = { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaid: "100.00", revenueSharePercent: "10", profit: "5", notes: "" };
 const sampleInvoice = async () =>
   (await insertInvoice(db(), { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaidCents: 100, revenueShareBps: 1000, profitCents: 5 })).id;
+const statementForm = () => {
+  const form = new FormData();
+  form.append("file", new File(["Registered Card Last 4,Status,Reference Id\n*1234,PENDING,access-sample-1\n"], "statement.csv"));
+  return form;
+};
 
 const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/setup": () => ({ path: "/api/setup" }),
@@ -41,6 +48,10 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments`, json: { sparkIds: [] } }),
   "GET /api/settings": () => ({ path: "/api/settings" }),
   "POST /api/settings": () => ({ path: "/api/settings", json: { key: "max_domain_price", value: "7.50" } }),
+  "POST /api/transactions/upload": () => ({ path: "/api/transactions/upload", body: statementForm() }),
+  "GET /api/transactions": () => ({ path: "/api/transactions?status=PENDING&page=1" }),
+  "GET /api/transactions/vcn-summary": () => ({ path: "/api/transactions/vcn-summary?startDate=2025-01-01&endDate=2025-01-31" }),
+  "GET /api/transactions/vcn-last4": () => ({ path: "/api/transactions/vcn-last4" }),
   "GET /api/invoices": () => ({ path: "/api/invoices" }),
   "POST /api/invoices": () => ({ path: "/api/invoices", json: invoiceInput }),
   "GET /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}` }),
@@ -55,7 +66,7 @@ async function request(key: RouteKey, caller: TestUser | null) {
   // Each call gets its own target user, so destructive routes never disturb the next call.
   const target = await makeUser();
   const sample = await SAMPLES[key](target);
-  const res = await call(sample.path, { method, json: sample.json, cookie: caller?.cookie });
+  const res = await call(sample.path, { method, json: sample.json, body: sample.body, cookie: caller?.cookie });
   return { res, sample };
 }
 

@@ -1,0 +1,287 @@
+import { asc, eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { parseStatement, type StatementRow } from "../src/billing/parse-statement";
+import { storedStatuses, writeStatementRows } from "../src/db/queries/transactions";
+import { transactions } from "../src/db/schema";
+import bomCrlf from "./fixtures/billing/export-bom-crlf.csv?raw";
+import errors from "./fixtures/billing/export-errors.csv?raw";
+import feb from "./fixtures/billing/export-feb.csv?raw";
+import jan from "./fixtures/billing/export-jan.csv?raw";
+import notAnExport from "./fixtures/billing/not-an-export.csv?raw";
+import shortNames from "./fixtures/billing/export-short-names.csv?raw";
+import { call, db, makeAdmin, type TestUser } from "./helpers";
+
+const R = "2401123456789012345";
+
+function upload(user: TestUser, content: string | Uint8Array, name = "statement.csv") {
+  const form = new FormData();
+  form.append("file", new File([content], name, { type: "text/csv" }));
+  return call("/api/transactions/upload", { body: form, cookie: user.cookie });
+}
+
+const all = () => db().select().from(transactions).orderBy(asc(transactions.id));
+const byReference = async (referenceId: string) =>
+  db().select().from(transactions).where(eq(transactions.referenceId, referenceId)).all();
+
+const clean = { errorCount: 0, warnings: [], details: [] };
+
+/** A minimal export: the required columns plus the ones a test needs. */
+const csv = (rows: string[][], header = ["Registered Card Last 4", "Status", "Reference Id", "Authorization Billing Amount", "VCN Nickname"]) =>
+  [header, ...rows].map((r) => r.join(",")).join("\n");
+
+// Storage is shared by the tests of this file: each starts from an empty table.
+beforeEach(async () => {
+  await db().delete(transactions);
+});
+
+describe("uploading a statement", () => {
+  it("stores every valid row of a month's export and says what was new", async () => {
+    const admin = await makeAdmin();
+    const res = await upload(admin, jan);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ count: 6, clearedCount: 3, pendingDeclinedCount: 3, duplicateCount: 0, ...clean });
+
+    const stored = await all();
+    expect(stored.map((t) => [t.referenceId, t.status, t.authBillingAmountCents])).toEqual([
+      [`${R}6789`, "CLEARED", 12550],
+      [`${R}6790`, "PENDING", 8999],
+      [`${R}6791`, "DECLINED", 30000],
+      [`${R}6792`, "CLEARED", -4500],
+      [`${R}6793`, "CLEARED", 1234],
+      [null, "PENDING", 1999],
+    ]);
+    expect(stored[3]).toMatchObject({ type: "CREDIT", transactionDate: "2025-01-10", clearDate: "2025-01-12" });
+    expect(stored[4]).toMatchObject({ registeredCardLast4: "0042", typeOfAccount: "Physical Card", vcnNickname: null, vcnLast4: null });
+    expect(stored[1]).toMatchObject({ merchantName: "TIKTOK ADS, INC.", vcnLast4: "0042", registeredCardLast4: "2375" });
+  });
+
+  it("changes nothing when the same file is uploaded again, and reports every row as a duplicate", async () => {
+    const admin = await makeAdmin();
+    await upload(admin, jan);
+    const before = await all();
+    const again = await upload(admin, jan);
+    expect(await again.json()).toEqual({ count: 0, clearedCount: 0, pendingDeclinedCount: 0, duplicateCount: 6, ...clean });
+    expect(await all()).toEqual(before);
+  });
+
+  it("never double-counts overlapping months: a pending row that cleared is updated in place", async () => {
+    const admin = await makeAdmin();
+    await upload(admin, jan);
+    const [pendingInJanuary] = await byReference(`${R}6790`);
+
+    const res = await upload(admin, feb);
+    // Cleared: ...6790 (was PENDING) and the new ...6796; pending/declined: CANVA (was PENDING, now
+    // DECLINED) and the new ...6795; duplicates: ...6789 and the refund ...6792.
+    expect(await res.json()).toEqual({ count: 4, clearedCount: 2, pendingDeclinedCount: 2, duplicateCount: 2, ...clean });
+    expect(await all()).toHaveLength(8);
+
+    const [cleared] = await byReference(`${R}6790`);
+    expect(cleared).toMatchObject({ id: pendingInJanuary!.id, status: "CLEARED", clearDate: "2025-02-02" });
+    const [canva] = await db().select().from(transactions).where(eq(transactions.merchantName, "CANVA"));
+    expect(canva).toMatchObject({ status: "DECLINED", referenceId: null });
+
+    const februaryAgain = await upload(admin, feb);
+    expect(await februaryAgain.json()).toMatchObject({ count: 0, duplicateCount: 6, errorCount: 0 });
+  });
+
+  it("skips an older file's rows for transactions that have since cleared", async () => {
+    const admin = await makeAdmin();
+    await upload(admin, jan);
+    await upload(admin, feb);
+    const res = await upload(admin, jan);
+    // ...6790 is CLEARED now: January's PENDING copy is stale. CANVA went PENDING -> DECLINED in
+    // February; January's PENDING row moves it back (decisions.md: PENDING <-> DECLINED updates).
+    expect(await res.json()).toEqual({
+      count: 1,
+      clearedCount: 0,
+      pendingDeclinedCount: 1,
+      duplicateCount: 5,
+      errorCount: 0,
+      warnings: [],
+      details: ["1 row already stored as CLEARED arrived with an older status and was skipped as duplicate (line 3)"],
+    });
+    expect((await byReference(`${R}6790`))[0]!.status).toBe("CLEARED");
+    expect(await all()).toHaveLength(8);
+  });
+
+  it("updates a row that moves between PENDING and DECLINED", async () => {
+    const admin = await makeAdmin();
+    const first = await upload(admin, csv([["*1111", "PENDING", "pd-1", "10.00", "Ads 9"]]));
+    expect(await first.json()).toMatchObject({ count: 1, pendingDeclinedCount: 1 });
+    const declined = await upload(admin, csv([["*1111", "DECLINED", "pd-1", "10.00", "Ads 9"]]));
+    expect(await declined.json()).toMatchObject({ count: 1, pendingDeclinedCount: 1, duplicateCount: 0 });
+    expect((await byReference("pd-1")).map((t) => t.status)).toEqual(["DECLINED"]);
+    const pendingAgain = await upload(admin, csv([["*1111", "PENDING", "pd-1", "10.00", "Ads 9"]]));
+    expect(await pendingAgain.json()).toMatchObject({ count: 1, pendingDeclinedCount: 1 });
+    expect((await byReference("pd-1")).map((t) => t.status)).toEqual(["PENDING"]);
+    const cleared = await upload(admin, csv([["*1111", "CLEARED", "pd-1", "10.00", "Ads 9"]]));
+    expect(await cleared.json()).toMatchObject({ count: 1, clearedCount: 1 });
+    expect(await all()).toHaveLength(1);
+  });
+
+  it("reads a re-saved file: BOM, CRLF, re-cased headers, quoted commas and newlines", async () => {
+    const admin = await makeAdmin();
+    const res = await upload(admin, bomCrlf);
+    expect(await res.json()).toEqual({ count: 3, clearedCount: 1, pendingDeclinedCount: 2, duplicateCount: 0, ...clean });
+    expect((await byReference("BOM-1"))[0]).toMatchObject({ merchantName: "ACME, LLC", nameOnCard: 'Dana "DJ" Lee', vcnLast4: "5150" });
+  });
+
+  it("reads the spec's shorter column names, and says which digits it padded", async () => {
+    const admin = await makeAdmin();
+    const res = await upload(admin, shortNames);
+    expect(await res.json()).toEqual({
+      count: 2,
+      clearedCount: 1,
+      pendingDeclinedCount: 1,
+      duplicateCount: 0,
+      errorCount: 0,
+      warnings: [],
+      details: ["Last-4 values shorter than 4 digits were padded with zeros (42 -> 0042) on line 3"],
+    });
+    expect((await all()).map((t) => [t.vcnLast4, t.authBillingAmountCents, t.transactionDate])).toEqual([
+      ["0007", 3330, "2025-05-01"],
+      ["0042", 4440, "2025-05-02"],
+    ]);
+  });
+
+  it("stores the valid rows of a file with bad ones, listing each bad row's line and reason", async () => {
+    const admin = await makeAdmin();
+    const res = await upload(admin, errors);
+    expect(res.status).toBe(200);
+    const body = await res.json<{ warnings: string[] }>();
+    expect(body).toMatchObject({ count: 3, clearedCount: 1, pendingDeclinedCount: 2, duplicateCount: 0, errorCount: 6, details: [] });
+    expect(body.warnings).toEqual([
+      "Line 3: Registered Card Last 4 is empty",
+      'Line 4: Status "REFUNDED" is not PENDING, CLEARED or DECLINED',
+      'Line 7: Transaction Date "13/45/25" is not a date (M/D/YY)',
+      'Line 8: Authorization Billing Amount "12.345" is not an amount with at most 2 decimals',
+      'Line 9: Reference Id "2.40112E+22" was rounded by a spreadsheet; use the export as downloaded, without opening and saving it in Excel',
+      "Line 10: Status is empty",
+    ]);
+    expect((await all()).map((t) => t.referenceId)).toEqual(["ERR-1", "ERR-2", "ERR-3"]);
+  });
+
+  it("lists at most 100 bad rows and counts the rest", async () => {
+    const admin = await makeAdmin();
+    const rows = Array.from({ length: 150 }, (_, i) => ["*1234", "LOST", `bad-${i}`, "1.00", "Ads"]);
+    const body = await (await upload(admin, csv(rows))).json<{ errorCount: number; warnings: string[] }>();
+    expect(body.errorCount).toBe(150);
+    expect(body.warnings).toHaveLength(101);
+    expect(body.warnings[0]).toBe('Line 2: Status "LOST" is not PENDING, CLEARED or DECLINED');
+    expect(body.warnings[100]).toBe("...and 50 more rows with errors were not stored");
+  });
+
+  it("imports a file large enough to take several write statements, and re-imports it as duplicates", async () => {
+    const admin = await makeAdmin();
+    const header = jan.slice(0, jan.indexOf("\n"));
+    const template = jan.split("\n")[1]!;
+    const lines = Array.from({ length: 6000 }, (_, i) => template.replace(`${R}6789`, `bulk-${i}`).replaceAll("125.50", `${i}.25`));
+    const text = `${header}\n${lines.join("\n")}\n`;
+    expect(text.length).toBeGreaterThan(1_500_000);
+    const first = await upload(admin, text);
+    expect(await first.json()).toMatchObject({ count: 6000, clearedCount: 6000, errorCount: 0 });
+    expect((await all()).at(-1)).toMatchObject({ referenceId: "bulk-5999", authBillingAmountCents: 599925 });
+    const second = await upload(admin, text);
+    expect(await second.json()).toMatchObject({ count: 0, duplicateCount: 6000 });
+  });
+});
+
+describe("files the upload refuses whole", () => {
+  it("refuses a file that is not an export, naming the missing columns, and stores nothing", async () => {
+    const admin = await makeAdmin();
+    const res = await upload(admin, notAnExport);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: "This file is not a transaction export: required columns are missing",
+      details: ["Missing column: Registered Card Last 4", "Missing column: Status", "Columns found: Name, Email, Phone"],
+    });
+    expect(await all()).toEqual([]);
+  });
+
+  it("refuses a binary file renamed .csv", async () => {
+    const admin = await makeAdmin();
+    // The first bytes of an .xlsx workbook (a ZIP archive), then binary noise.
+    const workbook = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0x08, 0x00, 0x00, 0x00, 0x21, 0x00, 0xff, 0xfe]);
+    const res = await upload(admin, workbook, "statement.csv");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: "This file is not a CSV file",
+      details: ["It is an Excel workbook (.xlsx) or a ZIP archive renamed to .csv.", "Download the transaction export again as CSV and upload that file."],
+    });
+    const noise = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
+    const other = await upload(admin, noise, "export.CSV");
+    expect(other.status).toBe(400);
+    expect((await other.json<{ error: string }>()).error).toBe("This file is not a CSV file");
+    expect(await all()).toEqual([]);
+  });
+
+  it("refuses a file over 10 MB with 413", async () => {
+    const admin = await makeAdmin();
+    const res = await upload(admin, "x".repeat(10 * 1024 * 1024 + 1));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: "The file is larger than 10 MB", details: ["Upload the statement in parts (for example one month at a time)."] });
+    // A request far over the limit is cut off before the body is read.
+    const huge = await upload(admin, "x".repeat(11 * 1024 * 1024));
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual({ error: "The request body is larger than 10 MB" });
+  });
+
+  it("refuses other file types, a missing file and a JSON body", async () => {
+    const admin = await makeAdmin();
+    const xlsx = await upload(admin, "Registered Card Last 4,Status\n", "statement.xlsx");
+    expect(xlsx.status).toBe(400);
+    expect(await xlsx.json()).toEqual({ error: "Only .csv files can be uploaded", details: ["file: Only .csv files can be uploaded"] });
+
+    const empty = new FormData();
+    empty.append("note", "no file here");
+    const missing = await call("/api/transactions/upload", { body: empty, cookie: admin.cookie });
+    expect(missing.status).toBe(400);
+    expect((await missing.json<{ error: string }>()).error).toBe('Choose a CSV file to upload (form field "file")');
+
+    const json = await call("/api/transactions/upload", { json: { file: "x" }, cookie: admin.cookie });
+    expect(json.status).toBe(415);
+
+    const blank = await upload(admin, "");
+    expect(blank.status).toBe(400);
+    expect((await blank.json<{ error: string }>()).error).toBe("The file is empty");
+  });
+});
+
+describe("the import's write", () => {
+  const rowsOf = (text: string) => parseStatement(text).rows;
+
+  it("is all or nothing: a chunk that fails leaves every earlier chunk unwritten", async () => {
+    const admin = await makeAdmin();
+    await upload(admin, jan);
+    const before = await all();
+
+    // February's changes (an update of a stored PENDING row, new rows), split into one-row
+    // statements, then a row the table refuses (card digits are NOT NULL) in the last chunk.
+    const good = rowsOf(feb);
+    const broken: StatementRow = { ...good[4]!, dedupeKey: "ref:broken", registeredCardLast4: null as unknown as string };
+    await expect(writeStatementRows(db(), [...good, broken], Date.now(), 300)).rejects.toThrow();
+    expect(await all()).toEqual(before);
+
+    // The same rows without the broken one go through, proving the chunks themselves were fine.
+    await writeStatementRows(db(), good, Date.now(), 300);
+    expect(await all()).toHaveLength(8);
+  });
+
+  it("never moves a CLEARED row back, even when the caller's plan was stale", async () => {
+    const [cleared] = rowsOf(csv([["*2222", "CLEARED", "race-1", "5.00", "Ads 8"]]));
+    const [pending] = rowsOf(csv([["*2222", "PENDING", "race-1", "7.00", "Ads 8"]]));
+    await writeStatementRows(db(), [cleared!], 1);
+    await writeStatementRows(db(), [pending!], 2);
+    expect(await byReference("race-1")).toMatchObject([{ status: "CLEARED", authBillingAmountCents: 500, uploadedAt: 1 }]);
+  });
+
+  it("reads stored statuses for any number of keys, in chunks", async () => {
+    const rows = rowsOf(csv(Array.from({ length: 40 }, (_, i) => ["*3333", i % 2 ? "PENDING" : "CLEARED", `key-${i}`, "1.00", "Ads"])));
+    await writeStatementRows(db(), rows, 1, 200);
+    const found = await storedStatuses(db(), [...rows.map((r) => r.dedupeKey), "ref:unknown"], 100);
+    expect(found.size).toBe(40);
+    expect(found.get("ref:key-1")).toBe("PENDING");
+    expect(found.get("ref:key-2")).toBe("CLEARED");
+    expect(found.has("ref:unknown")).toBe(false);
+  });
+});
