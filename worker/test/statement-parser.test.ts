@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeStatement } from "../src/billing/decode-statement";
-import { parseExportAmount, parseExportDate, parseStatement, type StatementRow } from "../src/billing/parse-statement";
+import { MAX_STATEMENT_ROWS, parseExportAmount, parseExportDate, parseStatement, type StatementRow } from "../src/billing/parse-statement";
 import { mayChange, planImport } from "../src/billing/plan-import";
 import { locateColumns } from "../src/billing/statement-columns";
 import { jsonChunks } from "../src/db/queries/transactions";
@@ -218,6 +218,16 @@ describe("parsing a statement", () => {
     const { rows, problems } = parseStatement(text);
     expect(problems).toEqual(["Line 3: it has 4 values but the header has 3 columns (a comma outside quotes?)"]);
     expect(rows.map((r) => r.line)).toEqual([5]);
+  });
+
+  it("refuses a file with more transactions than one upload may carry", () => {
+    const rows = (n: number) => `Registered Card Last 4,Status\n${"*1234,PENDING\n".repeat(n)}`;
+    expect(parseStatement(rows(MAX_STATEMENT_ROWS)).rows).toHaveLength(MAX_STATEMENT_ROWS);
+    expect(refusal(() => parseStatement(rows(MAX_STATEMENT_ROWS + 1)))).toEqual({
+      status: 400,
+      error: "The file has more than 100,000 transactions",
+      details: ["Upload the statement in parts (for example one month at a time)."],
+    });
   });
 
   it("notes refunds exported with a positive amount, stored as exported", () => {

@@ -1,6 +1,5 @@
 import { storedStatuses, writeStatementRows } from "../db/queries/transactions";
 import type { Db } from "../env";
-import { decodeStatement } from "./decode-statement";
 import { parseStatement } from "./parse-statement";
 import { planImport } from "./plan-import";
 
@@ -23,12 +22,12 @@ export interface StatementImportResult {
 }
 
 /**
- * A statement upload end to end: decode, parse and validate (refusing a file that is not an
- * export), read the stored status of every transaction the file names, apply the import rules,
- * and write every change in one atomic batch.
+ * A statement's text (billing/decode-statement.ts) imported end to end: parse and validate
+ * (refusing a file that is not an export), read the stored status of every transaction the file
+ * names, apply the import rules, and write every change in one atomic batch.
  */
-export async function importStatement(db: Db, data: Uint8Array, now = Date.now()): Promise<StatementImportResult> {
-  const { rows, problems, notes } = parseStatement(decodeStatement(data));
+export async function importStatement(db: Db, text: string, now = Date.now()): Promise<StatementImportResult> {
+  const { rows, problems, notes } = parseStatement(text);
   const stored = await storedStatuses(db, [...new Set(rows.map((r) => r.dedupeKey))]);
   const plan = planImport(rows, stored);
   await writeStatementRows(db, plan.writes, now);

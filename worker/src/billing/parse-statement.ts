@@ -40,6 +40,13 @@ export interface ParsedStatement {
  * well inside D1's per-value limit and the import's JSON chunks (db/queries/transactions.ts).
  */
 export const MAX_CELL_CHARS = 1000;
+/**
+ * Most transactions one file may carry. The 10 MB limit alone would admit ~400,000 rows of a
+ * three-column file; this keeps the rows held in memory well inside a Worker's 128 MB.
+ */
+export const MAX_STATEMENT_ROWS = 100_000;
+/** Distinct cell values shared between rows (see `intern`); beyond it new values are kept as read. */
+const MAX_SHARED_VALUES = 20_000;
 /** Amounts up to the spec's decimal(10,2). */
 const MAX_AMOUNT_CENTS = 99_999_999_99;
 
@@ -110,6 +117,16 @@ export const describeLines = (lines: number[]) =>
 export function parseStatement(input: string): ParsedStatement {
   const text = input.replace(/^\uFEFF/, "");
   const rows: StatementRow[] = [];
+  // Card digits, statuses, merchants, nicknames and dates repeat from row to row: sharing one
+  // string per distinct value keeps 50,000 rows to a few megabytes.
+  const shared = new Map<string, string>();
+  const intern = (value: string) => {
+    const known = shared.get(value);
+    if (known !== undefined) return known;
+    if (shared.size < MAX_SHARED_VALUES) shared.set(value, value);
+    return value;
+  };
+  let dataRows = 0;
   const problems: string[] = [];
   const padded: number[] = [];
   const positiveCredits: number[] = [];
@@ -155,6 +172,14 @@ export function parseStatement(input: string): ParsedStatement {
         return;
       }
 
+      if (++dataRows > MAX_STATEMENT_ROWS) {
+        refusal = {
+          error: `The file has more than ${MAX_STATEMENT_ROWS.toLocaleString("en-US")} transactions`,
+          details: ["Upload the statement in parts (for example one month at a time)."],
+        };
+        parser.abort();
+        return;
+      }
       const reasons: string[] = [];
       const located = columns;
       const cell = (column: StatementColumn): string | null => {
@@ -164,14 +189,14 @@ export function parseStatement(input: string): ParsedStatement {
           reasons.push(`${columnLabel(column)} is longer than ${MAX_CELL_CHARS} characters`);
           return null;
         }
-        return value === "" ? null : value;
+        return value === "" ? null : intern(value);
       };
       const date = (column: StatementColumn) => {
         const raw = cell(column);
         if (raw === null) return null;
         const parsed = parseExportDate(raw);
         if (parsed === null) reasons.push(`${columnLabel(column)} "${raw}" is not a date (M/D/YY)`);
-        return parsed;
+        return parsed === null ? null : intern(parsed);
       };
 
       if (fields.length > headerWidth) {

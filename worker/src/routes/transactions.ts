@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { decodeStatement } from "../billing/decode-statement";
 import { importStatement } from "../billing/import-statement";
 import { listTransactions, vcnLast4Choices, vcnSpendSummary, type Viewer } from "../db/queries/transactions";
 import type { transactions } from "../db/schema";
@@ -35,7 +36,9 @@ export const transactionRoutes = new Hono<AppEnv>()
     if (file.size > MAX_STATEMENT_BYTES) {
       throw new ApiError(413, "The file is larger than 10 MB", ["Upload the statement in parts (for example one month at a time)."]);
     }
-    const result = await importStatement(c.get("db"), new Uint8Array(await file.arrayBuffer()));
+    // Decoded here so the file's bytes are garbage as soon as its text exists.
+    const text = decodeStatement(new Uint8Array(await file.arrayBuffer()));
+    const result = await importStatement(c.get("db"), text);
     return c.json(result, 200);
   })
 
