@@ -1,0 +1,150 @@
+import { useQuery } from "@tanstack/react-query";
+import { CheckCircle2, Clock, CreditCard, XCircle } from "lucide-react";
+import { useState } from "react";
+import { SecondaryNav } from "@/components/layout/secondary-nav";
+import { Badge, type BadgeProps } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardHeader, CardTitle, StatCard } from "@/components/ui/card";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { PageHeader } from "@/components/ui/page";
+import { Pagination } from "@/components/ui/pagination";
+import { Select } from "@/components/ui/select";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { isAdmin, useUser } from "@/lib/auth";
+import { formatDate, formatMoney } from "@/lib/format";
+import { useDebounced } from "@/lib/use-debounced";
+import { useTransactions, vcnLast4Query, type TransactionFilters } from "./api";
+import { UploadCard } from "./components/upload-card";
+import { VcnSummaryCard } from "./components/vcn-summary-card";
+
+const NO_FILTERS: TransactionFilters = { status: "all", vcnLast4: "all", minAmount: "", maxAmount: "" };
+
+/** Spec §4: CLEARED default, PENDING secondary, DECLINED destructive. */
+const STATUS_BADGE: Record<string, BadgeProps["variant"]> = { CLEARED: "default", PENDING: "secondary", DECLINED: "destructive" };
+
+const dash = (v: string | null | undefined) => (v === null || v === undefined || v === "" ? "—" : v);
+
+export default function BillingScreen() {
+  const { data: user } = useUser();
+  const [filters, setFilters] = useState<TransactionFilters>(NO_FILTERS);
+  const [page, setPage] = useState(1);
+  const settled = useDebounced(filters);
+  const list = useTransactions(settled, page);
+  const last4 = useQuery(vcnLast4Query);
+  const active = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
+
+  // Spec §4: the page resets to 1 whenever a filter changes or is cleared.
+  const setFilter = (patch: Partial<TransactionFilters>) => {
+    setFilters((f) => ({ ...f, ...patch }));
+    setPage(1);
+  };
+
+  const summary = list.data?.summary;
+  const rows = list.data?.transactions ?? [];
+
+  return (
+    <>
+      <SecondaryNav />
+      <PageHeader title="Billing Statements" description="Virtual-card transactions from your card provider's exports." />
+      <div className="grid gap-6">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
+          <StatCard
+            label="Total Transactions"
+            icon={<CreditCard />}
+            value={summary ? summary.total.count.toLocaleString("en-US") : "—"}
+            note={summary ? `${formatMoney(summary.total.amount)} pending and cleared` : "\u00a0"}
+          />
+          <StatCard label="Pending" icon={<Clock />} value={summary ? summary.pending.count.toLocaleString("en-US") : "—"} note="Awaiting clearance" />
+          <StatCard label="Cleared" icon={<CheckCircle2 />} value={summary ? summary.cleared.count.toLocaleString("en-US") : "—"} note="Completed" />
+          <StatCard label="Declined" icon={<XCircle />} value={summary ? summary.declined.count.toLocaleString("en-US") : "—"} note="Failed transactions" />
+        </div>
+
+        <div className={isAdmin(user) ? "grid gap-6 lg:grid-cols-[2fr_1fr]" : "grid gap-6"}>
+          <VcnSummaryCard />
+          {isAdmin(user) ? <UploadCard /> : null}
+        </div>
+
+        <Card>
+          <CardHeader className="flex-row items-center justify-between">
+            <CardTitle>Filters</CardTitle>
+            {active ? (
+              <Button variant="ghost" size="sm" onClick={() => setFilter(NO_FILTERS)}>
+                Clear
+              </Button>
+            ) : null}
+          </CardHeader>
+          <CardContent className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
+            <Field label="Status">
+              <Select
+                value={filters.status}
+                onValueChange={(status) => setFilter({ status })}
+                options={[
+                  { value: "all", label: "All statuses" },
+                  { value: "PENDING", label: "Pending" },
+                  { value: "CLEARED", label: "Cleared" },
+                  { value: "DECLINED", label: "Declined" },
+                ]}
+              />
+            </Field>
+            <Field label="VCN Last 4">
+              <Select
+                value={filters.vcnLast4}
+                onValueChange={(vcnLast4) => setFilter({ vcnLast4 })}
+                options={[{ value: "all", label: "All cards" }, ...(last4.data?.values ?? []).map((v) => ({ value: v, label: v }))]}
+              />
+            </Field>
+            <Field label="Min Amount ($)">
+              <Input type="number" step={0.01} inputMode="decimal" className="tabular" value={filters.minAmount} onChange={(e) => setFilter({ minAmount: e.target.value })} />
+            </Field>
+            <Field label="Max Amount ($)">
+              <Input type="number" step={0.01} inputMode="decimal" className="tabular" value={filters.maxAmount} onChange={(e) => setFilter({ maxAmount: e.target.value })} />
+            </Field>
+          </CardContent>
+        </Card>
+
+        <Card>
+          <Table>
+            <TableHeader>
+              <TableRow>
+                <TableHead>Date</TableHead>
+                <TableHead>Status</TableHead>
+                <TableHead>Merchant</TableHead>
+                <TableHead>VCN</TableHead>
+                <TableHead>VCN Last 4</TableHead>
+                <TableHead numeric>Amount</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {list.isPending ? (
+                <TableMessage colSpan={6}>Loading transactions...</TableMessage>
+              ) : list.isError ? (
+                <TableMessage colSpan={6}>{list.error.message || "Failed to fetch transactions"}</TableMessage>
+              ) : rows.length === 0 ? (
+                <TableMessage colSpan={6}>No transactions found. Upload a CSV file to get started.</TableMessage>
+              ) : (
+                rows.map((t) => (
+                  <TableRow key={t.id}>
+                    <TableCell className="tabular whitespace-nowrap">{t.transactionDate ? formatDate(t.transactionDate) : "—"}</TableCell>
+                    <TableCell>
+                      <Badge variant={STATUS_BADGE[t.status] ?? "outline"}>{t.status}</Badge>
+                    </TableCell>
+                    <TableCell className="max-w-56 truncate" title={t.merchantName ?? undefined}>
+                      {dash(t.merchantName)}
+                    </TableCell>
+                    <TableCell>{dash(t.vcnNickname)}</TableCell>
+                    <TableCell className="tabular">{dash(t.vcnLast4)}</TableCell>
+                    <TableCell numeric className="whitespace-nowrap">{formatMoney(t.authBillingAmount)}</TableCell>
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+          {list.data ? (
+            <Pagination page={page} pageSize={list.data.pageSize} total={list.data.totalRows} onPageChange={setPage} noun="transactions" />
+          ) : null}
+        </Card>
+      </div>
+    </>
+  );
+}

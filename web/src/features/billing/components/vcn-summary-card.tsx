@@ -1,0 +1,87 @@
+import { useQuery } from "@tanstack/react-query";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { Table, TableBody, TableCell, TableFooter, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { formatMoney } from "@/lib/format";
+import { useState } from "react";
+import { vcnSummaryQuery } from "../api";
+
+/** Spend per card nickname (PENDING + CLEARED), optionally for an inclusive date range. */
+export function VcnSummaryCard() {
+  const [startDate, setStartDate] = useState("");
+  const [endDate, setEndDate] = useState("");
+  const invalid = startDate && endDate && startDate > endDate;
+  const summary = useQuery({ ...vcnSummaryQuery(startDate, endDate), enabled: !invalid });
+  const datesSet = Boolean(startDate || endDate);
+  const rows = summary.data?.rows ?? [];
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>VCN Spend Summary</CardTitle>
+        <CardDescription>Pending and cleared spend by virtual-card nickname.</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
+          <Field label="Start Date">
+            <Input type="date" value={startDate} max={endDate || undefined} onChange={(e) => setStartDate(e.target.value)} />
+          </Field>
+          <Field label="End Date" error={invalid ? "End date must be on or after the start date" : undefined}>
+            <Input type="date" value={endDate} min={startDate || undefined} onChange={(e) => setEndDate(e.target.value)} />
+          </Field>
+          {datesSet ? (
+            <Button
+              variant="secondary"
+              onClick={() => {
+                setStartDate("");
+                setEndDate("");
+              }}
+            >
+              Clear Dates
+            </Button>
+          ) : null}
+        </div>
+        <Table>
+          <TableHeader>
+            <TableRow>
+              <TableHead>VCN Nickname</TableHead>
+              <TableHead numeric>Transactions</TableHead>
+              <TableHead numeric>Total Spend</TableHead>
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {summary.isPending && !invalid ? (
+              <TableMessage colSpan={3}>Loading summary...</TableMessage>
+            ) : summary.isError ? (
+              <TableMessage colSpan={3}>{summary.error.message}</TableMessage>
+            ) : rows.length === 0 ? (
+              <TableMessage colSpan={3}>
+                No transaction data available
+                {datesSet ? <span className="mt-1 block text-xs">Try adjusting the date range</span> : null}
+              </TableMessage>
+            ) : (
+              rows.map((r) => (
+                <TableRow key={r.vcnNickname}>
+                  <TableCell className="font-medium text-slate-900">{r.vcnNickname}</TableCell>
+                  <TableCell numeric>{r.transactions.toLocaleString("en-US")}</TableCell>
+                  <TableCell numeric>{formatMoney(r.totalSpend)}</TableCell>
+                </TableRow>
+              ))
+            )}
+          </TableBody>
+          {rows.length > 0 && summary.data ? (
+            <TableFooter>
+              <TableRow>
+                <TableCell>Total</TableCell>
+                <TableCell numeric>{summary.data.total.transactions.toLocaleString("en-US")}</TableCell>
+                <TableCell numeric>{formatMoney(summary.data.total.totalSpend)}</TableCell>
+              </TableRow>
+            </TableFooter>
+          ) : null}
+        </Table>
+      </CardContent>
+    </Card>
+  );
+}
