@@ -1,4 +1,4 @@
-import { CreditCard, FileText, Megaphone, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
+import { CreditCard, FileText, KeyRound, Megaphone, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -23,6 +23,7 @@ export const SCREENS: Screen[] = [
   { path: "/campaigns", label: "Campaigns", icon: Megaphone, requires: { feature: ["campaigns"] }, load: () => import("@/features/campaigns/campaigns-screen") },
   { path: "/landers", label: "Landers", icon: PanelsTopLeft, requires: { feature: ["landers"] }, load: () => import("@/features/landers/landers-screen") },
   { path: "/sparks", label: "Sparks", icon: Sparkles, requires: { feature: ["sparks"] }, load: () => import("@/features/sparks/sparks-screen") },
+  { path: "/codes", label: "Codes", icon: KeyRound, requires: "signed-in", load: () => import("@/features/codes/codes-screen") },
   { path: "/billing", label: "Transactions", icon: CreditCard, requires: "signed-in", load: () => import("@/features/billing/billing-screen") },
   { path: "/invoicing", label: "Invoicing", icon: FileText, requires: "admin", load: () => import("@/features/invoicing/invoicing-screen") },
   { path: "/users", label: "Users", icon: Users, requires: "admin", load: () => import("@/features/users/users-screen") },

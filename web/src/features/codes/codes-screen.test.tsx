@@ -1,0 +1,69 @@
+import { act, fireEvent, screen, waitFor } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Toaster } from "@/components/ui/toast";
+import { member, renderWithUser } from "@/test/render";
+import CodesScreen from "./codes-screen";
+
+const code = (id: number, value: string, secondsAgo: number) => ({
+  id,
+  code: value,
+  subject: `Your code is ${value}`,
+  sender: "no-reply@example.com",
+  receivedAt: new Date(Date.now() - secondsAgo * 1000).toISOString(),
+  extractedAt: new Date(Date.now() - secondsAgo * 1000).toISOString(),
+});
+
+const renderScreen = () =>
+  renderWithUser(
+    <MemoryRouter>
+      <CodesScreen />
+      <Toaster />
+    </MemoryRouter>,
+    member(),
+  );
+
+describe("Codes screen", () => {
+  let fetchMock: ReturnType<typeof vi.fn>;
+  beforeEach(() => {
+    fetchMock = vi.fn();
+    vi.stubGlobal("fetch", fetchMock);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows three skeleton rows while loading, then the empty state", async () => {
+    let answer: (r: Response) => void = () => {};
+    fetchMock.mockReturnValueOnce(new Promise<Response>((r) => (answer = r)));
+    renderScreen();
+    expect(screen.getAllByTestId("skeleton-row")).toHaveLength(3);
+    await act(async () => answer(Response.json({ items: [], total: 0, limit: 100 }, { headers: { etag: '"v0"' } })));
+    expect(await screen.findByText("No verification codes yet")).toBeTruthy();
+    expect(screen.getByText(/updates every 2 seconds/)).toBeTruthy();
+    expect(screen.getByText("No codes yet")).toBeTruthy();
+  });
+
+  it("shows the newest code in the cards and copies a code with a check mark and a toast", async () => {
+    fetchMock.mockResolvedValue(Response.json({ items: [code(2, "482913", 5), code(1, "KMJ-T04", 600)], total: 2, limit: 100 }, { headers: { etag: '"v2"' } }));
+    const writeText = vi.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    renderScreen();
+    expect(await screen.findByRole("button", { name: "Copy code 482913" })).toBeTruthy();
+    expect(screen.getAllByText("482913").length).toBeGreaterThanOrEqual(2); // card and table
+    fireEvent.click(screen.getByRole("button", { name: "Copy code 482913" }));
+    await waitFor(() => expect(writeText).toHaveBeenCalledWith("482913"));
+    expect(await screen.findByText("Code copied!")).toBeTruthy();
+    expect(screen.getAllByTestId("copied-icon")).toHaveLength(1);
+  });
+
+  it("sends the ETag back and keeps the list on 304", async () => {
+    fetchMock.mockResolvedValueOnce(Response.json({ items: [code(1, "111222", 5)], total: 1, limit: 100 }, { headers: { etag: '"v1"' } }));
+    fetchMock.mockResolvedValueOnce(new Response(null, { status: 304, headers: { etag: '"v1"' } }));
+    renderScreen();
+    expect(await screen.findByRole("button", { name: "Copy code 111222" })).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Refresh" }));
+    expect(await screen.findByText("Refreshed")).toBeTruthy();
+    const [, init] = fetchMock.mock.calls[1] as [RequestInfo, RequestInit];
+    expect(new Headers(init.headers).get("if-none-match")).toBe('"v1"');
+    expect(screen.getByRole("button", { name: "Copy code 111222" })).toBeTruthy();
+  });
+});
