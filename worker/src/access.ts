@@ -37,6 +37,8 @@ export const ACCESS = {
   // settings (admin)
   "GET /api/settings": "admin",
   "POST /api/settings": "admin",
+  // verification-code inbox: every signed-in user (decisions.md)
+  "GET /api/codes": "signed-in",
   // billing statements (data scoped per member) and invoicing
   "POST /api/transactions/upload": "admin",
   "GET /api/transactions": "signed-in",

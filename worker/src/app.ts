@@ -8,6 +8,7 @@ import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { authRoutes } from "./routes/auth";
+import { codeRoutes } from "./routes/codes";
 import { invoiceRoutes } from "./routes/invoices";
 import { settingsRoutes } from "./routes/settings";
 import { transactionRoutes } from "./routes/transactions";
@@ -23,6 +24,7 @@ const api = new Hono<AppEnv>()
   .route("/", authRoutes)
   .route("/users", userRoutes)
   .route("/settings", settingsRoutes)
+  .route("/codes", codeRoutes)
   .route("/transactions", transactionRoutes)
   .route("/invoices", invoiceRoutes);
 

@@ -48,6 +48,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments`, json: { sparkIds: [] } }),
   "GET /api/settings": () => ({ path: "/api/settings" }),
   "POST /api/settings": () => ({ path: "/api/settings", json: { key: "max_domain_price", value: "7.50" } }),
+  "GET /api/codes": () => ({ path: "/api/codes" }),
   "POST /api/transactions/upload": () => ({ path: "/api/transactions/upload", body: statementForm() }),
   "GET /api/transactions": () => ({ path: "/api/transactions?status=PENDING&page=1" }),
   "GET /api/transactions/vcn-summary": () => ({ path: "/api/transactions/vcn-summary?startDate=2025-01-01&endDate=2025-01-31" }),

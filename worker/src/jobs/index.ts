@@ -1,5 +1,6 @@
 import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
+import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
 
 /** A unit of cron work. Each job runs on its own: one failing never stops the others. */
@@ -9,7 +10,7 @@ export interface Job {
 }
 
 /** Every job the cron runs, in order. Later features add theirs here. */
-export const JOBS: Job[] = [purgeExpiredSessions];
+export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {
   const db = createDb(env.DB);

@@ -1,0 +1,11 @@
+import { retentionHours } from "../codes/config";
+import { deleteCodesReceivedBefore } from "../db/queries/codes";
+import type { Job } from "./index";
+
+/** Codes are secrets with a short life: keep them CODES_RETENTION_HOURS (default 72) after receipt. */
+export const purgeOldCodes: Job = {
+  name: "purge-old-codes",
+  async run({ db, env, now }) {
+    await deleteCodesReceivedBefore(db, now - retentionHours(env.CODES_RETENTION_HOURS) * 60 * 60 * 1000);
+  },
+};

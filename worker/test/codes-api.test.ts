@@ -1,0 +1,160 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { beforeEach, describe, expect, it } from "vitest";
+import { verificationCodes } from "../src/db/schema";
+import worker from "../src/index";
+import { CODES_LIMIT } from "../src/routes/codes";
+import { call, db, makeUser } from "./helpers";
+
+interface CodeItem {
+  id: number;
+  code: string;
+  subject: string;
+  sender: string;
+  receivedAt: string;
+  extractedAt: string;
+}
+interface CodesBody {
+  items: CodeItem[];
+  total: number;
+  limit: number;
+}
+
+const HOUR = 60 * 60 * 1000;
+
+async function seed(count: number, newest = Date.now()) {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    code: String(100000 + i),
+    subject: `Code ${i}`,
+    sender: "no-reply@acme.example",
+    messageId: `<seed-${crypto.randomUUID()}@acme.example>`,
+    // Inserted oldest last, so the order by received time differs from the order by id.
+    receivedAt: newest - i * 1000,
+    extractedAt: Date.now(),
+  }));
+  // D1 caps bound parameters per statement; insert in small slices.
+  for (let i = 0; i < rows.length; i += 10) await db().insert(verificationCodes).values(rows.slice(i, i + 10));
+}
+
+const list = (cookie: string, etag?: string) => call("/api/codes", { cookie, headers: etag ? { "if-none-match": etag } : {} });
+
+beforeEach(async () => {
+  await db().delete(verificationCodes);
+});
+
+describe("GET /api/codes", () => {
+  it("refuses anonymous callers with 401", async () => {
+    const res = await call("/api/codes");
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: "You are not signed in" });
+  });
+
+  it("lists codes newest first with ISO times, never cacheable", async () => {
+    const member = await makeUser();
+    const now = Date.now();
+    await db().insert(verificationCodes).values([
+      { code: "111111", subject: "older", sender: "a@x.example", messageId: "<o@x>", receivedAt: now - 5 * HOUR, extractedAt: now - 5 * HOUR },
+      { code: "333333", subject: "newest", sender: "c@x.example", messageId: "<n@x>", receivedAt: now - 1000, extractedAt: now },
+      { code: "222222", subject: "middle", sender: "b@x.example", messageId: "<m@x>", receivedAt: now - HOUR, extractedAt: now - HOUR },
+    ]);
+    const res = await list(member.cookie);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("etag")).toMatch(/^"codes-3-\d+-\d+"$/);
+    const body = await res.json<CodesBody>();
+    expect(body.total).toBe(3);
+    expect(body.limit).toBe(CODES_LIMIT);
+    expect(body.items.map((i) => i.code)).toEqual(["333333", "222222", "111111"]);
+    expect(body.items[0]).toEqual({
+      id: expect.any(Number),
+      code: "333333",
+      subject: "newest",
+      sender: "c@x.example",
+      receivedAt: new Date(now - 1000).toISOString(),
+      extractedAt: new Date(now).toISOString(),
+    });
+  });
+
+  it(`caps the list at ${CODES_LIMIT} and still counts every code`, async () => {
+    const member = await makeUser();
+    const newest = Date.now();
+    await seed(CODES_LIMIT + 20, newest);
+    const body = await (await list(member.cookie)).json<CodesBody>();
+    expect(body.total).toBe(CODES_LIMIT + 20);
+    expect(body.items).toHaveLength(CODES_LIMIT);
+    expect(body.items[0]!.receivedAt).toBe(new Date(newest).toISOString());
+    const times = body.items.map((i) => Date.parse(i.receivedAt));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it("answers 304 with no body while nothing changed, and 200 again after a new code", async () => {
+    const member = await makeUser();
+    await seed(3);
+    const first = await list(member.cookie);
+    const etag = first.headers.get("etag")!;
+
+    const unchanged = await list(member.cookie, etag);
+    expect(unchanged.status).toBe(304);
+    expect(await unchanged.text()).toBe("");
+    expect(unchanged.headers.get("etag")).toBe(etag);
+    expect(unchanged.headers.get("cache-control")).toBe("no-store");
+    // Weak and listed forms of the same tag match too.
+    expect((await list(member.cookie, `W/${etag}`)).status).toBe(304);
+    expect((await list(member.cookie, `"other", ${etag}`)).status).toBe(304);
+
+    await seed(1);
+    const changed = await list(member.cookie, etag);
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect((await changed.json<CodesBody>()).total).toBe(4);
+  });
+
+  it("changes the ETag when codes are deleted, even when a new one reuses the deleted id", async () => {
+    const member = await makeUser();
+    await seed(3);
+    const before = (await list(member.cookie)).headers.get("etag")!;
+    const [newest] = await db().select().from(verificationCodes).orderBy(verificationCodes.id).limit(1).offset(2);
+
+    await db().delete(verificationCodes).where(eq(verificationCodes.id, newest!.id));
+    expect((await list(member.cookie, before)).status).toBe(200);
+
+    // SQLite hands the deleted highest id to the next row: same count, same highest id.
+    const { id: _id, ...deleted } = newest!;
+    await db().insert(verificationCodes).values({ ...deleted, code: "999999", messageId: "<reused@x>", extractedAt: deleted.extractedAt + 1 });
+    const [reused] = await db().select().from(verificationCodes).where(eq(verificationCodes.messageId, "<reused@x>"));
+    expect(reused!.id).toBe(newest!.id);
+    const after = await list(member.cookie, before);
+    expect(after.status).toBe(200);
+    expect((await after.json<CodesBody>()).items.map((i) => i.code)).toContain("999999");
+  });
+
+  it("shows a code delivered by email() on the next poll", async () => {
+    const member = await makeUser();
+    const etag = (await list(member.cookie)).headers.get("etag")!;
+    const raw = `From: Uber <noreply@uber.com>\r\nTo: codes@inbox.trackyard.test\r\nSubject: 4821 is your Uber code\r\nMessage-ID: <${crypto.randomUUID()}@uber.com>\r\nDate: ${new Date().toUTCString()}\r\n\r\nUse this code to sign in to Uber: 4821\r\n`;
+    const bytes = new TextEncoder().encode(raw);
+    const ctx = createExecutionContext();
+    await worker.email(
+      {
+        from: "noreply@uber.com",
+        to: "codes@inbox.trackyard.test",
+        headers: new Headers(),
+        raw: new Response(bytes).body!,
+        rawSize: bytes.byteLength,
+        setReject: () => {
+          throw new Error("not expected");
+        },
+        forward: async () => ({ messageId: "unused" }),
+        reply: async () => ({ messageId: "unused" }),
+      },
+      env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    const res = await list(member.cookie, etag);
+    expect(res.status).toBe(200);
+    const body = await res.json<CodesBody>();
+    expect(body.items[0]).toMatchObject({ code: "4821", subject: "4821 is your Uber code", sender: "noreply@uber.com" });
+  });
+});
