@@ -3,7 +3,7 @@ import type { ChildProcess } from "node:child_process";
 export const ROOT: string;
 export function ensureDevVars(): void;
 export function buildWeb(): void;
-export function applyMigrations(stateDir: string): void;
+export function applyMigrations(stateDir: string, options?: { quiet?: boolean }): void;
 export interface RunningServer {
   url: string;
   child: ChildProcess;

@@ -24,13 +24,15 @@ export function buildWeb() {
   if (result.status !== 0) throw new Error("vite build failed");
 }
 
-export function applyMigrations(stateDir) {
+export function applyMigrations(stateDir, { quiet = false } = {}) {
   const result = spawnSync(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
     cwd: ROOT,
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
   });
-  if (result.status !== 0) throw new Error("applying D1 migrations failed");
+  if (result.status !== 0) {
+    throw new Error(`applying D1 migrations failed${quiet ? `:\n${result.stdout}\n${result.stderr}` : ""}`);
+  }
 }
 
 /**
@@ -40,7 +42,7 @@ export function applyMigrations(stateDir) {
 export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "inherit", timeoutMs = 90_000 } = {}) {
   const dir = path.resolve(ROOT, stateDir ?? path.join(".wrangler", "state"));
   ensureDevVars();
-  applyMigrations(dir);
+  applyMigrations(dir, { quiet: stdio === "pipe" });
   const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", dir, "--show-interactive-dev-session=false"];
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(WRANGLER, args, {
