@@ -108,7 +108,7 @@ test("the sidebar collapses with Ctrl+B, remembers it in a cookie, and slides in
   await page.setViewportSize({ width: 390, height: 800 });
   await expect.poll(() => page.locator("aside").count()).toBe(0);
   await page.getByRole("button", { name: "Toggle sidebar" }).click();
-  await page.getByRole("dialog", { name: "Sidebar" }).waitFor();
+  await page.getByRole("dialog", { name: "Navigation" }).waitFor();
   await h.shot(page, "08-phone-sidebar");
   await ctx.close();
 });

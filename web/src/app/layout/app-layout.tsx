@@ -94,7 +94,6 @@ export default function AppLayout({ screens }: { screens: Screen[] }) {
           <DialogPrimitive.Portal>
             <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
             <DialogPrimitive.Content
-              aria-label="Sidebar"
               className="fixed inset-y-0 left-0 z-50 w-[var(--sidebar-width-mobile)] bg-white shadow-xl focus:outline-none"
             >
               <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
