@@ -222,7 +222,8 @@ function normalise(raw: string): string {
     // CJK punctuation ends a number: "１２３４５６，5分钟" must not read as "123456,5".
     .replace(/[，、。：；]/g, (p) => `${CJK_PUNCTUATION[p]} `)
     .normalize("NFKC")
-    .replace(/[\u200b-\u200d\u2060\ufeff\u00ad\u034f\u180e]/g, "")
+    // Invisible characters senders put inside codes to stop copy-paste tricks (and soft hyphens).
+    .replace(/[\u200b-\u200d\u2060\ufeff\u00ad\u180e]|\u034f/g, "")
     .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x0660))
     .replace(/[\u06f0-\u06f9]/g, (d) => String(d.charCodeAt(0) - 0x06f0))
     .replace(/[\u0966-\u096f]/g, (d) => String(d.charCodeAt(0) - 0x0966))
@@ -230,13 +231,14 @@ function normalise(raw: string): string {
     .replace(/[\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g, " ");
 }
 
+/** Quote markers go; forwarding headers that carry dates, times and addresses go. */
 function cleanBody(text: string): string {
-  let t = text
+  const unquoted = text
     .replace(/^(?:[ \t]*>)+[ \t]?/gm, "")
     .replace(FORWARD_DATE_LINE, "")
     .replace(FORWARD_ADDRESS_LINE, "")
     .replace(QUOTE_INTRO_LINE, "");
-  return joinSplitCodes(stripNoise(t));
+  return joinSplitCodes(stripNoise(unquoted));
 }
 
 /** Removes what looks like a code but never is one: links, addresses, CSS. */

@@ -1,5 +1,6 @@
 import type { Email } from "postal-mime";
 import { acceptedRecipients } from "../codes/config";
+import { forgetCodesVersion } from "../codes/version";
 import { findCode, parseMail } from "../codes/read-mail";
 import { insertCode } from "../db/queries/codes";
 import type { Bindings } from "../env";
@@ -68,6 +69,7 @@ export async function handleEmail(message: ForwardableEmailMessage, env: Binding
     receivedAt: receivedAt(email.date, now),
     extractedAt: now,
   });
+  if (stored) forgetCodesVersion();
   console.log(stored ? "codes: stored a verification code" : "codes: duplicate message (same Message-ID), already stored");
 }
 

@@ -1,4 +1,5 @@
 import { retentionHours } from "../codes/config";
+import { forgetCodesVersion } from "../codes/version";
 import { deleteCodesReceivedBefore } from "../db/queries/codes";
 import type { Job } from "./index";
 
@@ -6,6 +7,7 @@ import type { Job } from "./index";
 export const purgeOldCodes: Job = {
   name: "purge-old-codes",
   async run({ db, env, now }) {
-    await deleteCodesReceivedBefore(db, now - retentionHours(env.CODES_RETENTION_HOURS) * 60 * 60 * 1000);
+    const deleted = await deleteCodesReceivedBefore(db, now - retentionHours(env.CODES_RETENTION_HOURS) * 60 * 60 * 1000);
+    if (deleted) forgetCodesVersion();
   },
 };

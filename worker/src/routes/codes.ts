@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { codesVersion, listRecentCodes } from "../db/queries/codes";
+import { codesEtag, recentCodesVersion, rememberCodesVersion } from "../codes/version";
+import { codesSnapshot } from "../db/queries/codes";
 import type { AppEnv } from "../env";
 import { iso } from "../lib/time";
 
@@ -7,8 +8,7 @@ import { iso } from "../lib/time";
 export const CODES_LIMIT = 100;
 
 /** Whether an If-None-Match header names this ETag (a list, weak forms and `*` included). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
+function matches(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(",").some((tag) => {
     const t = tag.trim();
     return t === "*" || t.replace(/^W\//, "") === etag;
@@ -17,17 +17,24 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 export const codeRoutes = new Hono<AppEnv>()
   /**
-   * The inbox, polled every 2 seconds by every open Codes screen: the ETag comes from an indexed
-   * aggregate, so an unchanged list costs one small query and a 304 without reading a row.
-   * (`Cache-Control: no-store` is set for every API answer in app.ts.)
+   * The inbox, polled every 2 seconds by every open Codes screen. An unchanged list answers 304
+   * from the version (an indexed aggregate, remembered for a second: codes/version.ts) without
+   * reading a row; otherwise the list and its version are read together, so the ETag always
+   * belongs to the body it comes with. (`Cache-Control: no-store` is set for all of /api.)
    */
   .get("/", async (c) => {
     const db = c.get("db");
-    const version = await codesVersion(db);
-    const etag = `"codes-${version.total}-${version.lastId}-${version.lastExtractedAt}"`;
-    c.header("ETag", etag);
-    if (matches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-    const rows = await listRecentCodes(db, CODES_LIMIT);
+    const ifNoneMatch = c.req.header("if-none-match");
+    if (ifNoneMatch) {
+      const etag = codesEtag(await recentCodesVersion(db));
+      if (matches(ifNoneMatch, etag)) {
+        c.header("ETag", etag);
+        return c.body(null, 304);
+      }
+    }
+    const { version, rows } = await codesSnapshot(db, CODES_LIMIT);
+    rememberCodesVersion(version);
+    c.header("ETag", codesEtag(version));
     return c.json(
       {
         items: rows.map((r) => ({ ...r, receivedAt: iso(r.receivedAt), extractedAt: iso(r.extractedAt) })),

@@ -28,20 +28,25 @@ export interface CodesVersion {
  * an insert raises the highest id, a deletion lowers the count. SQLite reuses the highest id once
  * its row is deleted, so the extraction time of the newest row tells a reused id apart.
  */
-export async function codesVersion(db: Db): Promise<CodesVersion> {
-  const [row] = await db
+const versionQuery = (db: Db) =>
+  db
     .select({
       total: sql<number>`count(*)`,
       lastId: sql<number>`coalesce(max(${verificationCodes.id}), 0)`,
       lastExtractedAt: sql<number>`coalesce((select ${verificationCodes.extractedAt} from ${verificationCodes} order by ${verificationCodes.id} desc limit 1), 0)`,
     })
     .from(verificationCodes);
-  return row ?? { total: 0, lastId: 0, lastExtractedAt: 0 };
+
+const EMPTY: CodesVersion = { total: 0, lastId: 0, lastExtractedAt: 0 };
+
+export async function codesVersion(db: Db): Promise<CodesVersion> {
+  const [row] = await versionQuery(db);
+  return row ?? EMPTY;
 }
 
 /** The newest codes first (by the time the message was received). */
-export function listRecentCodes(db: Db, limit: number) {
-  return db
+const recentQuery = (db: Db, limit: number) =>
+  db
     .select({
       id: verificationCodes.id,
       code: verificationCodes.code,
@@ -53,6 +58,11 @@ export function listRecentCodes(db: Db, limit: number) {
     .from(verificationCodes)
     .orderBy(desc(verificationCodes.receivedAt), desc(verificationCodes.id))
     .limit(limit);
+
+/** The newest codes and the version they belong to, read in one batch (one D1 transaction). */
+export async function codesSnapshot(db: Db, limit: number) {
+  const [[version], rows] = await db.batch([versionQuery(db), recentQuery(db, limit)]);
+  return { version: version ?? EMPTY, rows };
 }
 
 /** Deletes codes received before `cutoff` (epoch ms); returns how many. */
