@@ -3,7 +3,7 @@
  * subject, text and html), or null. Pure and synchronous: no I/O, linear-time scanning only,
  * because it runs on whatever anyone mails to the inbox.
  *
- * How it decides (see docs in README "Verification codes"):
+ * How it decides (README, "Verification codes", says the same for users):
  * 1. Normalise: NFKC (full-width digits and letters, NBSP and narrow NBSP become ASCII), zero-width
  *    characters removed, dashes unified; HTML is turned into text without <style>/<script> and
  *    without link targets; URLs, e-mail addresses, CSS values and forwarding-header Date lines
@@ -98,7 +98,7 @@ const NOT_A_CODE = new RegExp(
     `${B}(?:cup[oó]n|cupom)${E}`,
     `${B}codes?\\s+(?:postal|promo(?:tionnel)?|de\\s+(?:r[ée]duction|parrainage|suivi)|cadeau|avantage)${E}`,
     `${B}code[\\s-]barres?${E}`,
-    `${B}(?:gutschein|rabatt|aktions|empfehlungs|promo|gutschein)[\\p{L}-]*code\\p{L}*`,
+    `${B}(?:gutschein|rabatt|aktions|empfehlungs|promo)[\\p{L}-]*code\\p{L}*`,
     `${B}postleitzahl${E}`,
     `${B}codice\\s+(?:sconto|promozionale|postale|fiscale|a\\s+barre)${E}`,
     `${B}промокод\\p{L}*|${B}почтов\\p{L}*\\s+индекс|${B}штрих-?код\\p{L}*|${B}код\\p{L}{0,2}\\s+купона`,
@@ -151,7 +151,7 @@ const FILLER = new Set([
   "following", "follows", "as", "use", "enter", "please", "votre", "ton", "le", "la", "el", "tu", "su", "seu", "sua",
   "o", "a", "de", "do", "da", "del", "du", "di", "il", "ваш", "твой", "vous", "voici", "here's", "heres", "it's",
   "it", "its", "our", "new", "requested", "verification", "security", "one", "time", "one-time", "otp", "código",
-  "codigo", "passcode", "is:", "será", "sera", "lautet:", "nächste", "für", "for", "you", "yours", "kod", "код",
+  "codigo", "passcode", "será", "sera", "nächste", "für", "for", "you", "yours", "kod", "код",
   "为", "為", "是", "は", "です", "입니다", "는", "은", "이", "가", "의", "及", "以下", "如下", "下記", "다음", "과", "와",
 ]);
 

@@ -12,6 +12,7 @@ import { createDb } from "../middleware/database";
  * bigger mail is refused before a byte of it is read.
  */
 export const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
+const TOO_LARGE = `Message too large: the verification-code inbox accepts up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`;
 export const MAX_SUBJECT_LENGTH = 200;
 const MAX_SENDER_LENGTH = 254;
 /** Message-IDs longer than this are stored as a hash: the unique index stays small and exact. */
@@ -23,8 +24,8 @@ const PLAUSIBLE_AGE_MS = 30 * 24 * 60 * 60 * 1000;
  * Email Routing's entry point (`email()` in index.ts): accepts mail for CODES_RECIPIENTS only,
  * refuses oversized mail, and stores the verification code of each message once. Nothing a
  * message contains can make it throw: a message that cannot be read is logged and dropped.
- * A storage failure does throw, so Email Routing answers with a failure and the sending server
- * can try again later (a retried message is deduplicated by its Message-ID).
+ * A storage failure is not swallowed: the delivery fails rather than lose a code silently (a
+ * redelivered message is deduplicated by its Message-ID).
  */
 export async function handleEmail(message: ForwardableEmailMessage, env: Bindings): Promise<void> {
   const recipients = acceptedRecipients(env.CODES_RECIPIENTS);
@@ -34,7 +35,7 @@ export async function handleEmail(message: ForwardableEmailMessage, env: Binding
     return;
   }
   if (message.rawSize > MAX_MESSAGE_BYTES) {
-    message.setReject(`Message too large: the verification-code inbox accepts up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`);
+    message.setReject(TOO_LARGE);
     console.log(`codes: rejected a message of ${message.rawSize} bytes`);
     return;
   }
@@ -44,7 +45,7 @@ export async function handleEmail(message: ForwardableEmailMessage, env: Binding
   try {
     const raw = await readAtMost(message.raw, MAX_MESSAGE_BYTES);
     if (!raw) {
-      message.setReject(`Message too large: the verification-code inbox accepts up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`);
+      message.setReject(TOO_LARGE);
       console.log("codes: rejected a message larger than its declared size");
       return;
     }
