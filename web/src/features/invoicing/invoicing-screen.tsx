@@ -96,7 +96,8 @@ export default function InvoicingScreen() {
           </CardHeader>
           <CardContent>
             <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-              <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
+              {/* items-start: a field without an error keeps its input level with its neighbours'. */}
+              <div className="grid grid-cols-1 items-start gap-4 sm:grid-cols-2 lg:grid-cols-3">
                 <Field label="Media Buyer" error={errors.mediaBuyer}>
                   <Input value={form.mediaBuyer} onChange={(e) => set({ mediaBuyer: e.target.value })} list={listId} maxLength={255} />
                 </Field>

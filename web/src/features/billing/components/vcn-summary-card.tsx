@@ -24,7 +24,9 @@ export function VcnSummaryCard() {
         <CardDescription>Pending and cleared spend by virtual-card nickname.</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
-        <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
+        {/* Top-aligned, so the end date's error below its input does not push the start date
+            down; the button sits level with the inputs (label line + gap above it). */}
+        <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
           <Field label="Start Date">
             <Input type="date" value={startDate} max={endDate || undefined} onChange={(e) => setStartDate(e.target.value)} />
           </Field>
@@ -34,6 +36,7 @@ export function VcnSummaryCard() {
           {datesSet ? (
             <Button
               variant="secondary"
+              className="sm:mt-6.5"
               onClick={() => {
                 setStartDate("");
                 setEndDate("");
