@@ -7,9 +7,26 @@ export type Db = DrizzleD1Database<typeof schema>;
 /** Secrets are set with `wrangler secret put` (locally in `.dev.vars`), so `wrangler types` cannot see them. */
 export interface Secrets {
   SESSION_SECRET: string;
+  // Performance data sources (README, "Performance data sources"). Unset means "not configured":
+  // the sync makes no call and records that state once per run.
+  CAKE_BASE_URL?: string;
+  CAKE_API_KEY?: string;
+  CAKE_AFFILIATE_ID?: string;
+  TIKTOK_ACCESS_TOKEN?: string;
+  /** Comma-separated advertiser ids. */
+  TIKTOK_ADVERTISER_IDS?: string;
+  /** The secret the CAKE conversion postback URL carries (`/postback/cake?token=...`). */
+  POSTBACK_TOKEN?: string;
 }
 
-export type Bindings = Env & Secrets;
+/** [vars] of wrangler.toml read by the syncs; optional so a missing one falls back to its default. */
+export interface SyncVars {
+  TIKTOK_BASE_URL?: string;
+  SYNC_RECENT_DAYS?: string;
+  SYNC_DAILY_DAYS?: string;
+}
+
+export type Bindings = Env & Secrets & SyncVars;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {
