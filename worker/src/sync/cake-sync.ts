@@ -1,0 +1,100 @@
+import { applyCakePull, type DayRange } from "../db/queries/cake";
+import type { Db } from "../env";
+import { createCakeClient, type CakeClick, type CakeConfig, type CakeConversion } from "../integrations/cake";
+import { shiftDay, splitDays } from "../integrations/day-windows";
+import { ExternalApiError, type HttpOptions } from "../integrations/http";
+
+/**
+ * How long a postback may wait for the pull to report its conversion before a pull covering its
+ * day retires it. CAKE's reports trail its postbacks by minutes; hours of margin keep a slow
+ * report from briefly hiding a real conversion, and bound how long a postback the pull never
+ * reports (reversed, or filed under another id) can count.
+ */
+export const POSTBACK_GRACE_MS = 6 * 60 * 60 * 1000;
+/**
+ * Days before the pulled ones whose conversions are recomputed too: a postback is dated by its
+ * arrival in the report time zone, up to a day before the network's day for it.
+ */
+const REBUILD_MARGIN_DAYS = 2;
+
+/**
+ * A row's day kept inside the days it was asked for. CAKE files every row it returns under one of
+ * those days by its own clock; a date that reads outside them (⚠ an instant CAKE sent, read in a
+ * report time zone other than the network's) belongs to the nearest of them. Without this, a row
+ * would land on a day another request covers, and each run would take it away and put it back.
+ */
+const withinDays = <T extends { date: string }>(row: T, days: DayRange): T =>
+  row.date < days.start ? { ...row, date: days.start } : row.date > days.end ? { ...row, date: days.end } : row;
+
+/** Clicks summed per cake_stats key. */
+export function aggregateClicks(clicks: CakeClick[], days: DayRange): CakeClick[] {
+  const byKey = new Map<string, CakeClick>();
+  for (const raw of clicks) {
+    const c = withinDays(raw, days);
+    const key = JSON.stringify([c.date, c.offerId, c.subid1, c.subid2, c.subid3]);
+    const seen = byKey.get(key);
+    if (seen) {
+      seen.clicks += c.clicks;
+      if (!seen.offerName) seen.offerName = c.offerName;
+    } else {
+      byKey.set(key, { ...c });
+    }
+  }
+  return [...byKey.values()].filter((c) => c.clicks > 0);
+}
+
+/** One conversion per id (a report paged while it changes can repeat a row): the last one wins. */
+const uniqueConversions = (conversions: CakeConversion[], days: DayRange) => [
+  ...new Map(conversions.map((c) => [c.conversionId, withinDays(c, days)])).values(),
+];
+
+export interface CakeSyncInput {
+  db: Db;
+  config: CakeConfig;
+  http: HttpOptions;
+  runId: number;
+  now: number;
+  days: DayRange;
+}
+
+/**
+ * Days pulled and written together. With sub2 being our click id, CAKE's click report has a row
+ * per click and nothing folds them; a week at a time keeps a busy network's report well inside a
+ * Worker's memory, and each week's write is still one atomic batch.
+ */
+export const CAKE_WRITE_CHUNK_DAYS = 7;
+
+/**
+ * Pulls the days' conversions and clicks and writes them, newest week first. When CAKE fails,
+ * the weeks already written stay written (each is whole) and the error says which days those
+ * are; when it fails at once, the ExternalApiError is thrown.
+ */
+export async function syncCake({ db, config, http, runId, now, days }: CakeSyncInput) {
+  const client = createCakeClient(config, http);
+  let rowsFetched = 0;
+  let rowsUpserted = 0;
+  let savedFrom: string | null = null;
+  for (const chunk of splitDays(days.start, days.end, CAKE_WRITE_CHUNK_DAYS).reverse()) {
+    let pulledConversions: CakeConversion[];
+    let clicks: CakeClick[];
+    try {
+      [pulledConversions, clicks] = await Promise.all([client.conversions(chunk.start, chunk.end), client.clicks(chunk.start, chunk.end)]);
+    } catch (err) {
+      if (!(err instanceof ExternalApiError) || savedFrom === null) throw err;
+      const error = `${err.message} (the days from ${savedFrom} to ${days.end} were saved before that)`;
+      return { rowsFetched, rowsUpserted, error };
+    }
+    rowsUpserted += await applyCakePull(db, {
+      runId,
+      now,
+      pulled: chunk,
+      rebuild: { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end },
+      graceCutoff: now - POSTBACK_GRACE_MS,
+      conversions: uniqueConversions(pulledConversions, chunk),
+      clicks: aggregateClicks(clicks, chunk),
+    });
+    rowsFetched += pulledConversions.length + clicks.length;
+    savedFrom = chunk.start;
+  }
+  return { rowsFetched, rowsUpserted, error: null };
+}

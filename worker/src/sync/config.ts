@@ -1,0 +1,87 @@
+/**
+ * The data sources' settings, read from Worker secrets and vars (README, "Performance data
+ * sources"). Anything missing or malformed makes the source "not configured" with the reasons,
+ * so a half-set-up source makes no calls instead of failing every 15 minutes.
+ */
+import type { Bindings } from "../env";
+import type { CakeConfig } from "../integrations/cake";
+import type { TikTokConfig } from "../integrations/tiktok";
+import { MAX_SYNC_DAYS } from "../schemas/performance";
+
+export const DEFAULT_TIKTOK_BASE_URL = "https://business-api.tiktok.com";
+/** Days every cron run re-pulls (late conversions and spend corrections land on recent days). */
+export const DEFAULT_RECENT_DAYS = 3;
+/** Days the first run after midnight re-pulls, for conversions approved or reversed later. */
+export const DEFAULT_DAILY_DAYS = 14;
+
+export interface Setup<C> {
+  /** Empty when the source is configured. */
+  problems: string[];
+  config: C | null;
+}
+
+const value = (v: string | undefined) => v?.trim() ?? "";
+
+function httpUrl(raw: string): string | null {
+  try {
+    const url = new URL(raw);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin + url.pathname.replace(/\/+$/, "") : null;
+  } catch {
+    return null;
+  }
+}
+
+function requireAll(env: Bindings, names: readonly (keyof Bindings & string)[]) {
+  return names.filter((n) => !value(env[n] as string | undefined)).map((n) => `${n} is not set`);
+}
+
+export function cakeSetup(env: Bindings, timeZone: string): Setup<CakeConfig> {
+  const problems = requireAll(env, ["CAKE_BASE_URL", "CAKE_API_KEY", "CAKE_AFFILIATE_ID"]);
+  const baseUrl = httpUrl(value(env.CAKE_BASE_URL));
+  if (value(env.CAKE_BASE_URL) && !baseUrl) problems.push("CAKE_BASE_URL must be the network's address, like https://login.network.com");
+  if (value(env.CAKE_AFFILIATE_ID) && !/^\d+$/.test(value(env.CAKE_AFFILIATE_ID))) problems.push("CAKE_AFFILIATE_ID must be a number");
+  if (problems.length || !baseUrl) return { problems, config: null };
+  return {
+    problems,
+    config: { baseUrl, apiKey: value(env.CAKE_API_KEY), affiliateId: value(env.CAKE_AFFILIATE_ID), timeZone },
+  };
+}
+
+export function tiktokSetup(env: Bindings): Setup<{ client: TikTokConfig; advertiserIds: string[] }> {
+  const problems = requireAll(env, ["TIKTOK_ACCESS_TOKEN", "TIKTOK_ADVERTISER_IDS"]);
+  const ids = value(env.TIKTOK_ADVERTISER_IDS)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const badIds = ids.filter((id) => !/^\d+$/.test(id));
+  if (badIds.length) problems.push(`TIKTOK_ADVERTISER_IDS must be numbers separated by commas (not: ${badIds.join(", ")})`);
+  const baseUrl = httpUrl(value(env.TIKTOK_BASE_URL) || DEFAULT_TIKTOK_BASE_URL);
+  if (!baseUrl) problems.push("TIKTOK_BASE_URL must be an http(s) address");
+  if (problems.length || !baseUrl) return { problems, config: null };
+  return {
+    problems,
+    config: { client: { baseUrl, accessToken: value(env.TIKTOK_ACCESS_TOKEN) }, advertiserIds: [...new Set(ids)] },
+  };
+}
+
+function days(raw: string | undefined, fallback: number) {
+  const n = Number(value(raw));
+  return Number.isInteger(n) && n >= 1 && n <= MAX_SYNC_DAYS ? n : fallback;
+}
+
+export const syncDays = (env: Bindings) => ({
+  recent: days(env.SYNC_RECENT_DAYS, DEFAULT_RECENT_DAYS),
+  daily: days(env.SYNC_DAILY_DAYS, DEFAULT_DAILY_DAYS),
+});
+
+/** A short token could be guessed, and a guessed token lets anyone add revenue. */
+export const MIN_POSTBACK_TOKEN_LENGTH = 16;
+
+export function postbackSetup(env: Bindings): Setup<{ token: string }> {
+  const token = value(env.POSTBACK_TOKEN);
+  if (!token) return { problems: ["POSTBACK_TOKEN is not set"], config: null };
+  if (token.length < MIN_POSTBACK_TOKEN_LENGTH) {
+    return { problems: [`POSTBACK_TOKEN must be at least ${MIN_POSTBACK_TOKEN_LENGTH} characters`], config: null };
+  }
+  return { problems: [], config: { token } };
+}

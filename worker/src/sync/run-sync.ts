@@ -1,0 +1,117 @@
+/**
+ * One sync run of one source, from the cron or an admin's "sync now": decide the days, check the
+ * source is configured, take the source's run slot, pull, write, and record the outcome. Every
+ * attempt leaves one sync_runs row, including the ones that made no call.
+ */
+import type { DayRange } from "../db/queries/cake";
+import { readSettings } from "../db/queries/settings";
+import { closeRun, openRun, recordFinishedRun, runningRun, type SyncRun } from "../db/queries/sync-runs";
+import type { SyncSource, SyncTrigger } from "../db/schema";
+import type { Bindings, Db } from "../env";
+import { dayIn, shiftDay } from "../integrations/day-windows";
+import { ExternalApiError, type HttpOptions } from "../integrations/http";
+import { iso, isoOrNull } from "../lib/time";
+import { syncCake } from "./cake-sync";
+import { cakeSetup, tiktokSetup } from "./config";
+import { syncTikTok } from "./tiktok-sync";
+
+export const SOURCE_LABELS: Record<SyncSource, string> = { cake: "CAKE", tiktok: "TikTok" };
+
+export interface SyncDeps {
+  db: Db;
+  env: Bindings;
+  /** fetch and retry settings for the external calls (tests put the fakes here). */
+  http?: HttpOptions;
+  /** When the run starts (the cron's scheduled time); decides which days "today" and back are. */
+  now?: number;
+}
+
+export interface SyncRequest {
+  source: SyncSource;
+  trigger: SyncTrigger;
+  /** How many days back to pull, today (in the report time zone) included. */
+  days: number;
+}
+
+/** A run as the API shows it. */
+export interface SyncOutcome {
+  id: number;
+  source: SyncSource;
+  trigger: SyncTrigger;
+  status: SyncRun["status"] | "interrupted";
+  startedAt: string;
+  finishedAt: string | null;
+  windowStart: string | null;
+  windowEnd: string | null;
+  rowsFetched: number;
+  rowsUpserted: number;
+  error: string | null;
+}
+
+export function outcomeJson(run: SyncRun, now: number, staleAfterMs: number): SyncOutcome {
+  const interrupted = run.status === "running" && run.startedAt <= now - staleAfterMs;
+  return {
+    id: run.id,
+    source: run.source,
+    trigger: run.trigger,
+    status: interrupted ? "interrupted" : run.status,
+    startedAt: iso(run.startedAt),
+    finishedAt: isoOrNull(run.finishedAt),
+    windowStart: run.windowStart,
+    windowEnd: run.windowEnd,
+    rowsFetched: run.rowsFetched,
+    rowsUpserted: run.rowsUpserted,
+    error: interrupted ? "The run stopped before it finished (the Worker was cut off); the next run covers its days" : run.error,
+  };
+}
+
+function failureMessage(source: SyncSource, err: unknown) {
+  if (err instanceof ExternalApiError) return err.message;
+  console.error(`${source} sync failed`, err);
+  const detail = err instanceof Error ? err.message : String(err);
+  return `Saving the ${SOURCE_LABELS[source]} data failed: ${detail}`;
+}
+
+type SyncResult = { rowsFetched: number; rowsUpserted: number; error: string | null };
+
+/** The source's run, or why it cannot run. */
+function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { db: Db; http: HttpOptions; now: number; days: DayRange }) {
+  if (source === "cake") {
+    const { problems, config } = cakeSetup(env, timeZone);
+    return { problems, run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId })) };
+  }
+  const { problems, config } = tiktokSetup(env);
+  return { problems, run: config && ((): Promise<SyncResult> => syncTikTok({ ...input, config })) };
+}
+
+export async function runSync(deps: SyncDeps, request: SyncRequest): Promise<SyncRun> {
+  const { db, env } = deps;
+  const startedAt = deps.now ?? Date.now();
+  const { report_timezone: timeZone } = await readSettings(db);
+  const windowEnd = dayIn(startedAt, timeZone);
+  const days = { start: shiftDay(windowEnd, 1 - request.days), end: windowEnd };
+  const base = { source: request.source, trigger: request.trigger, startedAt, windowStart: days.start, windowEnd: days.end };
+  const label = SOURCE_LABELS[request.source];
+
+  const { problems, run } = prepare(request.source, env, timeZone, { db, http: deps.http ?? {}, now: startedAt, days });
+  if (!run) {
+    return recordFinishedRun(db, { ...base, status: "not_configured", error: `${label} is not configured: ${problems.join("; ")}` });
+  }
+
+  const runId = await openRun(db, base);
+  if (runId === null) {
+    const other = await runningRun(db, request.source, startedAt);
+    const since = other ? ` (started ${iso(other.startedAt)})` : "";
+    return recordFinishedRun(db, { ...base, status: "skipped", error: `Another ${label} sync is still running${since}` });
+  }
+
+  let result: SyncResult;
+  try {
+    result = await run(runId);
+  } catch (err) {
+    result = { rowsFetched: 0, rowsUpserted: 0, error: failureMessage(request.source, err) };
+  }
+  const closed = { status: result.error ? ("error" as const) : ("ok" as const), finishedAt: Math.max(startedAt, Date.now()), ...result };
+  await closeRun(db, runId, closed);
+  return { id: runId, ...base, ...closed };
+}
