@@ -49,6 +49,12 @@ export const ACCESS = {
   "GET /api/invoices/:id": "admin",
   "PATCH /api/invoices/:id": "admin",
   "DELETE /api/invoices/:id": "admin",
+  // performance data coming in (CAKE, TikTok): sync status and runs for admins, and the reads
+  // that need only the synced tables; members are scoped to their media buyers in the queries
+  "GET /api/sync/status": "admin",
+  "POST /api/sync/run": "admin",
+  "GET /api/tiktok/spend": feature("dashboard"),
+  "GET /api/cake/offers": feature("offers", "performance", "dashboard"),
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;

@@ -8,9 +8,13 @@ import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { authRoutes } from "./routes/auth";
+import { cakeRoutes } from "./routes/cake";
 import { codeRoutes } from "./routes/codes";
 import { invoiceRoutes } from "./routes/invoices";
+import { postbackRoutes } from "./routes/postback";
 import { settingsRoutes } from "./routes/settings";
+import { syncRoutes } from "./routes/sync";
+import { tiktokRoutes } from "./routes/tiktok";
 import { transactionRoutes } from "./routes/transactions";
 import { userRoutes } from "./routes/users";
 
@@ -26,7 +30,10 @@ const api = new Hono<AppEnv>()
   .route("/settings", settingsRoutes)
   .route("/codes", codeRoutes)
   .route("/transactions", transactionRoutes)
-  .route("/invoices", invoiceRoutes);
+  .route("/invoices", invoiceRoutes)
+  .route("/sync", syncRoutes)
+  .route("/cake", cakeRoutes)
+  .route("/tiktok", tiktokRoutes);
 
 export const app = new Hono<AppEnv>()
   .use(
@@ -49,6 +56,8 @@ export const app = new Hono<AppEnv>()
       referrerPolicy: "strict-origin-when-cross-origin",
     }),
   )
+  // The CAKE conversion postback: public, authenticated by its own secret token.
+  .route("/postback", postbackRoutes)
   .route("/api", api)
   .all("/api/*", () => {
     throw new ApiError(404, "Not found");

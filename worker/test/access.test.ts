@@ -58,6 +58,11 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}` }),
   "PATCH /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}`, json: { profit: "12.34" } }),
   "DELETE /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}` }),
+  "GET /api/sync/status": () => ({ path: "/api/sync/status" }),
+  // The test Worker has no data-source secrets: "all" answers 200 with each source not configured.
+  "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),
+  "GET /api/tiktok/spend": () => ({ path: "/api/tiktok/spend?startDate=2025-01-01&endDate=2025-01-31" }),
+  "GET /api/cake/offers": () => ({ path: "/api/cake/offers?startDate=2025-01-01&endDate=2025-01-31" }),
 };
 
 const routes = Object.entries(ACCESS) as [RouteKey, Access][];

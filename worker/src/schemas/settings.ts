@@ -6,8 +6,12 @@ export const DEFAULT_MAX_DOMAIN_PRICE = "5.00";
 /** What "today" and each day mean for our own clicks in the stats (README: Performance data sources). */
 export const DEFAULT_REPORT_TIMEZONE = "UTC";
 
-/** The canonical spelling of an IANA time zone name, or null when the runtime does not know it. */
+/**
+ * The canonical spelling of an IANA time zone name, or null when the runtime does not know it.
+ * Offsets such as "+05:00" are refused although Intl takes them: they ignore daylight saving.
+ */
 export function canonicalTimeZone(name: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return null;
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
   } catch {

@@ -1,0 +1,66 @@
+/**
+ * The CAKE conversion postback (public, outside /api): the network calls
+ * `/postback/cake?token=...&leadid=#leadid#&oid=#oid#&price=#price#&s1=#s1#&s2=#s2#&s3=#s3#`
+ * the moment a conversion happens, so revenue shows between syncs. The secret token is the only
+ * authentication; the conversion is counted once however often it is sent and whichever of the
+ * postback and the report pull sees it first (db/queries/cake.ts).
+ */
+import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import { recordPostback } from "../db/queries/cake";
+import { readSettings } from "../db/queries/settings";
+import type { AppEnv } from "../env";
+import { decimalToCents } from "../integrations/decimal";
+import { dayIn } from "../integrations/day-windows";
+import { ApiError } from "../lib/errors";
+import { validate } from "../lib/validate";
+import { database } from "../middleware/database";
+import { cakePostbackQuery } from "../schemas/performance";
+import { postbackSetup } from "../sync/config";
+
+const encoder = new TextEncoder();
+const digest = async (text: string) => crypto.subtle.digest("SHA-256", encoder.encode(text));
+
+/**
+ * Compares digests rather than the strings so the comparison takes the same time whatever the
+ * guess: neither the token's length nor its first right characters leak through timing.
+ */
+async function sameToken(given: string, expected: string) {
+  const [a, b] = await Promise.all([digest(given), digest(expected)]);
+  return crypto.subtle.timingSafeEqual(a, b);
+}
+
+/** Checked before the values, so a caller without the token learns nothing about them. */
+const requireToken = createMiddleware<AppEnv>(async (c, next) => {
+  const { config, problems } = postbackSetup(c.env);
+  if (!config) throw new ApiError(403, `The postback is not enabled on this server: ${problems.join("; ")}`);
+  if (!(await sameToken(c.req.query("token") ?? "", config.token))) throw new ApiError(403, "Wrong or missing postback token");
+  await next();
+});
+
+export const postbackRoutes = new Hono<AppEnv>().get(
+  "/cake",
+  requireToken,
+  database,
+  validate("query", cakePostbackQuery),
+  async (c) => {
+    const q = c.req.valid("query");
+    const db = c.get("db");
+    const revenueCents = decimalToCents(q.price);
+    if (revenueCents === null) throw new ApiError(400, "price must be an amount of at least 0 such as 12.50 (#price#)");
+    const receivedAt = Date.now();
+    // Dated by its arrival in the report time zone; the pull later files it under the network's day.
+    const { report_timezone: timeZone } = await readSettings(db);
+    const result = await recordPostback(db, {
+      conversionId: q.leadid,
+      date: dayIn(receivedAt, timeZone),
+      offerId: q.oid,
+      subid1: q.s1,
+      subid2: q.s2,
+      subid3: q.s3,
+      revenueCents,
+      receivedAt,
+    });
+    return c.json({ ok: true, result }, 200);
+  },
+);
