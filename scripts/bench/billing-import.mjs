@@ -97,7 +97,9 @@ function workerdPids(rootPid) {
       names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
       const ppid = Number(stat.slice(close + 2).split(" ")[1]);
       children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {}
+    } catch {
+      // The process ended while we listed it.
+    }
   }
   const found = [];
   const walk = (pid) => {
@@ -119,7 +121,9 @@ function workerdMemory(pids) {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
       peak += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
       current += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-    } catch {}
+    } catch {
+      // The process ended between listing and reading.
+    }
   }
   return { peak, current };
 }
