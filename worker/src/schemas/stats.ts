@@ -1,0 +1,216 @@
+/**
+ * The stats report (spec §2 "Stats screen", issue 6): its query, its answer's types and the
+ * per-user column preferences. Shared with the web app, so zod only.
+ *
+ * Money is a decimal string with two places ("12.34"), EPV and CPV with three ("0.123"); ratios
+ * are plain numbers, unrounded (the UI shows ROI with 1 decimal, CR and Lander CTR with 2). Dates
+ * are `YYYY-MM-DD` days of the report time zone (setting `report_timezone`), endDate included.
+ */
+import { z } from "zod";
+import { calendarDate } from "./calendar-date";
+import { MAX_RANGE_DAYS } from "./performance";
+
+/**
+ * What the report groups by. The spec's Variables select maps to the tracking-field groupings:
+ * Campaign ID → tiktokCampaignId, Adset ID → tiktokAdGroupId, Ad ID → tiktokCreativeId,
+ * Placement → placement, Campaign Name → campaignName, Adset Name → adGroupName,
+ * Ad Name → creativeName.
+ */
+export const STATS_GROUPINGS = [
+  "campaign",
+  "spark",
+  "offer",
+  "lander",
+  "mediaBuyer",
+  "placement",
+  "tiktokCampaignId",
+  "campaignName",
+  "tiktokAdGroupId",
+  "adGroupName",
+  "tiktokCreativeId",
+  "creativeName",
+] as const;
+export type StatsGrouping = (typeof STATS_GROUPINGS)[number];
+
+/** The sparkId filter value meaning "No Spark" (CAKE rows without a sub3). */
+export const NO_SPARK = "none";
+
+const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
+
+/** An omitted filter and an empty one (`?offerId=`) mean the same: no filter. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+
+const positiveId = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .positive(`${name} must be a whole number`);
+
+/** GET /api/stats/report */
+export const statsReportQuery = z
+  .object({
+    startDate: calendarDate("startDate"),
+    endDate: calendarDate("endDate"),
+    groupBy: z
+      .enum(STATS_GROUPINGS, { error: `groupBy must be one of ${STATS_GROUPINGS.join(", ")}` })
+      .default("campaign"),
+    /** One of our configured offers (GET /api/offers): the rows of the campaigns sending to it. */
+    offerId: optional(positiveId("offerId")),
+    /** A spark id (CAKE sub3), or "none" for the rows without one. */
+    sparkId: optional(z.string().trim().min(1, "sparkId must not be empty").max(100, "sparkId must be at most 100 characters")),
+    /** A media buyer (CAKE sub1). */
+    mediaBuyer: optional(z.string().trim().min(1, "mediaBuyer must not be empty").max(50, "mediaBuyer must be at most 50 characters")),
+    /** One of our campaigns. */
+    campaignId: optional(positiveId("campaignId")),
+  })
+  .refine((q) => q.startDate <= q.endDate, { message: "startDate must not be after endDate", path: ["startDate"] })
+  .refine((q) => dayNumber(q.endDate) - dayNumber(q.startDate) < MAX_RANGE_DAYS, {
+    message: `The date range can cover at most ${MAX_RANGE_DAYS} days`,
+    path: ["endDate"],
+  });
+export type StatsReportQuery = z.input<typeof statsReportQuery>;
+export type StatsReportFilters = z.output<typeof statsReportQuery>;
+
+/** GET /api/stats/filters */
+export const statsFiltersQuery = z
+  .object({ startDate: calendarDate("startDate"), endDate: calendarDate("endDate") })
+  .refine((q) => q.startDate <= q.endDate, { message: "startDate must not be after endDate", path: ["startDate"] })
+  .refine((q) => dayNumber(q.endDate) - dayNumber(q.startDate) < MAX_RANGE_DAYS, {
+    message: `The date range can cover at most ${MAX_RANGE_DAYS} days`,
+    path: ["endDate"],
+  });
+
+/** How a row's spend was found. "none": no spend reached the row. */
+export type SpendMethod = "attributed" | "even" | "none";
+
+/** The figures of a row, and of the totals. */
+export interface StatsMetrics {
+  /** CAKE's clicks (visits to the offer). */
+  visits: number;
+  conversions: number;
+  revenue: string;
+  spend: string;
+  profit: string;
+  /** profit / spend x 100; 0 when spend is 0. */
+  roi: number;
+  /** revenue / spend; 0 when spend is 0. */
+  roas: number;
+  /** conversions / visits x 100; 0 when there are no visits. */
+  cr: number;
+  /** revenue / visits, three decimals. */
+  epv: string;
+  /** spend / visits, three decimals. */
+  cpv: string;
+  /** Campaign grouping only (our redirect clicks, exits, exits / clicks x 100); null otherwise. */
+  linkClicks: number | null;
+  exitClicks: number | null;
+  landerCtr: number | null;
+}
+
+/** Reserved row keys. */
+export const DIRECT_KEY = "direct";
+export const UNATTRIBUTED_KEY = "unattributed-spend";
+
+export interface StatsRow extends StatsMetrics {
+  /** Stable id of the group: campaign id as text, sub1, spark id, ...; "direct", "none" (No Spark), "unattributed-spend". */
+  key: string;
+  name: string;
+  /** Campaign grouping: the campaign's id (null for Direct and the unattributed row). */
+  campaignId: number | null;
+  spendMethod: SpendMethod;
+}
+
+export interface StatsDay {
+  date: string;
+  revenue: string;
+  spend: string;
+  profit: string;
+}
+
+export interface StatsReport {
+  startDate: string;
+  endDate: string;
+  timeZone: string;
+  groupBy: StatsGrouping;
+  rows: StatsRow[];
+  totals: StatsMetrics;
+  /** A sentence for the UI when spend was split evenly, left unattributed or left out; else null. */
+  spendNote: string | null;
+  /** Every day of the range, zero-filled. */
+  daily: StatsDay[];
+  /** ISO instants of the last successful sync per source (null: never). */
+  lastSync: { cake: string | null; tiktok: string | null };
+}
+
+export interface StatsFilters {
+  mediaBuyers: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-user column preferences of the stats table (user_dashboard_preferences).
+// ---------------------------------------------------------------------------------------------
+
+export const STATS_COLUMNS = [
+  "name",
+  "visits",
+  "conversions",
+  "revenue",
+  "spend",
+  "profit",
+  "roi",
+  "roas",
+  "cr",
+  "epv",
+  "cpv",
+  "linkClicks",
+  "exitClicks",
+  "landerCtr",
+] as const;
+export type StatsColumn = (typeof STATS_COLUMNS)[number];
+
+export const MIN_COLUMN_WIDTH = 40;
+export const MAX_COLUMN_WIDTH = 800;
+export const MAX_PREFERENCE_ENTRIES = 50;
+
+const columnKey = z.enum(STATS_COLUMNS, { error: `Unknown column; known columns: ${STATS_COLUMNS.join(", ")}` });
+const columnWidth = z
+  .number({ error: `Column widths must be numbers of pixels from ${MIN_COLUMN_WIDTH} to ${MAX_COLUMN_WIDTH}` })
+  .finite(`Column widths must be numbers of pixels from ${MIN_COLUMN_WIDTH} to ${MAX_COLUMN_WIDTH}`)
+  .min(MIN_COLUMN_WIDTH, `Column widths must be at least ${MIN_COLUMN_WIDTH} px`)
+  .max(MAX_COLUMN_WIDTH, `Column widths must be at most ${MAX_COLUMN_WIDTH} px`);
+
+const isColumn = (key: string): key is StatsColumn => (STATS_COLUMNS as readonly string[]).includes(key);
+
+/** PUT /api/user/preferences: the whole preference, replaced. An empty visibleColumns shows every column. */
+export const statsPreferencesSchema = z.strictObject(
+  {
+    visibleColumns: z
+      .array(columnKey, { error: "visibleColumns must be a list of column keys" })
+      .max(MAX_PREFERENCE_ENTRIES, `visibleColumns can list at most ${MAX_PREFERENCE_ENTRIES} columns`)
+      .refine((cols) => new Set(cols).size === cols.length, "visibleColumns lists a column twice"),
+    columnWidths: z
+      .record(z.string(), columnWidth, { error: "columnWidths must be an object of column key to width" })
+      .superRefine((widths, ctx) => {
+        const keys = Object.keys(widths);
+        if (keys.length > MAX_PREFERENCE_ENTRIES) {
+          ctx.addIssue({ code: "custom", message: `columnWidths can hold at most ${MAX_PREFERENCE_ENTRIES} columns` });
+        }
+        for (const key of keys.filter((k) => !isColumn(k))) {
+          ctx.addIssue({ code: "custom", path: [key], message: `Unknown column "${key}"; known columns: ${STATS_COLUMNS.join(", ")}` });
+        }
+      })
+      .transform((widths) => widths as Partial<Record<StatsColumn, number>>),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `Unknown field: ${issue.keys.join(", ")} (send visibleColumns and columnWidths)`
+        : "The preferences must be an object with visibleColumns and columnWidths",
+  },
+);
+export type StatsPreferencesInput = z.input<typeof statsPreferencesSchema>;
+
+export interface StatsPreferences {
+  visibleColumns: StatsColumn[];
+  columnWidths: Partial<Record<StatsColumn, number>>;
+}
