@@ -321,6 +321,11 @@ export const clicks = sqliteTable(
   (t) => [
     index("clicks_clicked_at_idx").on(t.clickedAt),
     index("clicks_campaign_clicked_at_idx").on(t.campaignId, t.clickedAt),
+    // The click rollup finds the exits since its last run here. Partial, so recording a click
+    // (exitedAt still null) does not write to it.
+    index("clicks_exited_at_idx")
+      .on(t.exitedAt)
+      .where(sql`exited_at is not null`),
   ],
 );
 
@@ -519,10 +524,11 @@ export const cakeAttributedDaily = sqliteTable(
 
 /**
  * Our own clicks per report day (the report_timezone setting) and click dimensions: the stats
- * report's visits and exits (Link Clicks / Exit Clicks / Lander CTR) without scanning clicks.
- * Ad-platform fields are '' when the click carried none (NULL would defeat the unique key).
- * Kept by the tracking routes / report rollup (issue 6 part 2): +1 click when a click is
- * recorded, +1 exit when it first exits.
+ * report's Link Clicks / Exit Clicks / Lander CTR and its spend attribution, without scanning
+ * clicks. Ad-platform fields are '' when the click carried none (NULL would defeat the unique
+ * key). `exits` counts the exits of the row's clicks (on the click's day, not the exit's).
+ * Filled by the cron's click rollup (worker/src/jobs/roll-up-clicks.ts), never by the visitor's
+ * request; click_rollup_state says how far it got.
  */
 export const clickDailyStats = sqliteTable(
   "click_daily_stats",
@@ -557,3 +563,20 @@ export const clickDailyStats = sqliteTable(
     index("click_daily_stats_campaign_idx").on(t.campaignId, t.date),
   ],
 );
+
+/**
+ * How far click_daily_stats has got (one row, id 1). It holds exactly the clicks with
+ * `id <= clickWatermark`, and of their exits those with `exitedAt <= exitWatermark`, counted on
+ * `timeZone`'s days. The report adds the rest from `clicks` (a small read: the clicks and exits
+ * since the last run). `anchorClickId` is the clickId of row `clickWatermark`: clicks has no
+ * AUTOINCREMENT, so if the newest rolled clicks are deleted (a campaign deleted) their ids can be
+ * handed out again, and a changed anchor is how that is noticed (the rollup is then rebuilt).
+ */
+export const clickRollupState = sqliteTable("click_rollup_state", {
+  id: integer("id").primaryKey(),
+  timeZone: text("time_zone").notNull(),
+  clickWatermark: integer("click_watermark").notNull().default(0),
+  anchorClickId: text("anchor_click_id"),
+  exitWatermark: integer("exit_watermark").notNull().default(0),
+  updatedAt: integer("updated_at").notNull(),
+});

@@ -2,6 +2,7 @@ import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
 import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
+import { rollUpClicksJob } from "./roll-up-clicks";
 import { purgeSyncRunsJob, syncCakeJob, syncTikTokJob } from "./sync-data-sources";
 
 /** A unit of cron work. Each job runs on its own: one failing never stops the others. */
@@ -11,7 +12,7 @@ export interface Job {
 }
 
 /** Every job the cron runs, in order. Later features add theirs here. */
-export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes, syncCakeJob, syncTikTokJob, purgeSyncRunsJob];
+export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes, syncCakeJob, syncTikTokJob, purgeSyncRunsJob, rollUpClicksJob];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {
   const db = createDb(env.DB);

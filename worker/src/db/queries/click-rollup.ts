@@ -1,0 +1,136 @@
+/**
+ * click_daily_stats, kept by the cron from clicks so the stats report never scans raw clicks and
+ * the visitor's request writes nothing more than its click. Incremental and idempotent: a run
+ * rolls up the clicks with ids past the click watermark and the exits stamped past the exit
+ * watermark, and moves both watermarks in the same atomic batch, conditioned on nobody having
+ * moved them meanwhile. A run repeated, overlapping or cut off therefore never counts a click or
+ * an exit twice, nor skips one.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../env";
+import { localDaySql, offsetSpans } from "../../lib/zone-days";
+import { changed, rawBatch } from "../raw-batch";
+
+export interface RollupState {
+  timeZone: string;
+  clickWatermark: number;
+  /** clicks.click_id of row `clickWatermark` (null while nothing is rolled up). */
+  anchorClickId: string | null;
+  exitWatermark: number;
+}
+
+export type RollupTarget = Omit<RollupState, "timeZone">;
+
+/** The one state row. */
+const STATE_ID = 1;
+
+/** The click dimensions click_daily_stats is keyed by, as clicks stores them (null → ''). */
+export const CLICK_FIELDS = [
+  "tiktok_campaign_id",
+  "tiktok_ad_group_id",
+  "tiktok_creative_id",
+  "placement",
+  "campaign_name",
+  "ad_group_name",
+  "creative_name",
+] as const;
+export type ClickField = (typeof CLICK_FIELDS)[number];
+
+const KEY_COLUMNS = sql.raw(`date, campaign_id, ${CLICK_FIELDS.join(", ")}`);
+const fieldValues = sql.raw(CLICK_FIELDS.map((f) => `coalesce(${f}, '')`).join(", "));
+const GROUP_ALL = sql.raw("group by 1, 2, 3, 4, 5, 6, 7, 8, 9");
+
+export async function readRollupState(db: Db): Promise<RollupState | null> {
+  const [row] = await db.all<RollupState>(sql`
+    select time_zone as timeZone, click_watermark as clickWatermark, anchor_click_id as anchorClickId,
+      exit_watermark as exitWatermark
+    from click_rollup_state where id = ${STATE_ID}`);
+  return row ?? null;
+}
+
+/**
+ * Whether the clicks the state says are rolled up are still the ones in the table. clicks has no
+ * AUTOINCREMENT: when the newest rows are deleted (their campaign deleted) SQLite hands their ids
+ * out again, and a click with a reused id at or below the watermark would never be counted. The
+ * row at the watermark changing or vanishing is the sign of it.
+ */
+export async function anchorHolds(db: Db, state: RollupState): Promise<boolean> {
+  if (state.clickWatermark === 0) return true;
+  const [row] = await db.all<{ clickId: string }>(sql`select click_id as clickId from clicks where id = ${state.clickWatermark}`);
+  return row !== undefined && row.clickId === state.anchorClickId;
+}
+
+/** Empties the rollup and starts it over for a time zone, atomically. */
+export async function resetRollup(db: Db, timeZone: string, now: number) {
+  await rawBatch(db, [
+    sql`delete from click_daily_stats`,
+    sql`
+      insert into click_rollup_state (id, time_zone, click_watermark, anchor_click_id, exit_watermark, updated_at)
+      values (${STATE_ID}, ${timeZone}, 0, null, 0, ${now})
+      on conflict (id) do update set time_zone = excluded.time_zone, click_watermark = 0, anchor_click_id = null,
+        exit_watermark = 0, updated_at = excluded.updated_at`,
+  ]);
+}
+
+/**
+ * The click `limit` rows past `after` (by id), or the newest click when fewer are left; null
+ * when there is no click past `after`.
+ */
+export async function chunkEnd(db: Db, after: number, limit: number): Promise<{ id: number; clickId: string } | null> {
+  const [row] = await db.all<{ id: number; clickId: string }>(sql`
+    select id, click_id as clickId from clicks
+    where id = coalesce(
+      (select id from clicks where id > ${after} order by id limit 1 offset ${limit - 1}),
+      (select max(id) from clicks where id > ${after}))`);
+  return row ?? null;
+}
+
+/**
+ * Moves the rollup from `from` to `to` in one atomic batch: adds the clicks with ids in
+ * (from.clickWatermark, to.clickWatermark] (with those of their exits stamped up to
+ * to.exitWatermark), and the exits stamped in (from.exitWatermark, to.exitWatermark] of the
+ * clicks already rolled up. Every statement applies only while the state still reads `from`, so
+ * a second run racing this one adds nothing. Returns whether this batch moved it.
+ */
+export async function rollUpStep(db: Db, from: RollupState, to: RollupTarget, now: number): Promise<boolean> {
+  const newClicks = sql`id > ${from.clickWatermark} and id <= ${to.clickWatermark}`;
+  // Exits of clicks rolled up before: only when there are such clicks and the exit watermark moves.
+  const oldExits =
+    from.clickWatermark > 0 && to.exitWatermark > from.exitWatermark
+      ? sql`exited_at > ${from.exitWatermark} and exited_at <= ${to.exitWatermark} and id <= ${from.clickWatermark}`
+      : null;
+  const [bounds] = await db.all<{ lo: number | null; hi: number | null }>(sql`
+    select min(lo) as lo, max(hi) as hi from (
+      select min(clicked_at) as lo, max(clicked_at) as hi from clicks where ${newClicks}
+      ${oldExits ? sql`union all select min(clicked_at), max(clicked_at) from clicks indexed by clicks_exited_at_idx where ${oldExits}` : sql``})`);
+  const day = localDaySql(sql.raw("clicked_at"), offsetSpans(bounds?.lo ?? now, bounds?.hi ?? now, from.timeZone));
+  const unchanged: SQL = sql`exists (
+    select 1 from click_rollup_state where id = ${STATE_ID} and time_zone = ${from.timeZone}
+      and click_watermark = ${from.clickWatermark} and exit_watermark = ${from.exitWatermark})`;
+  const statements: SQL[] = [
+    sql`
+      insert into click_daily_stats (${KEY_COLUMNS}, clicks, exits)
+      select ${day}, campaign_id, ${fieldValues}, count(*), count(case when exited_at <= ${to.exitWatermark} then 1 end)
+      from clicks
+      where ${newClicks} and ${unchanged}
+      ${GROUP_ALL}
+      on conflict (${KEY_COLUMNS}) do update set
+        clicks = click_daily_stats.clicks + excluded.clicks, exits = click_daily_stats.exits + excluded.exits`,
+  ];
+  if (oldExits) {
+    statements.push(sql`
+      insert into click_daily_stats (${KEY_COLUMNS}, clicks, exits)
+      select ${day}, campaign_id, ${fieldValues}, 0, count(*)
+      from clicks indexed by clicks_exited_at_idx
+      where ${oldExits} and ${unchanged}
+      ${GROUP_ALL}
+      on conflict (${KEY_COLUMNS}) do update set exits = click_daily_stats.exits + excluded.exits`);
+  }
+  statements.push(sql`
+    update click_rollup_state set click_watermark = ${to.clickWatermark}, anchor_click_id = ${to.anchorClickId},
+      exit_watermark = ${to.exitWatermark}, updated_at = ${now}
+    where id = ${STATE_ID} and time_zone = ${from.timeZone} and click_watermark = ${from.clickWatermark}
+      and exit_watermark = ${from.exitWatermark}`);
+  const results = await rawBatch(db, statements);
+  return changed(results[results.length - 1]!) === 1;
+}

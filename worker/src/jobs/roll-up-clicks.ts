@@ -1,0 +1,86 @@
+import {
+  anchorHolds,
+  chunkEnd,
+  readRollupState,
+  resetRollup,
+  rollUpStep,
+  type RollupState,
+  type RollupTarget,
+} from "../db/queries/click-rollup";
+import { readSettings } from "../db/queries/settings";
+import type { Db } from "../env";
+import { canonicalTimeZone } from "../schemas/settings";
+import type { Job } from "./index";
+
+/**
+ * Exits are stamped when the visitor leaves but written after the answer, once their click's
+ * batch is stored, with retries: a few seconds late at worst. The rollup takes exits only up to
+ * this long ago, so none is stamped inside what it already counted; the report reads the newer
+ * ones from clicks.
+ */
+export const EXIT_LAG_MS = 5 * 60 * 1000;
+/** Clicks per atomic step: a step's group-by stays well inside D1's per-query time limit. */
+export const ROLLUP_CHUNK = 100_000;
+/** A run stops taking new steps after this long; the next run carries on from its watermark. */
+export const ROLLUP_BUDGET_MS = 60_000;
+
+export interface RollupRun {
+  /** The rollup was emptied and started over (first run, time zone changed, click ids reused). */
+  rebuilt: boolean;
+  steps: number;
+  state: RollupState;
+  /** Whether clicks remain past the watermark (the budget ran out, or another run moved it). */
+  behind: boolean;
+}
+
+/** The report time zone, as the rollup and the report read it. */
+export async function reportTimeZone(db: Db): Promise<string> {
+  const { report_timezone } = await readSettings(db);
+  return canonicalTimeZone(report_timezone) ?? "UTC";
+}
+
+/**
+ * Brings click_daily_stats up to date: rebuilt from scratch when its days are another time
+ * zone's (the setting changed) or its clicks are not the table's any more, then moved forward a
+ * step at a time. Safe to run again at any moment, and alongside another run.
+ */
+export async function rollUpClicks(
+  db: Db,
+  { now, chunk = ROLLUP_CHUNK, budgetMs = ROLLUP_BUDGET_MS }: { now: number; chunk?: number; budgetMs?: number },
+): Promise<RollupRun> {
+  const started = Date.now();
+  const timeZone = await reportTimeZone(db);
+  const stored = await readRollupState(db);
+  const rebuilt = !stored || stored.timeZone !== timeZone || !(await anchorHolds(db, stored));
+  let state: RollupState = stored && !rebuilt ? stored : { timeZone, clickWatermark: 0, anchorClickId: null, exitWatermark: 0 };
+  if (rebuilt) await resetRollup(db, timeZone, now);
+  const exitWatermark = Math.max(state.exitWatermark, now - EXIT_LAG_MS);
+  let steps = 0;
+  for (;;) {
+    const end = await chunkEnd(db, state.clickWatermark, chunk);
+    const target: RollupTarget = {
+      clickWatermark: end?.id ?? state.clickWatermark,
+      anchorClickId: end?.clickId ?? state.anchorClickId,
+      exitWatermark,
+    };
+    if (target.clickWatermark === state.clickWatermark && target.exitWatermark === state.exitWatermark) {
+      return { rebuilt, steps, state, behind: false };
+    }
+    if (!(await rollUpStep(db, state, target, now))) {
+      // Another run moved the watermarks first; it carries on from there.
+      return { rebuilt, steps, state, behind: true };
+    }
+    state = { ...state, ...target };
+    steps++;
+    if (Date.now() - started > budgetMs) return { rebuilt, steps, state, behind: true };
+  }
+}
+
+export const rollUpClicksJob: Job = {
+  name: "roll-up-clicks",
+  async run({ db, now }) {
+    const run = await rollUpClicks(db, { now });
+    if (run.rebuilt) console.log(`roll-up-clicks: rebuilt for ${run.state.timeZone}, ${run.steps} steps`);
+    if (run.behind) console.log(`roll-up-clicks: stopped at click ${run.state.clickWatermark}; the next run continues`);
+  },
+};
