@@ -55,6 +55,12 @@ export const ACCESS = {
   "POST /api/sync/run": "admin",
   "GET /api/tiktok/spend": feature("dashboard"),
   "GET /api/cake/offers": feature("offers", "performance", "dashboard"),
+  "GET /api/cake/stats": feature("dashboard"),
+  // the stats report (members: their media buyers' rows only) and each user's own table columns
+  "GET /api/stats/report": feature("dashboard"),
+  "GET /api/stats/filters": feature("dashboard"),
+  "GET /api/user/preferences": "signed-in",
+  "PUT /api/user/preferences": "signed-in",
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;

@@ -12,7 +12,9 @@ import { cakeRoutes } from "./routes/cake";
 import { codeRoutes } from "./routes/codes";
 import { invoiceRoutes } from "./routes/invoices";
 import { postbackRoutes } from "./routes/postback";
+import { preferenceRoutes } from "./routes/preferences";
 import { settingsRoutes } from "./routes/settings";
+import { statsRoutes } from "./routes/stats";
 import { syncRoutes } from "./routes/sync";
 import { tiktokRoutes } from "./routes/tiktok";
 import { transactionRoutes } from "./routes/transactions";
@@ -33,7 +35,9 @@ const api = new Hono<AppEnv>()
   .route("/invoices", invoiceRoutes)
   .route("/sync", syncRoutes)
   .route("/cake", cakeRoutes)
-  .route("/tiktok", tiktokRoutes);
+  .route("/tiktok", tiktokRoutes)
+  .route("/stats", statsRoutes)
+  .route("/user/preferences", preferenceRoutes);
 
 export const app = new Hono<AppEnv>()
   .use(

@@ -63,6 +63,11 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),
   "GET /api/tiktok/spend": () => ({ path: "/api/tiktok/spend?startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/cake/offers": () => ({ path: "/api/cake/offers?startDate=2025-01-01&endDate=2025-01-31" }),
+  "GET /api/cake/stats": () => ({ path: "/api/cake/stats?startDate=2025-01-01&endDate=2025-01-31" }),
+  "GET /api/stats/report": () => ({ path: "/api/stats/report?startDate=2025-01-01&endDate=2025-01-31&groupBy=spark" }),
+  "GET /api/stats/filters": () => ({ path: "/api/stats/filters?startDate=2025-01-01&endDate=2025-01-31" }),
+  "GET /api/user/preferences": () => ({ path: "/api/user/preferences" }),
+  "PUT /api/user/preferences": () => ({ path: "/api/user/preferences", json: { visibleColumns: ["name", "revenue"], columnWidths: { name: 200 } } }),
 };
 
 const routes = Object.entries(ACCESS) as [RouteKey, Access][];

@@ -7,9 +7,8 @@ import {
   type RollupState,
   type RollupTarget,
 } from "../db/queries/click-rollup";
-import { readSettings } from "../db/queries/settings";
+import { reportTimeZone } from "../db/queries/stats";
 import type { Db } from "../env";
-import { canonicalTimeZone } from "../schemas/settings";
 import type { Job } from "./index";
 
 /**
@@ -31,12 +30,6 @@ export interface RollupRun {
   state: RollupState;
   /** Whether clicks remain past the watermark (the budget ran out, or another run moved it). */
   behind: boolean;
-}
-
-/** The report time zone, as the rollup and the report read it. */
-export async function reportTimeZone(db: Db): Promise<string> {
-  const { report_timezone } = await readSettings(db);
-  return canonicalTimeZone(report_timezone) ?? "UTC";
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { offerPerformance } from "../db/queries/cake";
+import { cakeStatsByDay, offerPerformance } from "../db/queries/cake";
 import { mediaBuyerScope } from "../db/queries/media-buyer-scope";
 import type { AppEnv } from "../env";
 import { formatCents } from "../lib/money";
@@ -27,6 +27,16 @@ export const cakeRoutes = new Hono<AppEnv>()
         revenue: formatCents(r.revenueCents),
         epc: fourDecimals(r.epcTenThousandths),
       })),
+      200,
+    );
+  })
+
+  /** CAKE's figures per day, offer, media buyer (sub1) and spark (sub3): aggregated, never per click. */
+  .get("/stats", validate("query", dateRangeQuery), async (c) => {
+    const { startDate, endDate } = c.req.valid("query");
+    const rows = await cakeStatsByDay(c.get("db"), { start: startDate, end: endDate }, mediaBuyerScope(c.get("user")!));
+    return c.json(
+      rows.map(({ revenueCents, ...row }) => ({ ...row, revenue: formatCents(revenueCents) })),
       200,
     );
   });

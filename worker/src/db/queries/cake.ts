@@ -269,3 +269,29 @@ export async function offerPerformance(db: Db, days: DayRange, scope?: SQL): Pro
     group by offer_id
     order by revenueCents desc, offer_id`);
 }
+
+export interface CakeStatsRow {
+  date: string;
+  offerId: number;
+  offerName: string;
+  subid1: string;
+  subid3: string;
+  clicks: number;
+  conversions: number;
+  revenueCents: number;
+}
+
+/**
+ * The spec's `GET /api/cake/stats`: CAKE's figures per (day, offer, media buyer sub1, spark sub3)
+ * over the days (inclusive), from the daily rollup. Never per click: sub2 (our click id) is
+ * summed away, so the answer grows with days and combinations, not with clicks.
+ */
+export async function cakeStatsByDay(db: Db, days: DayRange, scope?: SQL): Promise<CakeStatsRow[]> {
+  return db.all<CakeStatsRow>(sql`
+    select date, offer_id as offerId, max(offer_name) as offerName, subid1, subid3, sum(clicks) as clicks,
+      sum(conversions) as conversions, sum(revenue_cents) as revenueCents
+    from cake_attributed_daily
+    where date between ${days.start} and ${days.end} ${scope ? sql`and ${scope}` : sql``}
+    group by date, offer_id, subid1, subid3
+    order by date, offer_id, subid1, subid3`);
+}

@@ -1,0 +1,38 @@
+import { sql } from "drizzle-orm";
+import { Hono } from "hono";
+import { mediaBuyerScope } from "../db/queries/media-buyer-scope";
+import { mediaBuyerChoices, readReport, reportTimeZone, type ReportQuery } from "../db/queries/stats";
+import type { AppEnv } from "../env";
+import { validate } from "../lib/validate";
+import { zoneDayRange } from "../lib/zone-days";
+import { statsFiltersQuery, statsReportQuery, type StatsFilters } from "../schemas/stats";
+import { buildReport } from "../stats/report";
+
+export const statsRoutes = new Hono<AppEnv>()
+  /**
+   * The grouped report (spec §2 Stats screen) over report-time-zone days startDate..endDate.
+   * Members see only their media buyers' rows and the spend linked to them (decisions.md).
+   */
+  .get("/report", validate("query", statsReportQuery), async (c) => {
+    const db = c.get("db");
+    const user = c.get("user")!;
+    const { startDate, endDate, groupBy, ...filters } = c.req.valid("query");
+    const timeZone = await reportTimeZone(db);
+    const query: ReportQuery = {
+      range: { startDate, endDate, timeZone, ...zoneDayRange(startDate, endDate, timeZone) },
+      groupBy,
+      filters,
+      buyerScope: mediaBuyerScope(user, sql.raw("r.subid1")),
+    };
+    const report = buildReport(query, await readReport(db, query), { member: user.role !== "admin" });
+    return c.json(report, 200);
+  })
+
+  /** The media buyers the caller can filter by: with stats in the days, or a member's own. */
+  .get("/filters", validate("query", statsFiltersQuery), async (c) => {
+    const user = c.get("user")!;
+    const { startDate, endDate } = c.req.valid("query");
+    const mediaBuyers = await mediaBuyerChoices(c.get("db"), { startDate, endDate }, user.role === "admin" ? undefined : user.id);
+    const body: StatsFilters = { mediaBuyers };
+    return c.json(body, 200);
+  });

@@ -1,0 +1,302 @@
+/**
+ * Turns the report's aggregated reads (db/queries/stats.ts) into the answer: one row per group
+ * with the spec §9 maths, the totals, the days, and a note on how spend was found.
+ *
+ * Spend arrives in fractions of cents (an ad campaign's day shared out by click share); it is
+ * rounded once, by largest remainder, so the rows' cents add up exactly to the total shown, and
+ * the days' cents to the same total.
+ */
+import { formatCents } from "../lib/money";
+import { CAKE_ONLY_GROUPINGS, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
+import { shiftDay } from "../integrations/day-windows";
+import { iso } from "../lib/time";
+import {
+  DIRECT_KEY,
+  NO_SPARK,
+  UNATTRIBUTED_KEY,
+  type SpendMethod,
+  type StatsDay,
+  type StatsGrouping,
+  type StatsMetrics,
+  type StatsReport,
+  type StatsRow,
+} from "../schemas/stats";
+
+interface Group {
+  key: string;
+  hint: string | null;
+  visits: number;
+  conversions: number;
+  revenueCents: number;
+  /** Spend in (fractional) cents before rounding. */
+  spend: number;
+  attributed: boolean;
+  even: boolean;
+  linkClicks: number | null;
+  exitClicks: number | null;
+}
+
+/**
+ * Rounds amounts to whole cents so they sum to `target`: each is floored, then the cents left go
+ * to the largest remainders (ties to the earlier one).
+ */
+export function roundToTotal(amounts: number[], target: number): number[] {
+  const floors = amounts.map((a) => Math.floor(a));
+  let left = target - floors.reduce((s, f) => s + f, 0);
+  const order = amounts.map((a, i) => ({ i, rest: a - floors[i]! })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (let k = 0; left > 0 && order.length; k = (k + 1) % order.length, left--) floors[order[k]!.i]! += 1;
+  for (let k = order.length - 1; left < 0 && order.length; k = (k - 1 + order.length) % order.length, left++) floors[order[k]!.i]! -= 1;
+  return floors;
+}
+
+/** n / d rounded half away from zero, in integers (no floating point on money). */
+function divRound(n: number, d: number): number {
+  const q = Math.trunc(n / d);
+  const r = n - q * d;
+  return 2 * Math.abs(r) >= Math.abs(d) ? q + Math.sign(n) * Math.sign(d) : q;
+}
+
+/** Thousandths of the currency as "0.123" (EPV and CPV, spec §9). */
+export function formatThousandths(thousandths: number): string {
+  const abs = Math.abs(thousandths);
+  const text = `${Math.floor(abs / 1000)}.${String(abs % 1000).padStart(3, "0")}`;
+  return thousandths < 0 ? `-${text}` : text;
+}
+
+interface Figures {
+  visits: number;
+  conversions: number;
+  revenueCents: number;
+  spendCents: number;
+  linkClicks: number | null;
+  exitClicks: number | null;
+}
+
+/** Spec §9: profit = revenue - spend; ROI and ROAS 0 without spend; CR, EPV, CPV per visit. */
+export function metrics(f: Figures): StatsMetrics {
+  const profitCents = f.revenueCents - f.spendCents;
+  const perVisit = (cents: number) => formatThousandths(f.visits === 0 ? 0 : divRound(cents * 10, f.visits));
+  return {
+    visits: f.visits,
+    conversions: f.conversions,
+    revenue: formatCents(f.revenueCents),
+    spend: formatCents(f.spendCents),
+    profit: formatCents(profitCents),
+    roi: f.spendCents === 0 ? 0 : (profitCents / f.spendCents) * 100,
+    roas: f.spendCents === 0 ? 0 : f.revenueCents / f.spendCents,
+    cr: f.visits === 0 ? 0 : (f.conversions / f.visits) * 100,
+    epv: perVisit(f.revenueCents),
+    cpv: perVisit(f.spendCents),
+    linkClicks: f.linkClicks,
+    exitClicks: f.exitClicks,
+    landerCtr: f.linkClicks === null ? null : f.linkClicks === 0 ? 0 : ((f.exitClicks ?? 0) / f.linkClicks) * 100,
+  };
+}
+
+const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
+  campaign: ["campaign", "campaigns"],
+  spark: ["spark", "sparks"],
+  offer: ["offer", "offers"],
+  lander: ["lander", "landers"],
+  mediaBuyer: ["media buyer", "media buyers"],
+  placement: ["placement", "placements"],
+  tiktokCampaignId: ["TikTok campaign", "TikTok campaigns"],
+  campaignName: ["TikTok campaign name", "TikTok campaign names"],
+  tiktokAdGroupId: ["ad group", "ad groups"],
+  adGroupName: ["ad group name", "ad group names"],
+  tiktokCreativeId: ["ad", "ads"],
+  creativeName: ["ad name", "ad names"],
+};
+
+function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string>): string {
+  if (g.key === UNATTRIBUTED_KEY) return "Unattributed spend";
+  switch (groupBy) {
+    case "campaign":
+      return g.key === DIRECT_KEY ? "Direct" : (names.get(g.key) ?? `Campaign ${g.key} (deleted)`);
+    case "lander":
+      if (g.key === DIRECT_KEY) return "Direct";
+      if (g.key === "unknown") return "Unknown lander";
+      return names.get(g.key) ?? `Lander ${g.key} (deleted)`;
+    case "offer":
+      return g.hint || `Offer ${g.key}`;
+    case "spark":
+      return g.key === NO_SPARK ? "No Spark" : (names.get(g.key) ?? g.key);
+    case "mediaBuyer":
+      return g.key === "" ? "No media buyer" : g.key;
+    default:
+      return g.key === DIRECT_KEY ? "Direct" : g.key === "" ? "(not set)" : g.key;
+  }
+}
+
+const money = (cents: number) => `$${formatCents(cents)}`;
+
+interface BuildContext {
+  /** The caller is a member (scoped to their media buyers). */
+  member: boolean;
+}
+
+export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext): StatsReport {
+  const { groupBy } = q;
+  const groups = new Map<string, Group>();
+  const group = (key: string) => {
+    let g = groups.get(key);
+    if (!g) {
+      g = { key, hint: null, visits: 0, conversions: 0, revenueCents: 0, spend: 0, attributed: false, even: false, linkClicks: null, exitClicks: null };
+      groups.set(key, g);
+    }
+    return g;
+  };
+
+  const revenueByDay = new Map<string, number>();
+  for (const r of data.revenue) {
+    if (r.kind === "d") {
+      revenueByDay.set(r.key, r.revenue);
+      continue;
+    }
+    const g = group(r.key);
+    g.hint = r.hint;
+    g.visits = r.visits;
+    g.conversions = r.conversions;
+    g.revenueCents = r.revenue;
+  }
+
+  const spendByDay = new Map<string, number>();
+  const unlinkedByDay = new Map<string, number>();
+  let rangeSpend = 0;
+  const ourClicks = new Map<string, { clicks: number; exits: number }>();
+  for (const s of data.spend) {
+    if (s.kind === "g" && s.amount > 0) {
+      const g = group(s.key);
+      g.spend += s.amount;
+      g.attributed = true;
+    } else if (s.kind === "d") spendByDay.set(s.key, s.amount);
+    else if (s.kind === "u") unlinkedByDay.set(s.key, s.amount);
+    else if (s.kind === "t") rangeSpend = s.amount;
+    else if (s.kind === "c") ourClicks.set(s.key, { clicks: s.clicks, exits: s.exits });
+  }
+
+  if (groupBy === "campaign") {
+    // Our clicks do not know the spark or media buyer: with those narrowing the report, a
+    // campaign only CAKE's rows place in it is shown, with its own clicks.
+    const cakeNarrowed = ctx.member || q.filters.sparkId !== undefined || q.filters.mediaBuyer !== undefined;
+    for (const [key, c] of ourClicks) {
+      const g = cakeNarrowed ? groups.get(key) : group(key);
+      if (!g) continue;
+      g.linkClicks = c.clicks;
+      g.exitClicks = c.exits;
+    }
+    for (const g of groups.values()) {
+      if (g.key !== DIRECT_KEY && g.linkClicks === null) {
+        g.linkClicks = 0;
+        g.exitClicks = 0;
+      }
+    }
+  }
+
+  // Spend nothing links to a group: split evenly (spec §9) where the grouping has no link of its
+  // own, its own row otherwise, and left out when the report is narrowed (it is nobody's there).
+  const restricted = isRestricted(q);
+  const unlinked = [...unlinkedByDay.values()].reduce((s, v) => s + v, 0);
+  let evenGroups = 0;
+  let unattributed = 0;
+  if (!restricted && unlinked > 0) {
+    const real = [...groups.values()];
+    if (CAKE_ONLY_GROUPINGS.includes(groupBy) && real.length > 0) {
+      evenGroups = real.length;
+      for (const g of real) {
+        g.spend += unlinked / real.length;
+        g.even = true;
+      }
+    } else {
+      unattributed = unlinked;
+      group(UNATTRIBUTED_KEY).spend = unlinked;
+    }
+    for (const [day, amount] of unlinkedByDay) spendByDay.set(day, (spendByDay.get(day) ?? 0) + amount);
+  }
+
+  const list = [...groups.values()];
+  const shownSpend = Math.round(list.reduce((s, g) => s + g.spend, 0));
+  const spendCents = roundToTotal(
+    list.map((g) => g.spend),
+    shownSpend,
+  );
+
+  const rows: StatsRow[] = list.map((g, i) => {
+    const spendMethod: SpendMethod = g.even ? "even" : g.attributed ? "attributed" : "none";
+    return {
+      key: g.key,
+      name: displayName(groupBy, g, data.names),
+      campaignId: groupBy === "campaign" && g.key !== DIRECT_KEY && g.key !== UNATTRIBUTED_KEY ? Number(g.key) : null,
+      spendMethod,
+      ...metrics({ ...g, spendCents: spendCents[i]! }),
+    };
+  });
+  const revenueOf = (r: StatsRow) => Number(r.revenue);
+  rows.sort(
+    (a, b) =>
+      Number(a.key === UNATTRIBUTED_KEY) - Number(b.key === UNATTRIBUTED_KEY) ||
+      revenueOf(b) - revenueOf(a) ||
+      Number(b.spend) - Number(a.spend) ||
+      a.name.localeCompare(b.name),
+  );
+
+  const sum = (pick: (g: Group, i: number) => number) => list.reduce((s, g, i) => s + pick(g, i), 0);
+  const campaignGrouping = groupBy === "campaign";
+  const totals = metrics({
+    visits: sum((g) => g.visits),
+    conversions: sum((g) => g.conversions),
+    revenueCents: sum((g) => g.revenueCents),
+    spendCents: shownSpend,
+    linkClicks: campaignGrouping ? sum((g) => g.linkClicks ?? 0) : null,
+    exitClicks: campaignGrouping ? sum((g) => g.exitClicks ?? 0) : null,
+  });
+
+  const days: string[] = [];
+  for (let d = q.range.startDate; d <= q.range.endDate; d = shiftDay(d, 1)) days.push(d);
+  const dailySpend = roundToTotal(
+    days.map((d) => spendByDay.get(d) ?? 0),
+    shownSpend,
+  );
+  const daily: StatsDay[] = days.map((date, i) => {
+    const revenue = revenueByDay.get(date) ?? 0;
+    return { date, revenue: formatCents(revenue), spend: formatCents(dailySpend[i]!), profit: formatCents(revenue - dailySpend[i]!) };
+  });
+
+  const [singular, plural] = GROUP_NOUNS[groupBy];
+  const notes: string[] = [];
+  if (evenGroups > 0) {
+    const unlinkedCents = Math.round(unlinked);
+    notes.push(
+      unlinkedCents >= shownSpend
+        ? `Spend for ${plural} is split evenly across the ${evenGroups} groups: nothing links ad spend to ${plural}.`
+        : `${money(unlinkedCents)} of the spend is split evenly across the ${evenGroups} groups: none of its TikTok campaigns' clicks reached CAKE, so nothing links it to a ${singular}.`,
+    );
+  }
+  if (unattributed > 0) {
+    notes.push(
+      `${money(Math.round(unattributed))} of spend came from TikTok campaigns none of our clicks came from in these days, so no ${singular} can be credited with it: it shows as "Unattributed spend".`,
+    );
+  }
+  if (restricted && Math.round(rangeSpend) > shownSpend) {
+    notes.push(
+      ctx.member
+        ? "Only the spend linked by clicks to your media buyers' traffic is counted."
+        : `Only the spend linked by clicks to these rows is counted: ${money(Math.round(rangeSpend) - shownSpend)} of the ${money(Math.round(rangeSpend))} spent in these days is left out.`,
+    );
+  }
+
+  return {
+    startDate: q.range.startDate,
+    endDate: q.range.endDate,
+    timeZone: q.range.timeZone,
+    groupBy,
+    rows,
+    totals,
+    spendNote: notes.length ? notes.join(" ") : null,
+    daily,
+    lastSync: {
+      cake: data.lastSync.cake === null ? null : iso(data.lastSync.cake),
+      tiktok: data.lastSync.tiktok === null ? null : iso(data.lastSync.tiktok),
+    },
+  };
+}
