@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { AlertTriangle, Code2, Link2, Megaphone, Pencil, Plus, Trash2 } from "lucide-react";
+import { AlertTriangle, Code2, Link2, Megaphone, Plus } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
 import { Button } from "@/components/ui/button";
@@ -8,6 +8,7 @@ import { useCopy } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Switch } from "@/components/ui/switch";
+import { RowActions } from "@/components/ui/row-actions";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
@@ -136,14 +137,7 @@ export default function CampaignsScreen() {
                   </TableCell>
                   {admin ? (
                     <TableCell>
-                      <div className="flex justify-end gap-1">
-                        <Button variant="ghost" size="icon" aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
-                          <Pencil />
-                        </Button>
-                        <Button variant="ghost" size="icon" aria-label={`Delete ${c.name}`} onClick={() => setDeleting(c)}>
-                          <Trash2 className="text-danger-600" />
-                        </Button>
-                      </div>
+                      <RowActions name={c.name} onEdit={() => setEditing(c)} onDelete={() => setDeleting(c)} />
                     </TableCell>
                   ) : null}
                 </TableRow>

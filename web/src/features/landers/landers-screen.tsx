@@ -1,4 +1,4 @@
-import { ExternalLink, PanelsTopLeft, Pencil, Plus, Trash2 } from "lucide-react";
+import { PanelsTopLeft, Plus } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -6,6 +6,7 @@ import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
+import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
@@ -108,22 +109,11 @@ export default function LandersScreen() {
                 <TableRow key={l.id}>
                   <TableCell className="font-medium text-slate-900">{l.name}</TableCell>
                   <TableCell className="max-w-md">
-                    <a href={l.url} target="_blank" rel="noopener noreferrer" className="inline-flex max-w-full items-center gap-1 text-brand-700 hover:underline">
-                      <span className="truncate">{l.url}</span>
-                      <ExternalLink className="size-3.5 shrink-0" aria-hidden="true" />
-                      <span className="sr-only">(opens in a new tab)</span>
-                    </a>
+                    <ExternalUrl url={l.url} />
                   </TableCell>
                   {admin ? (
                     <TableCell>
-                      <div className="flex justify-end gap-1">
-                        <Button variant="ghost" size="icon" aria-label={`Edit ${l.name}`} onClick={() => setEditing(l)}>
-                          <Pencil />
-                        </Button>
-                        <Button variant="ghost" size="icon" aria-label={`Delete ${l.name}`} onClick={() => setDeleting(l)}>
-                          <Trash2 className="text-danger-600" />
-                        </Button>
-                      </div>
+                      <RowActions name={l.name} onEdit={() => setEditing(l)} onDelete={() => setDeleting(l)} />
                     </TableCell>
                   ) : null}
                 </TableRow>

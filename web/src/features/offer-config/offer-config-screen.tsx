@@ -1,4 +1,4 @@
-import { ExternalLink, Pencil, Plus, Tag, Trash2 } from "lucide-react";
+import { Plus, Tag } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -6,6 +6,7 @@ import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
+import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
@@ -144,25 +145,14 @@ export default function OfferConfigScreen() {
                 <TableRow key={o.id}>
                   <TableCell className="font-medium text-slate-900">{o.name}</TableCell>
                   <TableCell className="max-w-xs">
-                    <a href={o.url} target="_blank" rel="noopener noreferrer" className="inline-flex max-w-full items-center gap-1 text-brand-700 hover:underline">
-                      <span className="truncate">{o.url}</span>
-                      <ExternalLink className="size-3.5 shrink-0" aria-hidden="true" />
-                      <span className="sr-only">(opens in a new tab)</span>
-                    </a>
+                    <ExternalUrl url={o.url} />
                   </TableCell>
                   <TableCell className="font-mono text-xs text-slate-600" title={o.utmTemplate}>
                     {previewTemplate(o.utmTemplate)}
                   </TableCell>
                   {admin ? (
                     <TableCell>
-                      <div className="flex justify-end gap-1">
-                        <Button variant="ghost" size="icon" aria-label={`Edit ${o.name}`} onClick={() => setEditing(o)}>
-                          <Pencil />
-                        </Button>
-                        <Button variant="ghost" size="icon" aria-label={`Delete ${o.name}`} onClick={() => setDeleting(o)}>
-                          <Trash2 className="text-danger-600" />
-                        </Button>
-                      </div>
+                      <RowActions name={o.name} onEdit={() => setEditing(o)} onDelete={() => setDeleting(o)} />
                     </TableCell>
                   ) : null}
                 </TableRow>
