@@ -39,6 +39,28 @@ export const ACCESS = {
   "POST /api/settings": "admin",
   // verification-code inbox: every signed-in user (decisions.md)
   "GET /api/codes": "signed-in",
+  // tracking engine: landers, offers, campaigns (mutations admin-only, spec section 6), sparks, clicks
+  "GET /api/landers": feature("landers", "campaigns"),
+  "POST /api/landers": "admin",
+  "PATCH /api/landers/:id": "admin",
+  "DELETE /api/landers/:id": "admin",
+  // the stats screen's offer filter reads the list too
+  "GET /api/offers": feature("offers", "campaigns", "dashboard"),
+  "POST /api/offers": "admin",
+  "PATCH /api/offers/:id": "admin",
+  "DELETE /api/offers/:id": "admin",
+  "GET /api/campaigns": feature("campaigns"),
+  "GET /api/campaigns/tracking-domains": "admin",
+  "POST /api/campaigns": "admin",
+  "PATCH /api/campaigns/:id": "admin",
+  "DELETE /api/campaigns/:id": "admin",
+  // members see and delete only the sparks assigned to them (routes/sparks.ts)
+  "GET /api/sparks": feature("sparks", "dashboard"),
+  "POST /api/sparks": feature("sparks"),
+  "DELETE /api/sparks/:id": feature("sparks"),
+  "GET /api/clicks": feature("clicks"),
+  "GET /api/clicks/by-campaign": feature("clicks", "dashboard"),
+  "GET /api/clicks/export": feature("clicks"),
   // billing statements (data scoped per member) and invoicing
   "POST /api/transactions/upload": "admin",
   "GET /api/transactions": "signed-in",

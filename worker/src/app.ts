@@ -9,14 +9,20 @@ import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { authRoutes } from "./routes/auth";
 import { cakeRoutes } from "./routes/cake";
+import { campaignRoutes } from "./routes/campaigns";
 import { codeRoutes } from "./routes/codes";
+import { clickRoutes } from "./routes/clicks";
 import { invoiceRoutes } from "./routes/invoices";
+import { landerRoutes } from "./routes/landers";
+import { offerRoutes } from "./routes/offers";
 import { postbackRoutes } from "./routes/postback";
 import { preferenceRoutes } from "./routes/preferences";
 import { settingsRoutes } from "./routes/settings";
 import { statsRoutes } from "./routes/stats";
+import { sparkRoutes } from "./routes/sparks";
 import { syncRoutes } from "./routes/sync";
 import { tiktokRoutes } from "./routes/tiktok";
+import { trackingRoutes } from "./routes/tracking";
 import { transactionRoutes } from "./routes/transactions";
 import { userRoutes } from "./routes/users";
 
@@ -31,6 +37,11 @@ const api = new Hono<AppEnv>()
   .route("/users", userRoutes)
   .route("/settings", settingsRoutes)
   .route("/codes", codeRoutes)
+  .route("/landers", landerRoutes)
+  .route("/offers", offerRoutes)
+  .route("/campaigns", campaignRoutes)
+  .route("/sparks", sparkRoutes)
+  .route("/clicks", clickRoutes)
   .route("/transactions", transactionRoutes)
   .route("/invoices", invoiceRoutes)
   .route("/sync", syncRoutes)
@@ -58,8 +69,12 @@ export const app = new Hono<AppEnv>()
       strictTransportSecurity: "max-age=31536000; includeSubDomains",
       xContentTypeOptions: "nosniff",
       referrerPolicy: "strict-origin-when-cross-origin",
+      // A route's own header wins: /exit-tracker.js must be loadable cross-origin by landers.
+      overwrite: false,
     }),
   )
+  // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard.
+  .route("/", trackingRoutes)
   // The CAKE conversion postback: public, authenticated by its own secret token.
   .route("/postback", postbackRoutes)
   .route("/api", api)

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ACCESS, accessFor, type Access, type RouteKey } from "../src/access";
 import { app } from "../src/app";
+import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertInvoice } from "../src/db/queries/invoices";
+import { insertLander } from "../src/db/queries/landers";
+import { insertOffer } from "../src/db/queries/offers";
+import { createSpark } from "../src/db/queries/sparks";
 import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 
 /**
@@ -16,7 +20,8 @@ interface Sample {
   /** The status a permitted caller gets, when it is not 2xx by the route's own rules. */
   status?: number;
 }
-type SampleFor = (target: TestUser) => Sample | Promise<Sample>;
+/** `caller` is who will send the request, for routes scoped to the caller's own rows. */
+type SampleFor = (target: TestUser, caller: TestUser | null) => Sample | Promise<Sample>;
 
 const invoiceInput = { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaid: "100.00", revenueSharePercent: "10", profit: "5", notes: "" };
 const sampleInvoice = async () =>
@@ -26,6 +31,14 @@ const statementForm = () => {
   form.append("file", new File(["Registered Card Last 4,Status,Reference Id\n*1234,PENDING,access-sample-1\n"], "statement.csv"));
   return form;
 };
+
+const sampleLander = async () => (await insertLander(db(), { name: "Access lander", url: "https://lander.test/" })).id;
+const sampleOffer = async () =>
+  (await insertOffer(db(), { name: "Access offer", url: "https://offer.test/", utmTemplate: "sub1={clickId}" })).id;
+const sampleCampaign = async () =>
+  (await insertCampaign(db(), { name: "Access campaign", landerId: await sampleLander(), offerId: null, domainId: null, bhToggle: false })).id;
+// Assigned to the caller: a member may delete only their own sparks.
+const sampleSpark = async (caller: TestUser | null) => (await createSpark(db(), { name: "Access spark", code: "<!-- spark -->" }, caller?.id ?? null)).id;
 
 const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/setup": () => ({ path: "/api/setup" }),
@@ -58,6 +71,25 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}` }),
   "PATCH /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}`, json: { profit: "12.34" } }),
   "DELETE /api/invoices/:id": async () => ({ path: `/api/invoices/${await sampleInvoice()}` }),
+  "GET /api/landers": () => ({ path: "/api/landers" }),
+  "POST /api/landers": () => ({ path: "/api/landers", json: { name: "Lander", url: "https://lander.test/a" } }),
+  "PATCH /api/landers/:id": async () => ({ path: `/api/landers/${await sampleLander()}`, json: { name: "Renamed" } }),
+  "DELETE /api/landers/:id": async () => ({ path: `/api/landers/${await sampleLander()}` }),
+  "GET /api/offers": () => ({ path: "/api/offers" }),
+  "POST /api/offers": () => ({ path: "/api/offers", json: { name: "Offer", url: "https://offer.test/o", utmTemplate: "sub1={clickId}" } }),
+  "PATCH /api/offers/:id": async () => ({ path: `/api/offers/${await sampleOffer()}`, json: { name: "Renamed" } }),
+  "DELETE /api/offers/:id": async () => ({ path: `/api/offers/${await sampleOffer()}` }),
+  "GET /api/campaigns": () => ({ path: "/api/campaigns" }),
+  "GET /api/campaigns/tracking-domains": () => ({ path: "/api/campaigns/tracking-domains" }),
+  "POST /api/campaigns": async () => ({ path: "/api/campaigns", json: { name: "Campaign", landerId: await sampleLander() } }),
+  "PATCH /api/campaigns/:id": async () => ({ path: `/api/campaigns/${await sampleCampaign()}`, json: { bhToggle: true } }),
+  "DELETE /api/campaigns/:id": async () => ({ path: `/api/campaigns/${await sampleCampaign()}` }),
+  "GET /api/sparks": () => ({ path: "/api/sparks" }),
+  "POST /api/sparks": () => ({ path: "/api/sparks", json: { name: "Spark", code: "<!-- code -->" } }),
+  "DELETE /api/sparks/:id": async (_t, caller) => ({ path: `/api/sparks/${await sampleSpark(caller)}` }),
+  "GET /api/clicks": () => ({ path: "/api/clicks?startDate=2025-01-01&endDate=2025-01-07" }),
+  "GET /api/clicks/by-campaign": () => ({ path: "/api/clicks/by-campaign?startDate=2025-01-01&endDate=2025-01-07" }),
+  "GET /api/clicks/export": () => ({ path: "/api/clicks/export?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/sync/status": () => ({ path: "/api/sync/status" }),
   // The test Worker has no data-source secrets: "all" answers 200 with each source not configured.
   "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),
@@ -76,7 +108,7 @@ async function request(key: RouteKey, caller: TestUser | null) {
   const [method] = key.split(" ") as [string];
   // Each call gets its own target user, so destructive routes never disturb the next call.
   const target = await makeUser();
-  const sample = await SAMPLES[key](target);
+  const sample = await SAMPLES[key](target, caller);
   const res = await call(sample.path, { method, json: sample.json, body: sample.body, cookie: caller?.cookie });
   return { res, sample };
 }

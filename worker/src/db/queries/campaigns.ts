@@ -1,0 +1,116 @@
+import { and, desc, eq, isNotNull, ne } from "drizzle-orm";
+import type { Db } from "../../env";
+import { campaigns, domains, landers, offers } from "../schema";
+
+const viewColumns = {
+  id: campaigns.id,
+  name: campaigns.name,
+  landerId: campaigns.landerId,
+  landerName: landers.name,
+  offerId: campaigns.offerId,
+  offerName: offers.name,
+  domainId: campaigns.domainId,
+  domain: domains.domain,
+  subdomain: domains.subdomain,
+  domainStatus: domains.status,
+  bhToggle: campaigns.bhToggle,
+  createdAt: campaigns.createdAt,
+};
+
+/** Campaign rows with the names and domain the screens show, in one query. */
+const campaignView = (db: Db) =>
+  db
+    .select(viewColumns)
+    .from(campaigns)
+    .leftJoin(landers, eq(landers.id, campaigns.landerId))
+    .leftJoin(offers, eq(offers.id, campaigns.offerId))
+    .leftJoin(domains, eq(domains.id, campaigns.domainId));
+
+export type CampaignViewRow = Awaited<ReturnType<typeof listCampaigns>>[number];
+
+export const listCampaigns = (db: Db) => campaignView(db).orderBy(desc(campaigns.createdAt), desc(campaigns.id));
+
+export const getCampaignView = (db: Db, id: number) => campaignView(db).where(eq(campaigns.id, id)).get();
+
+export interface CampaignValues {
+  name: string;
+  landerId: number;
+  offerId: number | null;
+  domainId: number | null;
+  bhToggle: boolean;
+}
+
+export const insertCampaign = async (db: Db, values: CampaignValues) =>
+  (await db.insert(campaigns).values({ ...values, createdAt: Date.now() }).returning({ id: campaigns.id }))[0]!;
+
+/** Undefined when there is no such campaign. */
+export const updateCampaign = (db: Db, id: number, values: Partial<CampaignValues>) =>
+  db.update(campaigns).set(values).where(eq(campaigns.id, id)).returning({ id: campaigns.id }).get();
+
+/** Deleting a campaign deletes its clicks (the model's cascade). */
+export const deleteCampaign = async (db: Db, id: number) =>
+  (await db.delete(campaigns).where(eq(campaigns.id, id)).returning({ id: campaigns.id })).length === 1;
+
+/**
+ * Why the referenced lander, offer or domain cannot be used, one per field (empty: all fine).
+ * A tracking domain must be active with a subdomain, as the campaign dialog offers them.
+ */
+export async function referenceProblems(db: Db, refs: { landerId?: number; offerId?: number | null; domainId?: number | null }) {
+  const [lander, offer, domain] = await Promise.all([
+    refs.landerId ? db.select({ id: landers.id }).from(landers).where(eq(landers.id, refs.landerId)).get() : undefined,
+    refs.offerId ? db.select({ id: offers.id }).from(offers).where(eq(offers.id, refs.offerId)).get() : undefined,
+    refs.domainId
+      ? db
+          .select({ domain: domains.domain, subdomain: domains.subdomain, status: domains.status })
+          .from(domains)
+          .where(eq(domains.id, refs.domainId))
+          .get()
+      : undefined,
+  ]);
+  const problems: { field: string; message: string }[] = [];
+  if (refs.landerId && !lander) problems.push({ field: "landerId", message: `Lander ${refs.landerId} does not exist` });
+  if (refs.offerId && !offer) problems.push({ field: "offerId", message: `Offer ${refs.offerId} does not exist` });
+  if (refs.domainId) {
+    if (!domain) problems.push({ field: "domainId", message: `Domain ${refs.domainId} does not exist` });
+    else if (domain.status !== "active" || !domain.subdomain) {
+      problems.push({ field: "domainId", message: `${domain.domain} is not an active domain with a subdomain` });
+    }
+  }
+  return problems;
+}
+
+/** What /r/ and /click need to answer for a campaign. */
+export interface TrackedCampaign {
+  id: number;
+  bhToggle: boolean;
+  landerUrl: string;
+  offer: { id: number; url: string; template: string } | null;
+}
+
+export async function findTrackedCampaign(db: Db, id: number): Promise<TrackedCampaign | null> {
+  const row = await db
+    .select({
+      id: campaigns.id,
+      bhToggle: campaigns.bhToggle,
+      landerUrl: landers.url,
+      offerId: offers.id,
+      offerUrl: offers.url,
+      template: offers.utmTemplate,
+    })
+    .from(campaigns)
+    .innerJoin(landers, eq(landers.id, campaigns.landerId))
+    .leftJoin(offers, eq(offers.id, campaigns.offerId))
+    .where(eq(campaigns.id, id))
+    .get();
+  if (!row) return null;
+  const { offerId, offerUrl, template, ...rest } = row;
+  return { ...rest, offer: offerId !== null && offerUrl !== null && template !== null ? { id: offerId, url: offerUrl, template } : null };
+}
+
+/** Domains a campaign can use for tracking: active, with a subdomain. */
+export const listTrackingDomains = (db: Db) =>
+  db
+    .select({ id: domains.id, domain: domains.domain, subdomain: domains.subdomain, status: domains.status })
+    .from(domains)
+    .where(and(eq(domains.status, "active"), isNotNull(domains.subdomain), ne(domains.subdomain, "")))
+    .orderBy(domains.domain);

@@ -1,0 +1,131 @@
+import { Hono } from "hono";
+import {
+  deleteCampaign,
+  getCampaignView,
+  insertCampaign,
+  listCampaigns,
+  listTrackingDomains,
+  referenceProblems,
+  updateCampaign,
+  type CampaignViewRow,
+} from "../db/queries/campaigns";
+import { readSettings } from "../db/queries/settings";
+import type { AppEnv, Db } from "../env";
+import { isForeignKeyViolation } from "../lib/db-errors";
+import { ApiError, badRequest, notFound } from "../lib/errors";
+import { iso } from "../lib/time";
+import { validate } from "../lib/validate";
+import { createCampaignSchema, updateCampaignSchema } from "../schemas/campaigns";
+import { idParam } from "../schemas/common";
+import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
+import { campaignLinks, domainBase, exitBase, redirectBase, type DomainChoice, type LinkSettings } from "../tracking/links";
+
+const domainOf = (row: CampaignViewRow): DomainChoice | null =>
+  row.domain !== null && row.domainStatus !== null ? { domain: row.domain, subdomain: row.subdomain, status: row.domainStatus } : null;
+
+const hostOf = (base: string | null) => (base === null ? null : new URL(base).host);
+
+/** A campaign as the screens use it: names and every link resolved, so no second lookup is needed. */
+function campaignJson(row: CampaignViewRow, settings: LinkSettings) {
+  const domain = domainOf(row);
+  return {
+    id: row.id,
+    name: row.name,
+    landerId: row.landerId,
+    landerName: row.landerName,
+    offerId: row.offerId,
+    offerName: row.offerName,
+    domainId: row.domainId,
+    trackingDomain: hostOf(domainBase(domain)),
+    bhToggle: row.bhToggle,
+    createdAt: iso(row.createdAt),
+    ...campaignLinks(row, domain, settings),
+  };
+}
+
+async function oneCampaign(db: Db, id: number) {
+  const [row, settings] = await Promise.all([getCampaignView(db, id), readSettings(db)]);
+  if (!row) throw notFound("Campaign not found");
+  return campaignJson(row, settings);
+}
+
+async function checkReferences(db: Db, refs: Parameters<typeof referenceProblems>[1]) {
+  const problems = await referenceProblems(db, refs);
+  if (problems.length) {
+    throw new ApiError(
+      400,
+      problems.length === 1 ? problems[0]!.message : "Some of the chosen items cannot be used",
+      problems.map((p) => `${p.field}: ${p.message}`),
+    );
+  }
+}
+
+/** A lander or offer deleted between the check and the write: still a clear 400, never a 500. */
+async function writing<T>(write: Promise<T>) {
+  try {
+    return await write;
+  } catch (err) {
+    if (isForeignKeyViolation(err)) throw badRequest("The chosen lander, offer or domain no longer exists");
+    throw err;
+  }
+}
+
+export const campaignRoutes = new Hono<AppEnv>()
+  .get("/", async (c) => {
+    const db = c.get("db");
+    const [rows, settings] = await Promise.all([listCampaigns(db), readSettings(db)]);
+    return c.json(
+      rows.map((row) => campaignJson(row, settings)),
+      200,
+    );
+  })
+
+  /** For the campaign dialog: the domain choices, and whether the default has a redirect domain. */
+  .get("/tracking-domains", async (c) => {
+    const db = c.get("db");
+    const [domains, settings] = await Promise.all([listTrackingDomains(db), readSettings(db)]);
+    const defaultRedirectBase = redirectBase(null, settings);
+    return c.json(
+      {
+        defaultRedirectBase,
+        exitBase: exitBase(defaultRedirectBase, settings),
+        domains: domains.map((d) => ({ id: d.id, domain: d.domain, subdomain: d.subdomain, host: hostOf(domainBase(d)) })),
+      },
+      200,
+    );
+  })
+
+  .post("/", validate("json", createCampaignSchema), async (c) => {
+    const db = c.get("db");
+    const input = c.req.valid("json");
+    await checkReferences(db, input);
+    const { id } = await writing(
+      insertCampaign(db, {
+        name: input.name,
+        landerId: input.landerId,
+        offerId: input.offerId ?? null,
+        domainId: input.domainId ?? null,
+        bhToggle: input.bhToggle,
+      }),
+    );
+    // Unknown ids are cached too: this id may have been asked for before it existed.
+    invalidateTrackedCampaigns();
+    return c.json(await oneCampaign(db, id), 201);
+  })
+
+  .patch("/:id", validate("param", idParam), validate("json", updateCampaignSchema), async (c) => {
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    await checkReferences(db, input);
+    const updated = await writing(updateCampaign(db, id, input));
+    if (!updated) throw notFound("Campaign not found");
+    invalidateTrackedCampaigns();
+    return c.json(await oneCampaign(db, id), 200);
+  })
+
+  .delete("/:id", validate("param", idParam), async (c) => {
+    if (!(await deleteCampaign(c.get("db"), c.req.valid("param").id))) throw notFound("Campaign not found");
+    invalidateTrackedCampaigns();
+    return c.json({ ok: true }, 200);
+  });

@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import { deleteLander, insertLander, listLanders, updateLander } from "../db/queries/landers";
+import type { AppEnv } from "../env";
+import { notFound } from "../lib/errors";
+import { iso } from "../lib/time";
+import { validate } from "../lib/validate";
+import { idParam } from "../schemas/common";
+import { createLanderSchema, updateLanderSchema } from "../schemas/landers";
+import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
+
+const landerJson = (l: { id: number; name: string; url: string; createdAt: number }) => ({ ...l, createdAt: iso(l.createdAt) });
+
+/** Landers: readable with landers or campaigns (the campaign dialog lists them), written by admins. */
+export const landerRoutes = new Hono<AppEnv>()
+  .get("/", async (c) => c.json((await listLanders(c.get("db"))).map(landerJson), 200))
+
+  .post("/", validate("json", createLanderSchema), async (c) => {
+    const lander = await insertLander(c.get("db"), c.req.valid("json"));
+    return c.json(landerJson(lander), 201);
+  })
+
+  .patch("/:id", validate("param", idParam), validate("json", updateLanderSchema), async (c) => {
+    const lander = await updateLander(c.get("db"), c.req.valid("param").id, c.req.valid("json"));
+    if (!lander) throw notFound("Lander not found");
+    // /r/ redirects to the lander URL it cached.
+    invalidateTrackedCampaigns();
+    return c.json(landerJson(lander), 200);
+  })
+
+  .delete("/:id", validate("param", idParam), async (c) => {
+    if (!(await deleteLander(c.get("db"), c.req.valid("param").id))) throw notFound("Lander not found");
+    invalidateTrackedCampaigns();
+    return c.json({ ok: true }, 200);
+  });

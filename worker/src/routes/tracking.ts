@@ -1,0 +1,157 @@
+import { Hono, type Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { findClick } from "../db/queries/clicks";
+import { readSettings } from "../db/queries/settings";
+import type { AppEnv, Db } from "../env";
+import { createDb } from "../middleware/database";
+import { normaliseBaseUrl } from "../schemas/settings";
+import { trackedCampaign } from "../tracking/campaign-cache";
+import { pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
+import { exitTrackerScript } from "../tracking/exit-tracker-script";
+import { appendQuery, fillTemplate } from "../tracking/urls";
+
+/** decisions.md: recorded values are cut to 255 characters. */
+const VALUE_MAX = 255;
+
+/** Cuts to 255 characters (code points, so an emoji is never split); empty or missing is null. */
+function cut(value: string | null | undefined): string | null {
+  if (value == null || value === "") return null;
+  if (value.length <= VALUE_MAX) return value;
+  return Array.from(value.slice(0, VALUE_MAX * 2)).slice(0, VALUE_MAX).join("");
+}
+
+// drizzle() with the schema rebuilds its relational config on every call: on the hot path, once
+// per isolate is enough (the binding is the same object for every request).
+const dbs = new WeakMap<D1Database, Db>();
+function trackingDb(d1: D1Database) {
+  let db = dbs.get(d1);
+  if (!db) dbs.set(d1, (db = createDb(d1)));
+  return db;
+}
+
+const parseCampaignId = (raw: string | null | undefined) => (raw && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null);
+const CLICK_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// Every answer here is a recorded event (or the refusal of one): never cached, never indexed.
+const TRACKING_HEADERS = { "Cache-Control": "no-store", "X-Robots-Tag": "noindex, nofollow" };
+
+function plainPage(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, text: string) {
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+      `<title>${title}</title></head><body><p>${text}</p></body></html>`,
+    status,
+    TRACKING_HEADERS,
+  );
+}
+
+const unknownLink = (c: Context<AppEnv>) => plainPage(c, 404, "Not found", "This link does not exist.");
+function redirect(c: Context<AppEnv>, location: string) {
+  for (const [name, value] of Object.entries(TRACKING_HEADERS)) c.header(name, value);
+  return c.redirect(location, 302);
+}
+
+/** The click an exit names: still being written in this isolate, or stored. */
+async function clickForExit(db: Db, clickId: string) {
+  const waiting = pendingClick(clickId);
+  if (waiting) return { ...waiting.click, stored: waiting.stored };
+  const stored = await findClick(db, clickId);
+  return stored ? { ...stored, stored: Promise.resolve(true) } : null;
+}
+
+/**
+ * The public routes ad traffic hits, on any host (tracking domains point at this Worker). Outside
+ * /api: no session, no CSRF guard, and the visitor never waits on a write (decisions.md "Tracking").
+ */
+export const trackingRoutes = new Hono<AppEnv>()
+  .get("/r/:campaignId", async (c) => {
+    const db = trackingDb(c.env.DB);
+    const id = parseCampaignId(c.req.param("campaignId"));
+    const campaign = id === null ? null : await trackedCampaign(db, id);
+    if (!campaign) return unknownLink(c);
+
+    const clickId = crypto.randomUUID();
+    // HEAD is link checkers and previews, not visitors: answer the same, record nothing.
+    if (c.req.method !== "HEAD") {
+      const q = new URL(c.req.url).searchParams;
+      recordClickLater(c.executionCtx, db, {
+        clickId,
+        campaignId: campaign.id,
+        tiktokCampaignId: cut(q.get("cid")),
+        tiktokAdGroupId: cut(q.get("ad")),
+        tiktokCreativeId: cut(q.get("cr")),
+        placement: cut(q.get("plc")),
+        campaignName: cut(q.get("cname")),
+        adGroupName: cut(q.get("aname")),
+        creativeName: cut(q.get("crname")),
+        // CF-Connecting-IP is set by Cloudflare; X-Forwarded-For is whatever the client sent.
+        ipAddress: cut(c.req.header("cf-connecting-ip")),
+        userAgent: cut(c.req.header("user-agent")),
+        clickedAt: Date.now(),
+      });
+    }
+
+    const holding = () => plainPage(c, 200, "Coming soon", "This page is not available yet. Please check back later.");
+    if (!campaign.bhToggle) return holding();
+    const location = appendQuery(campaign.landerUrl, `cid=${campaign.id}&clickId=${clickId}`, ["cid", "clickId"]);
+    return location ? redirect(c, location) : holding();
+  })
+
+  .get("/click", async (c) => {
+    const db = trackingDb(c.env.DB);
+    const q = new URL(c.req.url).searchParams;
+    const clickIdParam = q.get("clickId") ?? "";
+    const click = CLICK_ID_RE.test(clickIdParam) ? await clickForExit(db, clickIdParam.toLowerCase()) : null;
+    // The stored click decides the campaign; cid only serves when the click is unknown.
+    const campaignId = click?.campaignId ?? parseCampaignId(q.get("cid"));
+    const campaign = campaignId === null ? null : await trackedCampaign(db, campaignId);
+    if (!campaign) return unknownLink(c);
+    const offer = campaign.offer;
+    if (!offer) return plainPage(c, 404, "Not found", "This link has no destination yet.");
+
+    // Only ever the configured offer URL: nothing from this request's query chooses the destination.
+    const query = click
+      ? fillTemplate(offer.template, {
+          clickId: click.clickId,
+          campaign: click.tiktokCampaignId,
+          adGroup: click.tiktokAdGroupId,
+          creative: click.tiktokCreativeId,
+          placement: click.placement,
+          campaignName: click.campaignName,
+          adGroupName: click.adGroupName,
+          creativeName: click.creativeName,
+        })
+      : "";
+    const location = appendQuery(offer.url, query);
+    if (!location) return plainPage(c, 404, "Not found", "This link has no destination yet.");
+
+    if (click && c.req.method !== "HEAD") {
+      recordExitLater(
+        c.executionCtx,
+        db,
+        {
+          clickId: click.clickId,
+          offerId: offer.id,
+          ipAddress: cut(c.req.header("cf-connecting-ip")),
+          userAgent: cut(c.req.header("user-agent")),
+          at: Date.now(),
+        },
+        click.stored,
+      );
+    }
+    return redirect(c, location);
+  })
+
+  .get("/exit-tracker.js", async (c) => {
+    const settings = await readSettings(trackingDb(c.env.DB));
+    const self = new URL(c.req.url).origin;
+    const exit = normaliseBaseUrl(settings.global_exit_domain, { stripClick: true }) ?? self;
+    return c.body(exitTrackerScript(exit, self), 200, {
+      "Content-Type": "text/javascript; charset=utf-8",
+      // Landers on any origin load this with <script src>; the app's same-origin default would block it.
+      "Cross-Origin-Resource-Policy": "cross-origin",
+      "Access-Control-Allow-Origin": "*",
+      // Short: a changed exit domain reaches landers within minutes.
+      "Cache-Control": "public, max-age=300",
+      "X-Robots-Tag": "noindex",
+    });
+  });

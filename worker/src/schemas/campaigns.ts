@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { NAME_MAX } from "./landers";
+
+const campaignName = z
+  .string({ error: "Campaign name is required" })
+  .trim()
+  .min(1, "Campaign name is required")
+  .max(NAME_MAX, `Campaign name must be at most ${NAME_MAX} characters`);
+
+const reference = (message: string) => z.number({ error: message }).int(message).positive(message);
+
+/** POST body. offerId / domainId omitted or null: no offer / the redirect domain from settings. */
+export const createCampaignSchema = z.object({
+  name: campaignName,
+  landerId: reference("Select a lander"),
+  offerId: reference("offerId must be an offer id or null").nullable().optional(),
+  domainId: reference("domainId must be a domain id or null").nullable().optional(),
+  bhToggle: z.boolean({ error: "bhToggle must be true or false" }).default(false),
+});
+export type CreateCampaignInput = z.input<typeof createCampaignSchema>;
+
+/** PATCH body: any subset, e.g. `{ bhToggle }` alone from the list's switch. */
+export const updateCampaignSchema = z
+  .object({
+    name: campaignName.optional(),
+    landerId: reference("Select a lander").optional(),
+    offerId: reference("offerId must be an offer id or null").nullable().optional(),
+    domainId: reference("domainId must be a domain id or null").nullable().optional(),
+    bhToggle: z.boolean({ error: "bhToggle must be true or false" }).optional(),
+  })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), "Send at least one field to change");
+export type UpdateCampaignInput = z.input<typeof updateCampaignSchema>;

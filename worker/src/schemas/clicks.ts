@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { calendarDate } from "./calendar-date";
+
+export const CLICKS_PAGE_SIZE = 50;
+export const CLICKS_PAGE_SIZE_MAX = 200;
+
+/**
+ * A calendar-day range. `endDate` is INCLUSIVE: send the last day to show as the picker shows it
+ * (2025-01-07 for "Jan 1 - Jan 7"), not the day after. Omitted ends default to the last 7 days.
+ */
+export const dateRangeQuery = z
+  .object({
+    startDate: calendarDate("startDate").optional(),
+    endDate: calendarDate("endDate").optional(),
+  })
+  .refine((v) => !v.startDate || !v.endDate || v.startDate <= v.endDate, {
+    message: "startDate must not be after endDate",
+    path: ["startDate"],
+  });
+
+const campaignFilter = z.object({
+  campaignId: z.coerce.number({ error: "campaignId must be a campaign id" }).int("campaignId must be a campaign id").positive("campaignId must be a campaign id").optional(),
+});
+
+export const clickExportQuery = z.intersection(dateRangeQuery, campaignFilter);
+
+export const clickLogQuery = z.intersection(
+  clickExportQuery,
+  z.object({
+    page: z.coerce.number({ error: "page must be a whole number from 1" }).int("page must be a whole number from 1").min(1, "page must be a whole number from 1").default(1),
+    pageSize: z.coerce
+      .number({ error: `pageSize must be from 1 to ${CLICKS_PAGE_SIZE_MAX}` })
+      .int(`pageSize must be from 1 to ${CLICKS_PAGE_SIZE_MAX}`)
+      .min(1, `pageSize must be from 1 to ${CLICKS_PAGE_SIZE_MAX}`)
+      .max(CLICKS_PAGE_SIZE_MAX, `pageSize must be from 1 to ${CLICKS_PAGE_SIZE_MAX}`)
+      .default(CLICKS_PAGE_SIZE),
+  }),
+);
+export type ClickLogQuery = z.input<typeof clickLogQuery>;

@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest";
+import { insertLander } from "../src/db/queries/landers";
+import { insertOffer } from "../src/db/queries/offers";
+import { writeSetting } from "../src/db/queries/settings";
+import { domains, type DomainStatus } from "../src/db/schema";
+import { TRACKING_QUERY } from "../src/tracking/links";
+import { call, db, makeAdmin, makeUser, uniqueName } from "./helpers";
+
+interface Campaign {
+  id: number;
+  name: string;
+  landerId: number;
+  landerName: string | null;
+  offerId: number | null;
+  offerName: string | null;
+  domainId: number | null;
+  trackingDomain: string | null;
+  bhToggle: boolean;
+  createdAt: string;
+  trackingUrl: string | null;
+  exitUrl: string | null;
+  exitScriptUrl: string | null;
+  exitScript: string | null;
+}
+
+async function refs() {
+  const lander = await insertLander(db(), { name: "Quiz LP", url: "https://lp.test/quiz" });
+  const offer = await insertOffer(db(), { name: "Sweeps", url: "https://offer.test/go", utmTemplate: "s={clickId}" });
+  return { landerId: lander.id, offerId: offer.id };
+}
+
+async function domain(status: DomainStatus, subdomain: string | null = "trk") {
+  const [row] = await db().insert(domains).values({ domain: `${uniqueName("d")}.xyz`, subdomain, status }).returning();
+  return row!;
+}
+
+/** Settings are shared by the whole file: each test sets what it relies on. */
+const settings = async (redirect: string, exit = "") => {
+  await writeSetting(db(), "redirect_domain", redirect);
+  await writeSetting(db(), "global_exit_domain", exit);
+};
+
+describe("campaigns", () => {
+  it("creates a campaign and answers with names and every link resolved", async () => {
+    await settings("https://go.example.com");
+    const admin = await makeAdmin();
+    const { landerId, offerId } = await refs();
+    const res = await call("/api/campaigns", { cookie: admin.cookie, json: { name: " Spring ", landerId, offerId, bhToggle: true } });
+    expect(res.status).toBe(201);
+    const c = await res.json<Campaign>();
+    expect(c).toMatchObject({
+      name: "Spring",
+      landerId,
+      landerName: "Quiz LP",
+      offerId,
+      offerName: "Sweeps",
+      domainId: null,
+      trackingDomain: null,
+      bhToggle: true,
+      trackingUrl: `https://go.example.com/r/${c.id}?${TRACKING_QUERY}`,
+      exitUrl: "https://go.example.com/click",
+      exitScriptUrl: "https://go.example.com/exit-tracker.js",
+      exitScript: '<script src="https://go.example.com/exit-tracker.js" async></script>',
+    });
+  });
+
+  it("uses the campaign's active tracking domain, and global_exit_domain for exits", async () => {
+    await settings("https://go.example.com", "https://exit.example.com");
+    const admin = await makeAdmin();
+    const { landerId } = await refs();
+    const d = await domain("active", "trk");
+    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId, domainId: d.id } })).json<Campaign>();
+    expect(c.trackingDomain).toBe(`trk.${d.domain}`);
+    expect(c.trackingUrl).toBe(`https://trk.${d.domain}/r/${c.id}?${TRACKING_QUERY}`);
+    expect(c.exitUrl).toBe("https://exit.example.com/click");
+    expect(c.exitScript).toBeNull();
+  });
+
+  it("has null links when no redirect domain can be determined (the red card)", async () => {
+    await settings("");
+    const admin = await makeAdmin();
+    const { landerId } = await refs();
+    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId } })).json<Campaign>();
+    expect([c.trackingUrl, c.exitUrl, c.exitScriptUrl, c.exitScript]).toEqual([null, null, null, null]);
+    const choices = await (await call("/api/campaigns/tracking-domains", { cookie: admin.cookie })).json<{ defaultRedirectBase: string | null }>();
+    expect(choices.defaultRedirectBase).toBeNull();
+  });
+
+  it("offers only active domains with a subdomain as tracking domains", async () => {
+    await settings("go.example.com");
+    const admin = await makeAdmin();
+    const usable = await domain("active", "go");
+    const noSub = await domain("active", null);
+    const failed = await domain("dns_failed", "trk");
+    const res = await call("/api/campaigns/tracking-domains", { cookie: admin.cookie });
+    expect(res.status).toBe(200);
+    const body = await res.json<{ defaultRedirectBase: string; exitBase: string; domains: { id: number; host: string }[] }>();
+    expect(body.defaultRedirectBase).toBe("https://go.example.com");
+    expect(body.exitBase).toBe("https://go.example.com");
+    const ids = body.domains.map((d) => d.id);
+    expect(ids).toContain(usable.id);
+    expect(ids).not.toContain(noSub.id);
+    expect(ids).not.toContain(failed.id);
+    expect(body.domains.find((d) => d.id === usable.id)?.host).toBe(`go.${usable.domain}`);
+  });
+
+  it("refuses references that do not exist or cannot be used, with 400 and a clear message", async () => {
+    const admin = await makeAdmin();
+    const { landerId, offerId } = await refs();
+    const inactive = await domain("configuring_dns");
+    const cases: [object, string][] = [
+      [{ name: "C", landerId: 999999 }, "Lander 999999 does not exist"],
+      [{ name: "C", landerId, offerId: 999999 }, "Offer 999999 does not exist"],
+      [{ name: "C", landerId, domainId: 999999 }, "Domain 999999 does not exist"],
+      [{ name: "C", landerId, domainId: inactive.id }, `${inactive.domain} is not an active domain with a subdomain`],
+    ];
+    for (const [json, message] of cases) {
+      const res = await call("/api/campaigns", { cookie: admin.cookie, json });
+      expect(res.status).toBe(400);
+      expect((await res.json<{ error: string }>()).error).toBe(message);
+    }
+    const both = await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId: 999998, offerId: 999997 } });
+    expect(await both.json()).toEqual({
+      error: "Some of the chosen items cannot be used",
+      details: ["landerId: Lander 999998 does not exist", "offerId: Offer 999997 does not exist"],
+    });
+    expect(offerId).toBeGreaterThan(0);
+  });
+
+  it.each([
+    [{ landerId: 1 }, "Campaign name is required"],
+    [{ name: "  ", landerId: 1 }, "Campaign name is required"],
+    [{ name: "C" }, "Select a lander"],
+    [{ name: "C", landerId: "3" }, "Select a lander"],
+    [{ name: "C", landerId: 0 }, "Select a lander"],
+    [{ name: "C", landerId: 1, bhToggle: "yes" }, "bhToggle must be true or false"],
+    [{ name: "C", landerId: 1, offerId: "none" }, "offerId must be an offer id or null"],
+  ])("validates %j: %s", async (json, message) => {
+    const admin = await makeAdmin();
+    const res = await call("/api/campaigns", { cookie: admin.cookie, json });
+    expect(res.status).toBe(400);
+    const body = await res.json<{ error: string; details?: string[] }>();
+    expect([body.error, ...(body.details ?? [])].join(" | ")).toContain(message);
+  });
+
+  it("updates with bhToggle alone, clears the offer with null, and checks new references", async () => {
+    const admin = await makeAdmin();
+    const { landerId, offerId } = await refs();
+    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId, offerId } })).json<Campaign>();
+    expect(c.bhToggle).toBe(false);
+
+    const toggled = await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } });
+    expect(toggled.status).toBe(200);
+    expect(await toggled.json()).toMatchObject({ id: c.id, name: "C", bhToggle: true, offerId, landerId });
+
+    const cleared = await (await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: { offerId: null } })).json<Campaign>();
+    expect(cleared).toMatchObject({ offerId: null, offerName: null, exitScript: null, bhToggle: true });
+
+    const bad = await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: { landerId: 999999 } });
+    expect(bad.status).toBe(400);
+    const empty = await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: {} });
+    expect((await empty.json<{ error: string }>()).error).toBe("Send at least one field to change");
+    expect((await call("/api/campaigns/999999", { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } })).status).toBe(404);
+  });
+
+  it("lets members with campaigns view, but only admins change anything", async () => {
+    const admin = await makeAdmin();
+    const { landerId } = await refs();
+    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Viewable", landerId } })).json<Campaign>();
+    const member = await makeUser("user", ["campaigns"]);
+    const list = await call("/api/campaigns", { cookie: member.cookie });
+    expect(list.status).toBe(200);
+    expect((await list.json<Campaign[]>()).some((x) => x.id === c.id)).toBe(true);
+    expect((await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: member.cookie, json: { bhToggle: true } })).status).toBe(403);
+    expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: member.cookie })).status).toBe(403);
+    expect((await call("/api/campaigns/tracking-domains", { cookie: member.cookie })).status).toBe(403);
+  });
+
+  it("deletes a campaign once", async () => {
+    const admin = await makeAdmin();
+    const { landerId } = await refs();
+    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Gone", landerId } })).json<Campaign>();
+    expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
+  });
+});

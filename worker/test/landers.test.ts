@@ -1,0 +1,88 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { insertCampaign } from "../src/db/queries/campaigns";
+import { campaigns } from "../src/db/schema";
+import { call, db, makeAdmin, makeUser } from "./helpers";
+
+interface Lander {
+  id: number;
+  name: string;
+  url: string;
+  createdAt: string;
+}
+
+describe("landers", () => {
+  it("lets an admin add, rename and delete a lander", async () => {
+    const admin = await makeAdmin();
+    const created = await call("/api/landers", { cookie: admin.cookie, json: { name: "  Quiz LP ", url: " https://lp.test/quiz?v=2 " } });
+    expect(created.status).toBe(201);
+    const lander = await created.json<Lander>();
+    expect(lander).toMatchObject({ name: "Quiz LP", url: "https://lp.test/quiz?v=2" });
+    expect(lander.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
+
+    const renamed = await call(`/api/landers/${lander.id}`, { method: "PATCH", cookie: admin.cookie, json: { name: "Quiz LP v3" } });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toMatchObject({ id: lander.id, name: "Quiz LP v3", url: "https://lp.test/quiz?v=2" });
+
+    const list = await (await call("/api/landers", { cookie: admin.cookie })).json<Lander[]>();
+    expect(list.find((l) => l.id === lander.id)?.name).toBe("Quiz LP v3");
+
+    expect((await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    expect((await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
+  });
+
+  it("lists newest first for members with landers or campaigns", async () => {
+    const admin = await makeAdmin();
+    const a = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Older", url: "https://lp.test/a" } })).json<Lander>();
+    const b = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Newer", url: "https://lp.test/b" } })).json<Lander>();
+    for (const feature of ["landers", "campaigns"] as const) {
+      const member = await makeUser("user", [feature]);
+      const ids = (await (await call("/api/landers", { cookie: member.cookie })).json<Lander[]>()).map((l) => l.id);
+      expect(ids.indexOf(b.id)).toBeLessThan(ids.indexOf(a.id));
+    }
+  });
+
+  it("refuses members' writes with 403", async () => {
+    const member = await makeUser("user", ["landers", "campaigns"]);
+    const res = await call("/api/landers", { cookie: member.cookie, json: { name: "Mine", url: "https://lp.test/" } });
+    expect(res.status).toBe(403);
+  });
+
+  it.each([
+    [{ url: "https://lp.test/" }, "Name is required"],
+    [{ name: "   ", url: "https://lp.test/" }, "Name is required"],
+    [{ name: "LP" }, "URL is required"],
+    [{ name: "LP", url: "lp.test/page" }, "URL must start with http:// or https://"],
+    [{ name: "LP", url: "javascript:alert(1)//https://" }, "URL must start with http:// or https://"],
+    [{ name: "LP", url: "data:text/html,<script>alert(1)</script>" }, "URL must start with http:// or https://"],
+    [{ name: "x".repeat(256), url: "https://lp.test/" }, "Name must be at most 255 characters"],
+    [{ name: "LP", url: 42 }, "URL is required"],
+  ])("refuses %j: %s", async (body, message) => {
+    const admin = await makeAdmin();
+    const res = await call("/api/landers", { cookie: admin.cookie, json: body });
+    expect(res.status).toBe(400);
+    const error = await res.json<{ error: string; details?: string[] }>();
+    expect([error.error, ...(error.details ?? [])].join(" | ")).toContain(message);
+  });
+
+  it("needs something to change, a known lander and a numeric id", async () => {
+    const admin = await makeAdmin();
+    const empty = await call("/api/landers/1", { method: "PATCH", cookie: admin.cookie, json: {} });
+    expect(empty.status).toBe(400);
+    expect((await empty.json<{ error: string }>()).error).toBe("Send a name or a URL to change");
+    expect((await call("/api/landers/999999", { method: "PATCH", cookie: admin.cookie, json: { name: "X" } })).status).toBe(404);
+    for (const id of ["abc", "0", "1.5"]) {
+      const bad = await call(`/api/landers/${id}`, { method: "DELETE", cookie: admin.cookie });
+      expect(bad.status, id).toBe(400);
+      expect(await bad.json(), id).toHaveProperty("error");
+    }
+  });
+
+  it("takes its campaigns with it when deleted (the model's cascade)", async () => {
+    const admin = await makeAdmin();
+    const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "LP", url: "https://lp.test/" } })).json<Lander>();
+    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: null, bhToggle: false });
+    await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie });
+    expect(await db().select().from(campaigns).where(eq(campaigns.id, campaign.id))).toEqual([]);
+  });
+});
