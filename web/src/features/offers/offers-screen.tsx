@@ -1,0 +1,109 @@
+import { useQuery } from "@tanstack/react-query";
+import { DollarSign, MousePointerClick, Target } from "lucide-react";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Card, StatCard } from "@/components/ui/card";
+import { PageHeader } from "@/components/ui/page";
+import { Spinner } from "@/components/ui/spinner";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QUICK_RANGES, rangeLabel } from "@/lib/date-ranges";
+import { formatMoney, formatNumber } from "@/lib/format";
+import { offerPerformanceQuery, offerTotals } from "./api";
+
+/** Spec §2: quick ranges of 7, 30 and 90 days ending today; 30 by default. */
+const PERIODS = [
+  { days: 7, label: "Last 7 Days", range: QUICK_RANGES.find((q) => q.label === "Last 7 days")!.range },
+  { days: 30, label: "Last 30 Days", range: QUICK_RANGES.find((q) => q.label === "Last 30 days")!.range },
+  { days: 90, label: "Last 90 Days", range: QUICK_RANGES.find((q) => q.label === "Last 90 days")!.range },
+] as const;
+
+const COLUMNS = 6;
+
+export default function OffersScreen() {
+  const [days, setDays] = useState<number>(30);
+  const period = PERIODS.find((p) => p.days === days) ?? PERIODS[1];
+  const range = period.range(new Date());
+  const offers = useQuery(offerPerformanceQuery(range));
+  const rows = offers.data ?? [];
+  const totals = offers.data ? offerTotals(offers.data) : null;
+
+  return (
+    <>
+      <PageHeader
+        title="Offers"
+        description="View performance metrics by offer"
+        actions={
+          <div role="group" aria-label="Date range" className="inline-flex rounded-md shadow-sm">
+            {PERIODS.map((p, i) => (
+              <Button
+                key={p.days}
+                variant={p.days === days ? "primary" : "secondary"}
+                size="sm"
+                aria-pressed={p.days === days}
+                onClick={() => setDays(p.days)}
+                className={i === 0 ? "rounded-r-none" : i === PERIODS.length - 1 ? "-ml-px rounded-l-none" : "-ml-px rounded-none"}
+              >
+                {p.label}
+              </Button>
+            ))}
+          </div>
+        }
+      />
+      <div className="grid gap-6">
+        <p className="tabular -mt-3 text-sm text-slate-500" aria-live="polite">
+          {rangeLabel(range)}
+          {offers.isFetching && offers.data ? <Spinner className="ml-2 align-middle [&>span:first-child]:size-3.5" label="Updating" /> : null}
+        </p>
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+          <StatCard label="Total Revenue" icon={<DollarSign />} value={totals ? formatMoney(totals.revenueCents / 100) : "—"} />
+          <StatCard label="Total Clicks" icon={<MousePointerClick />} value={totals ? formatNumber(totals.clicks) : "—"} />
+          <StatCard label="Total Conversions" icon={<Target />} value={totals ? formatNumber(totals.conversions) : "—"} />
+        </div>
+
+        <Card>
+          <Table aria-label="Offer performance">
+            <TableHeader>
+              <TableRow>
+                <TableHead numeric>Offer ID</TableHead>
+                <TableHead>Offer Name</TableHead>
+                <TableHead numeric>Clicks</TableHead>
+                <TableHead numeric>Conversions</TableHead>
+                <TableHead numeric>Revenue</TableHead>
+                <TableHead numeric>EPC</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {offers.isPending ? (
+                <TableMessage colSpan={COLUMNS}>
+                  <Spinner label="Loading offers" />
+                </TableMessage>
+              ) : offers.isError ? (
+                <TableMessage colSpan={COLUMNS}>
+                  <span role="alert" className="text-danger-700">
+                    Failed to fetch offers
+                    {offers.error.message ? <span className="mt-1 block text-xs text-slate-500">{offers.error.message}</span> : null}
+                  </span>
+                </TableMessage>
+              ) : rows.length === 0 ? (
+                <TableMessage colSpan={COLUMNS}>No offer data available for the selected date range</TableMessage>
+              ) : (
+                rows.map((r) => (
+                  <TableRow key={r.offerId}>
+                    <TableCell numeric>{r.offerId}</TableCell>
+                    <TableCell className="max-w-80 truncate font-medium text-slate-900" title={r.offerName}>
+                      {r.offerName || "—"}
+                    </TableCell>
+                    <TableCell numeric>{formatNumber(r.clicks)}</TableCell>
+                    <TableCell numeric>{formatNumber(r.conversions)}</TableCell>
+                    <TableCell numeric>{formatMoney(r.revenue)}</TableCell>
+                    <TableCell numeric>{formatMoney(r.epc, 4)}</TableCell>
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+        </Card>
+      </div>
+    </>
+  );
+}

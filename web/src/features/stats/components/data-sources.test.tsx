@@ -1,0 +1,72 @@
+import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Toaster } from "@/components/ui/toast";
+import { admin, renderWithUser } from "@/test/render";
+import { DataSources } from "./data-sources";
+
+const source = (s: "cake" | "tiktok", extra: Record<string, unknown>) => ({
+  source: s,
+  label: s === "cake" ? "CAKE" : "TikTok",
+  configured: true,
+  problems: [],
+  lastRun: null,
+  lastSuccessAt: null,
+  ...extra,
+});
+
+const STATUS = {
+  reportTimezone: "UTC",
+  schedule: { everyMinutes: 15, recent: 3, daily: 14 },
+  sources: [
+    source("cake", { lastSuccessAt: new Date(Date.now() - 5 * 60_000).toISOString() }),
+    source("tiktok", { configured: false, problems: ["TIKTOK_ACCESS_TOKEN is not set", "TIKTOK_ADVERTISER_IDS is not set"] }),
+  ],
+  postback: { configured: false, problems: ["POSTBACK_TOKEN is not set"], lastReceivedAt: null, url: "http://localhost/postback/cake?token=YOUR_POSTBACK_TOKEN" },
+};
+
+describe("data sources strip", () => {
+  let fetchMock: ReturnType<typeof vi.fn>;
+  beforeEach(() => {
+    fetchMock = vi.fn(async () => Response.json(STATUS));
+    vi.stubGlobal("fetch", fetchMock);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows each source's last sync, or why it is not configured", async () => {
+    renderWithUser(<DataSources />, admin());
+    expect(await screen.findByText("last synced")).toBeTruthy();
+    expect(screen.getByText("5 minutes ago")).toBeTruthy();
+    expect(screen.getByText("not configured")).toBeTruthy();
+    expect(screen.getByText("TIKTOK_ACCESS_TOKEN is not set; TIKTOK_ADVERTISER_IDS is not set")).toBeTruthy();
+  });
+
+  it("Sync now runs both sources and says how each went; a failure says why", async () => {
+    renderWithUser(
+      <>
+        <DataSources />
+        <Toaster />
+      </>,
+      admin(),
+    );
+    await screen.findByText("last synced");
+    fetchMock.mockResolvedValueOnce(
+      Response.json({
+        outcomes: [
+          { id: 1, source: "cake", trigger: "manual", status: "ok", startedAt: "", finishedAt: "", windowStart: "2026-11-20", windowEnd: "2026-11-22", rowsFetched: 120, rowsUpserted: 80, error: null },
+          { id: 2, source: "tiktok", trigger: "manual", status: "not_configured", startedAt: "", finishedAt: "", windowStart: null, windowEnd: null, rowsFetched: 0, rowsUpserted: 0, error: "TIKTOK_ACCESS_TOKEN is not set" },
+        ],
+      }),
+    );
+    fireEvent.click(screen.getByRole("button", { name: "Sync now" }));
+    expect(await screen.findByText("Sync finished")).toBeTruthy();
+    expect(screen.getByText(/CAKE: 120 rows fetched\s+TikTok: not configured/)).toBeTruthy();
+    const [url, init] = fetchMock.mock.calls.find(([, i]) => (i as RequestInit | undefined)?.method === "POST") as [string, RequestInit];
+    expect(url).toContain("/api/sync/run");
+    expect(JSON.parse(String(init.body))).toEqual({ source: "all" });
+
+    fetchMock.mockResolvedValueOnce(Response.json({ error: "The CAKE sync failed: Invalid API Key", details: [] }, { status: 502 }));
+    fireEvent.click(screen.getByRole("button", { name: "Sync now" }));
+    expect(await screen.findByText("Sync failed")).toBeTruthy();
+    await waitFor(() => expect(screen.getByText("The CAKE sync failed: Invalid API Key")).toBeTruthy());
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The stats export (spec §9): one line per report row, the spec's columns, in the table's order.
+ * Figures go out as plain numbers (no $ or %), so a spreadsheet can add them up.
+ */
+
+/** A plain decimal number: it cannot be a formula, and a negative profit must stay a number. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+/** What makes a spreadsheet read a cell as a formula (OWASP "CSV injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One cell, safe to open in Excel, Sheets or LibreOffice: text that a spreadsheet would run as a
+ * formula (= + - @, tab, carriage return first) gets a leading apostrophe, which shows it as text;
+ * then the RFC 4180 quoting (commas, quotes, line breaks). Plain numbers, negative ones included,
+ * are left as numbers.
+ */
+export function csvCell(value: string | number): string {
+  let text = String(value);
+  if (!PLAIN_NUMBER.test(text) && FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export const csvLine = (cells: (string | number)[]) => cells.map(csvCell).join(",");
+
+export const STATS_CSV_HEADER = ["Name", "Visits", "Conversions", "Revenue", "Spend", "Profit", "ROI", "ROAS", "CR", "EPC", "CPV"];
+
+/** The figures of one report row, as the API sends them (money as decimal text). */
+export interface CsvRow {
+  name: string;
+  visits: number;
+  conversions: number;
+  revenue: string;
+  spend: string;
+  profit: string;
+  roi: number;
+  roas: number;
+  cr: number;
+  epv: string;
+  cpv: string;
+}
+
+/**
+ * The file: a BOM (so Excel reads names as UTF-8), the header, one line per row, CRLF endings.
+ * ROI to 1 decimal and CR to 2 (percent), ROAS to 2; EPC is revenue per visit (the spec's EPC
+ * and EPV are one figure), 3 decimals like CPV.
+ */
+export function statsCsv(rows: CsvRow[]): string {
+  const lines = [
+    csvLine(STATS_CSV_HEADER),
+    ...rows.map((r) =>
+      csvLine([r.name, r.visits, r.conversions, r.revenue, r.spend, r.profit, r.roi.toFixed(1), r.roas.toFixed(2), r.cr.toFixed(2), r.epv, r.cpv]),
+    ),
+  ];
+  return `\uFEFF${lines.join("\r\n")}\r\n`;
+}
+
+/** stats-2026-11-22.csv: the day it was exported (spec §9). */
+export const statsCsvName = (today: string) => `stats-${today}.csv`;
+
+/** Hands the text to the browser as a file download. */
+export function downloadText(fileName: string, text: string, type = "text/csv;charset=utf-8") {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = fileName;
+  a.style.display = "none";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  // Revoked on the next turn: some browsers start the download only after the click returns.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

@@ -1,0 +1,33 @@
+import type { GroupBy } from "./api";
+
+/** The grouping tabs (spec §2), Campaigns first and by default. */
+export const TABS = [
+  { value: "campaign", label: "Campaigns", nameLabel: "Campaign" },
+  { value: "spark", label: "Sparks", nameLabel: "Spark" },
+  { value: "offer", label: "Offers", nameLabel: "Offer" },
+  { value: "lander", label: "Landers", nameLabel: "Lander" },
+  { value: "mediaBuyer", label: "Media Buyer", nameLabel: "Media Buyer" },
+] as const satisfies readonly { value: GroupBy; label: string; nameLabel: string }[];
+export type Tab = (typeof TABS)[number]["value"];
+
+/**
+ * The Variables (Tracking Fields) select (spec §2): a chosen field groups the report by that
+ * ad-platform value of our clicks instead of the tab's grouping.
+ */
+export const VARIABLES = [
+  { value: "none", label: "No Variable Selected" },
+  { value: "tiktokCampaignId", label: "Campaign ID" },
+  { value: "tiktokAdGroupId", label: "Adset ID" },
+  { value: "tiktokCreativeId", label: "Ad ID" },
+  { value: "placement", label: "Placement" },
+  { value: "campaignName", label: "Campaign Name" },
+  { value: "adGroupName", label: "Adset Name" },
+  { value: "creativeName", label: "Ad Name" },
+] as const satisfies readonly { value: GroupBy | "none"; label: string }[];
+export type Variable = (typeof VARIABLES)[number]["value"];
+
+export const groupingOf = (tab: Tab, variable: Variable): GroupBy => (variable === "none" ? tab : variable);
+
+/** What the Name column holds: "Campaign", "Ad ID", ... */
+export const nameLabelOf = (tab: Tab, variable: Variable) =>
+  variable === "none" ? TABS.find((t) => t.value === tab)!.nameLabel : VARIABLES.find((v) => v.value === variable)!.label;

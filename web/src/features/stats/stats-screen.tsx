@@ -1,0 +1,180 @@
+import { useQuery } from "@tanstack/react-query";
+import { Download, X } from "lucide-react";
+import { lazy, Suspense, useMemo, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Card, CardHeader, CardTitle } from "@/components/ui/card";
+import { DateRangePicker } from "@/components/ui/date-range-picker";
+import { PageHeader } from "@/components/ui/page";
+import { Skeleton, Spinner } from "@/components/ui/spinner";
+import { Tabs, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { isAdmin, useUser } from "@/lib/auth";
+import { toDay, type DayRange } from "@/lib/date-ranges";
+import { formatMoney, formatRelative } from "@/lib/format";
+import { reportQuery, type ReportRow } from "./api";
+import { COLUMNS, sortValue, visibleColumns, type ColumnKey } from "./columns";
+import { ColumnChooser } from "./components/column-chooser";
+import { DataSources } from "./components/data-sources";
+import { FilterRow, NO_FILTERS, type Filters } from "./components/filter-row";
+import { StatsTable } from "./components/stats-table";
+import { SummaryCards } from "./components/summary-cards";
+import { downloadText, statsCsv, statsCsvName } from "./csv";
+import { groupingOf, nameLabelOf, TABS, type Tab } from "./groupings";
+import { nextSort, sortRows, type Sort } from "./sort";
+import { useTablePreferences } from "./use-table-preferences";
+
+const DailyChart = lazy(() => import("./components/daily-chart"));
+
+const DEFAULT_SORT: Sort<ColumnKey> = { key: "revenue", direction: "desc" };
+const today = () => {
+  const d = toDay(new Date());
+  return { startDate: d, endDate: d };
+};
+
+function LastSync({ lastSync }: { lastSync: { cake: string | null; tiktok: string | null } }) {
+  const when = (iso: string | null) => (iso ? `synced ${formatRelative(iso)}` : "not synced yet");
+  return (
+    <>
+      Revenue from CAKE ({when(lastSync.cake)}), spend from TikTok ({when(lastSync.tiktok)}).
+    </>
+  );
+}
+
+export default function StatsScreen() {
+  const { data: user } = useUser();
+  const admin = isAdmin(user);
+  const [range, setRange] = useState<DayRange>(today);
+  const [tab, setTab] = useState<Tab>("campaign");
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [campaign, setCampaign] = useState<{ id: number; name: string } | null>(null);
+  const [sort, setSort] = useState<Sort<ColumnKey>>(DEFAULT_SORT);
+  const prefs = useTablePreferences();
+
+  const groupBy = groupingOf(tab, filters.variable);
+  const campaignGrouping = groupBy === "campaign";
+  const report = useQuery(
+    reportQuery({ ...range, groupBy, offerId: filters.offerId, sparkId: filters.sparkId, mediaBuyer: filters.mediaBuyer, campaignId: campaign?.id ?? null }),
+  );
+
+  const rows = useMemo(() => sortRows(report.data?.rows ?? [], sort, sortValue), [report.data, sort]);
+  const columns = visibleColumns(prefs.prefs.visibleColumns, campaignGrouping);
+  const widthOf = (key: ColumnKey) => prefs.prefs.columnWidths[key] ?? COLUMNS.find((c) => c.key === key)!.defaultWidth;
+
+  // Spec §2/§4: a campaign row (not Direct) toggles the campaign filter.
+  const toggleCampaign = (row: ReportRow) => {
+    if (row.campaignId === null) return;
+    setCampaign((c) => (c?.id === row.campaignId ? null : { id: row.campaignId!, name: row.name }));
+  };
+
+  const exportCsv = () => {
+    if (!report.data) return;
+    downloadText(statsCsvName(toDay(new Date())), statsCsv(rows));
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Dashboard"
+        description={
+          report.data && !admin ? <LastSync lastSync={report.data.lastSync} /> : "Revenue, spend and profit by campaign, spark, offer and more."
+        }
+        actions={
+          <>
+            <Button variant="secondary" onClick={exportCsv} disabled={!report.data || rows.length === 0}>
+              <Download />
+              Download CSV
+            </Button>
+            <DateRangePicker value={range} onChange={setRange} />
+          </>
+        }
+      />
+      {/* minmax(0, 1fr): a wide table or tab list scrolls inside its box instead of widening the page. */}
+      <div className="grid grid-cols-[minmax(0,1fr)] gap-5">
+        {admin ? <DataSources /> : null}
+
+        <Tabs
+          value={filters.variable === "none" ? tab : ""}
+          onValueChange={(v) => {
+            setTab(v as Tab);
+            // A tab is a grouping of its own: it replaces a chosen tracking-field variable.
+            setFilters((f) => ({ ...f, variable: "none" }));
+          }}
+          activationMode="manual"
+        >
+          <TabsList aria-label="Group by">
+            {TABS.map((t) => (
+              <TabsTrigger key={t.value} value={t.value}>
+                {t.label}
+              </TabsTrigger>
+            ))}
+          </TabsList>
+        </Tabs>
+
+        <FilterRow filters={filters} onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))} range={range} />
+
+        {campaign ? (
+          <div className="flex flex-wrap items-center gap-2">
+            <span className="inline-flex max-w-full items-center gap-1 rounded-full bg-brand-50 py-1 pl-3 pr-1 text-sm text-brand-800 ring-1 ring-inset ring-brand-100">
+              <span className="truncate">Campaign: {campaign.name}</span>
+              <button
+                type="button"
+                onClick={() => setCampaign(null)}
+                aria-label={`Remove the campaign filter ${campaign.name}`}
+                className="rounded-full p-0.5 hover:bg-brand-100"
+              >
+                <X className="size-3.5" aria-hidden="true" />
+              </button>
+            </span>
+          </div>
+        ) : null}
+
+        <SummaryCards report={report.data} />
+
+        <Card>
+          <CardHeader className="pb-1">
+            <CardTitle>Revenue, spend and profit per day</CardTitle>
+          </CardHeader>
+          <div className="h-64 px-2 pb-4 sm:px-4" role="img" aria-label={chartLabel(report.data)}>
+            {report.data ? (
+              <Suspense fallback={<Skeleton className="h-full w-full" />}>
+                <DailyChart daily={report.data.daily} />
+              </Suspense>
+            ) : (
+              <Skeleton className="h-full w-full" />
+            )}
+          </div>
+        </Card>
+
+        <Card className="overflow-hidden">
+          <div className="flex items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
+            <p className="text-sm text-slate-600" aria-live="polite">
+              {report.data ? `${rows.length.toLocaleString("en-US")} ${rows.length === 1 ? "row" : "rows"}` : "\u00a0"}
+              {report.isFetching && report.data ? <Spinner className="ml-2 align-middle [&>span:first-child]:size-3.5" label="Updating" /> : null}
+            </p>
+            <ColumnChooser prefs={prefs} campaignGrouping={campaignGrouping} />
+          </div>
+          <StatsTable
+            columns={columns}
+            rows={rows}
+            totals={report.data?.totals ?? null}
+            nameLabel={nameLabelOf(tab, filters.variable)}
+            sort={sort}
+            onSort={(key) => setSort((s) => nextSort(s, key))}
+            widthOf={widthOf}
+            onResize={prefs.setWidth}
+            onResetWidth={prefs.resetWidth}
+            loading={report.isPending}
+            error={report.isError ? report.error.message : null}
+            onRowClick={campaignGrouping ? toggleCampaign : undefined}
+            filteredCampaignId={campaign?.id ?? null}
+          />
+        </Card>
+      </div>
+    </>
+  );
+}
+
+function chartLabel(report: { startDate: string; endDate: string; totals: { revenue: string; spend: string; profit: string } } | undefined) {
+  if (!report) return "Revenue, spend and profit per day: loading";
+  const t = report.totals;
+  return `Revenue, spend and profit per day from ${report.startDate} to ${report.endDate}: revenue ${formatMoney(t.revenue)}, spend ${formatMoney(t.spend)}, profit ${formatMoney(t.profit)} in total`;
+}
