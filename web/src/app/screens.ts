@@ -1,4 +1,4 @@
-import { CreditCard, FileText, KeyRound, Megaphone, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
+import { ChartColumn, CreditCard, FileText, KeyRound, LayoutDashboard, Megaphone, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -19,6 +19,8 @@ export interface Screen {
  * sidebar both read this list, so a screen exists in both or in neither.
  */
 export const SCREENS: Screen[] = [
+  { path: "/", label: "Dashboard", icon: LayoutDashboard, requires: { feature: ["dashboard"] }, load: () => import("@/features/stats/stats-screen") },
+  { path: "/offers", label: "Offers", icon: ChartColumn, requires: { feature: ["offers", "performance"] }, load: () => import("@/features/offers/offers-screen") },
   { path: "/offer-config", label: "Offer Config", icon: Tag, requires: "admin", load: () => import("@/features/offer-config/offer-config-screen") },
   { path: "/campaigns", label: "Campaigns", icon: Megaphone, requires: { feature: ["campaigns"] }, load: () => import("@/features/campaigns/campaigns-screen") },
   { path: "/landers", label: "Landers", icon: PanelsTopLeft, requires: { feature: ["landers"] }, load: () => import("@/features/landers/landers-screen") },
