@@ -135,8 +135,8 @@ describe("GET /api/clicks/by-campaign", () => {
     await seed(b, [{ at: "2019-05-03T23:59:59Z", exited: true }, { at: "2019-04-30T23:59:59Z" }]);
     const rows = await get<unknown[]>(admin.cookie, "/api/clicks/by-campaign?startDate=2019-05-01&endDate=2019-05-03");
     expect(rows).toEqual([
-      { campaignId: a, totalClicks: 2, exitClicks: 1, ctr: 50 },
-      { campaignId: b, totalClicks: 1, exitClicks: 1, ctr: 100 },
+      { campaignId: a, campaignName: "Campaign", totalClicks: 2, exitClicks: 1, ctr: 50 },
+      { campaignId: b, campaignName: "Campaign", totalClicks: 1, exitClicks: 1, ctr: 100 },
     ]);
   });
 });

@@ -168,10 +168,12 @@ export const clickRowsAfter = (db: Db, filter: ClickFilter, after: { clickedAt: 
     .limit(limit);
 
 /** Redirect and exit clicks per campaign in the range. */
+/** Clicks and exits per campaign, with the campaign's name (the Click Log's campaign filter lists these). */
 export const clickCountsByCampaign = (db: Db, filter: ClickFilter) =>
   db
-    .select({ campaignId: clicks.campaignId, totalClicks: count(), exitClicks: count(clicks.exitedAt) })
+    .select({ campaignId: clicks.campaignId, campaignName: campaigns.name, totalClicks: count(), exitClicks: count(clicks.exitedAt) })
     .from(clicks)
+    .leftJoin(campaigns, eq(campaigns.id, clicks.campaignId))
     .where(matching(filter))
     .groupBy(clicks.campaignId)
     .orderBy(clicks.campaignId);
