@@ -47,7 +47,7 @@ export default function BillingScreen() {
     <>
       <SecondaryNav />
       <PageHeader title="Billing Statements" description="Virtual-card transactions from your card provider's exports." />
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
           <StatCard
             label="Total Transactions"
@@ -60,7 +60,7 @@ export default function BillingScreen() {
           <StatCard label="Declined" icon={<XCircle />} value={summary ? summary.declined.count.toLocaleString("en-US") : "—"} note="Failed transactions" />
         </div>
 
-        <div className={isAdmin(user) ? "grid gap-6 lg:grid-cols-[2fr_1fr]" : "grid gap-6"}>
+        <div className={isAdmin(user) ? "grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "grid grid-cols-1 gap-6"}>
           <VcnSummaryCard />
           {isAdmin(user) ? <UploadCard /> : null}
         </div>

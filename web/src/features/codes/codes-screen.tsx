@@ -60,7 +60,7 @@ export default function CodesScreen() {
     <>
       <SecondaryNav />
       <PageHeader title="Verification Code Dashboard" description="Codes taken from emails forwarded to the monitored address, newest first." />
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
           <StatCard label="Total Codes" icon={<ListChecks />} value={codes.data ? codes.data.total.toLocaleString("en-US") : "—"} />
           <StatCard label="Latest Code" icon={<KeyRound />} value={latest ? <span className="font-mono tracking-wider">{latest.code}</span> : "—"} />

@@ -88,7 +88,7 @@ export default function InvoicingScreen() {
   return (
     <>
       <PageHeader title="Invoicing" description="Record what each media buyer was paid and keep the history." />
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <Card>
           <CardHeader>
             <CardTitle>{editingId !== null ? "Edit Invoice" : "Create Invoice"}</CardTitle>

@@ -69,7 +69,7 @@ function SettingsForms() {
   return (
     <>
       <PageHeader title="Settings" description="Global settings for tracking links and domain purchases." />
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card>
           <CardHeader>
             <CardTitle className="flex items-center gap-2">

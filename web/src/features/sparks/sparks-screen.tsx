@@ -74,7 +74,7 @@ export default function SparksScreen() {
   return (
     <>
       <PageHeader title="Spark Setup" description="Create and manage sparks for tracking campaigns" />
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <CreateSparkCard />
         <Card>
           <CardHeader>

@@ -1,0 +1,152 @@
+import { createServer, type Server } from "node:http";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { useHarness } from "./support/harness";
+
+const h = useHarness("tracking");
+
+/**
+ * A lander and an offer page on another origin (their own local server), as a media buyer's
+ * static lander would be: the lander loads exit-tracker.js from Trackyard and links to the offer.
+ */
+let site: Server;
+let siteUrl = "";
+const offerHits: URL[] = [];
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", siteUrl);
+    if (url.pathname === "/lander" || url.pathname === "/lander/step-2") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      const next = url.pathname === "/lander" ? `<a id="next" href="/lander/step-2">Next question</a>` : "";
+      res.end(`<!doctype html><title>Quiz lander</title><h1>Which prize do you want?</h1>${next}
+        <a id="offer" href="${h.url}/click" data-exit>Claim your prize</a>
+        <script src="${h.url}/exit-tracker.js" async></script>`);
+      return;
+    }
+    if (url.pathname === "/offer") {
+      offerHits.push(url);
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><title>Offer</title><h1>Offer reached</h1><pre id="query">${url.search.replace(/</g, "&lt;")}</pre>`);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => site.close(() => resolve())));
+
+test("an ad click is recorded, reaches the lander, exits to the offer with its fields, and shows in the Click Log and its CSV", async () => {
+  const ctx = await h.newContext();
+  const page = await ctx.newPage();
+
+  // Admin setup and the redirect domain (this local Trackyard).
+  await page.goto("/auth");
+  await page.getByRole("button", { name: "Create admin account" }).waitFor();
+  await page.getByLabel("Username").fill("founder");
+  await page.getByLabel("Password", { exact: true }).fill("founder-password");
+  await page.getByRole("button", { name: "Create admin account" }).click();
+  await page.getByRole("navigation", { name: "Main" }).waitFor();
+  await page.goto("/settings");
+  await page.getByLabel("Redirect Domain").fill(h.url);
+  await page.getByRole("button", { name: "Save Domains" }).click();
+  await page.getByText("Settings updated").first().waitFor();
+
+  // Lander, offer (default template) and campaign.
+  await page.goto("/landers");
+  await page.getByRole("button", { name: "Add Lander" }).first().click();
+  const landerDialog = page.getByRole("dialog");
+  await landerDialog.getByLabel("Name").fill("Prize quiz");
+  await landerDialog.getByLabel("URL").fill(`${siteUrl}/lander`);
+  await landerDialog.getByRole("button", { name: "Add Lander" }).click();
+  await page.getByRole("cell", { name: "Prize quiz", exact: true }).waitFor();
+  await h.shot(page, "01-lander");
+
+  await page.goto("/offer-config");
+  await page.getByRole("button", { name: "Add Offer" }).click();
+  const offerDialog = page.getByRole("dialog", { name: "Create New Offer" });
+  await offerDialog.getByLabel("Name").fill("Prize offer");
+  await offerDialog.getByLabel("URL").fill(`${siteUrl}/offer?aff=77`);
+  await offerDialog.getByRole("button", { name: "Create Offer" }).click();
+  await page.getByRole("cell", { name: "Prize offer", exact: true }).waitFor();
+  await h.shot(page, "02-offer");
+
+  await page.goto("/campaigns");
+  await page.getByRole("button", { name: "Create Campaign" }).first().click();
+  const campaignDialog = page.getByRole("dialog", { name: "Create Campaign" });
+  await campaignDialog.getByLabel("Campaign Name").fill("Spring sweeps");
+  await campaignDialog.getByRole("combobox", { name: "Lander" }).click();
+  await page.getByRole("option", { name: "Prize quiz" }).click();
+  await campaignDialog.getByRole("combobox", { name: "Offer (optional)" }).click();
+  await page.getByRole("option", { name: "Prize offer" }).click();
+  await campaignDialog.getByRole("switch", { name: "Enable redirect to lander" }).click();
+  await campaignDialog.getByRole("button", { name: "Create Campaign" }).click();
+  await page.getByRole("cell", { name: "Spring sweeps", exact: true }).waitFor();
+
+  // Copy the tracking URL as a media buyer would, and look at the setup dialog.
+  await page.getByRole("button", { name: "Copy UTM" }).click();
+  await page.getByText("Copied!").first().waitFor();
+  const trackingUrl = await page.evaluate(() => navigator.clipboard.readText());
+  expect(trackingUrl).toMatch(new RegExp(`^${h.url.replace(/[.:/]/g, "\\$&")}/r/\\d+\\?cid=__CAMPAIGN_ID__&ad=__AID__&cr=__CID__&plc=__PLACEMENT__`));
+  await page.getByRole("button", { name: "View Code" }).click();
+  await page.getByRole("dialog", { name: /Tracking Setup for Spring sweeps/ }).waitFor();
+  await h.shot(page, "03-tracking-setup");
+  await page.keyboard.press("Escape");
+
+  // TikTok fills its macros; a visitor taps the ad in a fresh browser.
+  const adUrl = trackingUrl
+    .replace("__CAMPAIGN_ID__", "1790000000001")
+    .replace("__AID__", "1790000000002")
+    .replace("__CID__", "1790000000003")
+    .replace("__PLACEMENT__", "TikTok")
+    .replace("__CAMPAIGN_NAME__", encodeURIComponent("Spring US & CA"))
+    .replace("__AID_NAME__", encodeURIComponent("Broad 18+"))
+    .replace("__CID_NAME__", encodeURIComponent("Video #3"));
+  const visitorCtx = await h.browser.newContext();
+  const visitor = await visitorCtx.newPage();
+  await visitor.goto(adUrl);
+  await visitor.getByRole("heading", { name: "Which prize do you want?" }).waitFor();
+  const landed = new URL(visitor.url());
+  expect(landed.origin).toBe(siteUrl);
+  const clickId = landed.searchParams.get("clickId");
+  expect(clickId).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+  await h.shot(visitor, "04-lander");
+
+  // A second lander page without the query: the script remembers the click.
+  await visitor.getByRole("link", { name: "Next question" }).click();
+  await visitor.waitForURL(`${siteUrl}/lander/step-2`);
+  await expect.poll(() => visitor.getByRole("link", { name: "Claim your prize" }).getAttribute("href")).toContain(`clickId=${clickId}`);
+  await visitor.getByRole("link", { name: "Claim your prize" }).click();
+  await visitor.getByRole("heading", { name: "Offer reached" }).waitFor();
+  await h.shot(visitor, "05-offer");
+  const offer = offerHits.at(-1)!;
+  expect(offer.searchParams.get("aff")).toBe("77");
+  expect(offer.searchParams.get("sub1")).toBe(clickId);
+  expect(offer.searchParams.get("sub2")).toBe("1790000000001");
+  expect(offer.searchParams.get("sub3")).toBe("1790000000002");
+  expect(offer.searchParams.get("sub4")).toBe("1790000000003");
+  expect(offer.searchParams.get("sub5")).toBe("TikTok");
+  await visitorCtx.close();
+
+  // The Click Log shows it as Exited (it refreshes by itself every 10 s; reload to be quick).
+  await page.goto("/clicks");
+  await page.getByRole("cell", { name: `${clickId!.slice(0, 8)}...` }).waitFor();
+  const row = page.getByRole("row", { name: new RegExp(clickId!.slice(0, 8)) });
+  await row.getByText("Exited").waitFor();
+  await expect.poll(() => row.innerText()).toContain("1790000000001");
+  expect(await page.getByText("Lander CTR").locator("..").innerText()).toContain("100.00%");
+  await h.shot(page, "06-click-log");
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^click-log-\d{4}-\d{2}-\d{2}\.csv$/);
+  const csv = readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, "");
+  const [header, line] = csv.trim().split("\r\n");
+  expect(header).toBe(
+    "Click ID,Campaign,Clicked At,Exited,Exit Time,TikTok Campaign ID,TikTok Ad Group ID,TikTok Creative ID,Placement,Campaign Name,Ad Group Name,Creative Name,IP Address,User Agent",
+  );
+  expect(line).toContain(clickId!);
+  expect(line).toContain("Spring sweeps");
+  expect(line).toContain("Spring US & CA");
+  await ctx.close();
+});
