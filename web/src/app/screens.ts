@@ -1,4 +1,4 @@
-import { ChartColumn, CreditCard, FileText, KeyRound, LayoutDashboard, Megaphone, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
+import { ChartColumn, CreditCard, FileText, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -24,6 +24,7 @@ export const SCREENS: Screen[] = [
   { path: "/offer-config", label: "Offer Config", icon: Tag, requires: "admin", load: () => import("@/features/offer-config/offer-config-screen") },
   { path: "/campaigns", label: "Campaigns", icon: Megaphone, requires: { feature: ["campaigns"] }, load: () => import("@/features/campaigns/campaigns-screen") },
   { path: "/landers", label: "Landers", icon: PanelsTopLeft, requires: { feature: ["landers"] }, load: () => import("@/features/landers/landers-screen") },
+  { path: "/clicks", label: "Click Log", icon: MousePointerClick, requires: { feature: ["clicks"] }, load: () => import("@/features/clicks/clicks-screen") },
   { path: "/sparks", label: "Sparks", icon: Sparkles, requires: { feature: ["sparks"] }, load: () => import("@/features/sparks/sparks-screen") },
   { path: "/codes", label: "Codes", icon: KeyRound, requires: "signed-in", load: () => import("@/features/codes/codes-screen") },
   { path: "/billing", label: "Transactions", icon: CreditCard, requires: "signed-in", load: () => import("@/features/billing/billing-screen") },

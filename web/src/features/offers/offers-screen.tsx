@@ -49,7 +49,7 @@ export default function OffersScreen() {
           </div>
         }
       />
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <p className="tabular -mt-3 text-sm text-slate-500" aria-live="polite">
           {rangeLabel(range)}
           {offers.isFetching && offers.data ? <Spinner className="ml-2 align-middle [&>span:first-child]:size-3.5" label="Updating" /> : null}
