@@ -1,3 +1,5 @@
+import { constantTimeEqual } from "../lib/constant-time";
+
 /**
  * Password hashing: PBKDF2-HMAC-SHA256 through WebCrypto.
  *
@@ -29,13 +31,6 @@ export async function hashPassword(password: string): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
   const hash = await derive(password, salt, PBKDF2_ITERATIONS);
   return `${SCHEME}$${PBKDF2_ITERATIONS}$${toBase64(salt)}$${toBase64(hash)}`;
-}
-
-function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -17,6 +17,7 @@ import { validate } from "../lib/validate";
 import { database } from "../middleware/database";
 import { cakePostbackQuery } from "../schemas/performance";
 import { postbackSetup } from "../sync/config";
+import { constantTimeEqual } from "../lib/constant-time";
 
 const encoder = new TextEncoder();
 const digest = async (text: string) => crypto.subtle.digest("SHA-256", encoder.encode(text));
@@ -27,7 +28,7 @@ const digest = async (text: string) => crypto.subtle.digest("SHA-256", encoder.e
  */
 async function sameToken(given: string, expected: string) {
   const [a, b] = await Promise.all([digest(given), digest(expected)]);
-  return crypto.subtle.timingSafeEqual(a, b);
+  return constantTimeEqual(new Uint8Array(a), new Uint8Array(b));
 }
 
 /** Checked before the values, so a caller without the token learns nothing about them. */
