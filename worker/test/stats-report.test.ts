@@ -319,7 +319,7 @@ describe("GET /api/stats/report: maths and rounding", () => {
     expect(r.rows.map((x) => [x.key, x.spend])).toEqual([["unattributed-spend", "12.34"]]);
   });
 
-  it("shares a day's spend by the range's clicks when the campaign had none that day", async () => {
+  it("shares each TikTok campaign's spend by its clicks over the whole range, days without clicks included", async () => {
     const a = await seedCampaign({ name: "Share A" });
     const b = await seedCampaign({ name: "Share B" });
     await seedClicks([
@@ -328,19 +328,31 @@ describe("GET /api/stats/report: maths and rounding", () => {
       { campaignId: b, at: "2024-04-20T12:00:00Z", tt: "range-t" },
       { campaignId: a, at: "2024-04-21T10:00:00Z", tt: "range-t" },
     ]);
-    // Day 21 is credited by day 21's clicks (all A); day 22 has no click: the range's 2 A : 2 B.
+    // 2 clicks each over the range: half of the $13.00 each, day 22 (no click) included.
     await seedSpend([
       { date: "2024-04-21", tt: "range-t", cents: 500 },
       { date: "2024-04-22", tt: "range-t", cents: 800 },
     ]);
     await rollUpClicks(db(), { now: Date.parse("2024-04-23T00:00:00Z") });
-    const r = await report(admin.cookie, { startDate: "2024-04-20", endDate: "2024-04-22" });
+    const range = { startDate: "2024-04-20", endDate: "2024-04-22" };
+    const r = await report(admin.cookie, range);
     expect(r.rows.map((x) => [x.key, x.spend]).sort()).toEqual([
-      [String(a), "9.00"],
-      [String(b), "4.00"],
+      [String(a), "6.50"],
+      [String(b), "6.50"],
     ]);
     expect(r.spendNote).toBeNull();
     expectAddsUp(r);
+    // Narrowed to A, each day keeps A's share of that day's spend.
+    const onlyA = await report(admin.cookie, { ...range, campaignId: a });
+    expect(onlyA.daily.map((d) => [d.date, d.spend])).toEqual([
+      ["2024-04-20", "0.00"],
+      ["2024-04-21", "2.50"],
+      ["2024-04-22", "4.00"],
+    ]);
+    expectAddsUp(onlyA);
+    // One day alone: that day's clicks decide (day 21's only click is A's).
+    const day21 = await report(admin.cookie, { startDate: "2024-04-21", endDate: "2024-04-21" });
+    expect(day21.rows.map((x) => [x.key, x.spend])).toEqual([[String(a), "5.00"]]);
   });
 });
 

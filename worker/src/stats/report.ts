@@ -148,31 +148,28 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   };
 
   const revenueByDay = new Map<string, number>();
-  for (const r of data.revenue) {
-    if (r.kind === "d") {
-      revenueByDay.set(r.key, r.revenue);
-      continue;
-    }
-    const g = group(r.key);
-    g.hint = r.hint;
-    g.visits = r.visits;
-    g.conversions = r.conversions;
-    g.revenueCents = r.revenue;
-  }
-
   const spendByDay = new Map<string, number>();
-  const unlinkedByDay = new Map<string, number>();
+  let unlinked = 0;
   let rangeSpend = 0;
   const ourClicks = new Map<string, { clicks: number; exits: number }>();
-  for (const s of data.spend) {
-    if (s.kind === "g" && s.amount > 0) {
-      const g = group(s.key);
-      g.spend += s.amount;
+  const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
+  for (const r of data.rows) {
+    if (r.kind === "g") {
+      const g = group(r.key);
+      g.hint = r.hint;
+      g.visits = r.visits;
+      g.conversions = r.conversions;
+      g.revenueCents = r.revenue;
+    } else if (r.kind === "a") {
+      if (r.amount <= 0) continue;
+      const g = group(r.key);
+      g.spend += r.amount;
       g.attributed = true;
-    } else if (s.kind === "d") spendByDay.set(s.key, s.amount);
-    else if (s.kind === "u") unlinkedByDay.set(s.key, s.amount);
-    else if (s.kind === "t") rangeSpend = s.amount;
-    else if (s.kind === "c") ourClicks.set(s.key, { clicks: s.clicks, exits: s.exits });
+    } else if (r.kind === "d") add(revenueByDay, r.key, r.revenue);
+    else if (r.kind === "e") add(spendByDay, r.key, r.amount);
+    else if (r.kind === "u") unlinked = r.amount;
+    else if (r.kind === "t") rangeSpend = r.amount;
+    else ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits });
   }
 
   if (groupBy === "campaign") {
@@ -196,7 +193,6 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   // Spend nothing links to a group: split evenly (spec §9) where the grouping has no link of its
   // own, its own row otherwise, and left out when the report is narrowed (it is nobody's there).
   const restricted = isRestricted(q);
-  const unlinked = [...unlinkedByDay.values()].reduce((s, v) => s + v, 0);
   let evenGroups = 0;
   let unattributed = 0;
   if (!restricted && unlinked > 0) {
@@ -211,7 +207,6 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
       unattributed = unlinked;
       group(UNATTRIBUTED_KEY).spend = unlinked;
     }
-    for (const [day, amount] of unlinkedByDay) spendByDay.set(day, (spendByDay.get(day) ?? 0) + amount);
   }
 
   const list = [...groups.values()];

@@ -10,7 +10,6 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
-import { localDaySql, offsetSpans } from "../../lib/zone-days";
 import { NO_SPARK, type StatsGrouping } from "../../schemas/stats";
 import { canonicalTimeZone } from "../../schemas/settings";
 import { rawBatch } from "../raw-batch";
@@ -144,19 +143,21 @@ const cakeFrom = (groupBy: StatsGrouping) =>
     : sql`cake_attributed_daily r`;
 
 /**
- * CTEs `st` (how far the click rollup is usable) and `oc` (our clicks of the range: date,
- * campaign_id, t = ad campaign, g = the grouping's click field, clicks, exits).
+ * CTEs `st` (how far the click rollup is usable) and `oc` (our clicks and exits of the range per
+ * campaign_id, t = ad campaign and g = the grouping's click field). The range's days are whole
+ * report-time-zone days on both sides: the rollup's rows by date, the rest by instant.
  *
  * The rollup counts only while its days are this time zone's and its clicks still the table's;
  * otherwise (the setting just changed, the cron has not rebuilt yet) everything is read from
  * clicks: slower, never wrong. All three parts read the state row in the same statement, so a
  * cron run moving the watermarks meanwhile cannot make a click count twice or not at all.
  */
-function ourClicksCtes(range: ReportRange, field: ClickField | undefined): SQL {
-  const day = localDaySql(sql.raw("k.clicked_at"), offsetSpans(range.startMs, range.endMs, range.timeZone));
+function ourClicksCtes(range: ReportRange, field: ClickField | undefined, byCampaign: boolean): SQL {
   const rolled = field ? sql.raw(`d.${field}`) : sql.raw("''");
   const raw = field ? sql.raw(`coalesce(k.${field}, '')`) : sql.raw("''");
   const inRange = sql`k.clicked_at >= ${range.startMs} and k.clicked_at < ${range.endMs}`;
+  // Summed over campaigns unless the grouping or a filter needs them: fewer rows for every pass.
+  const campaign = (alias: string) => sql.raw(byCampaign ? `${alias}.campaign_id` : "0");
   return sql`
     st as materialized (
       select coalesce(max(ok * w), 0) as w, coalesce(max(ok * e), 0) as e, coalesce(max(ok), 0) as ok from (
@@ -165,110 +166,135 @@ function ourClicksCtes(range: ReportRange, field: ClickField | undefined): SQL {
             select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))) as ok
         from click_rollup_state s where s.id = 1)),
     oc as materialized (
-      select d.date, d.campaign_id, d.tiktok_campaign_id as t, ${rolled} as g, d.clicks, d.exits
-      from st cross join click_daily_stats d
-      where st.ok = 1 and d.date between ${range.startDate} and ${range.endDate}
-      union all
-      select ${day}, k.campaign_id, coalesce(k.tiktok_campaign_id, ''), ${raw}, 1, k.exited_at is not null
-      from st cross join clicks k not indexed
-      where k.id > st.w and ${inRange}
-      union all
-      select ${day}, k.campaign_id, coalesce(k.tiktok_campaign_id, ''), ${raw}, 0, 1
-      from st cross join clicks k indexed by clicks_exited_at_idx
-      where st.ok = 1 and k.exited_at > st.e and k.id <= st.w and ${inRange})`;
+      select campaign_id, t, g, sum(clicks) as clicks, sum(exits) as exits from (
+        select ${campaign("d")} as campaign_id, d.tiktok_campaign_id as t, ${rolled} as g, d.clicks, d.exits
+        from st cross join click_daily_stats d
+        where st.ok = 1 and d.date between ${range.startDate} and ${range.endDate}
+        union all
+        select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${raw}, 1, k.exited_at is not null
+        from st cross join clicks k not indexed
+        where k.id > st.w and ${inRange}
+        union all
+        select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${raw}, 0, 1
+        from st cross join clicks k indexed by clicks_exited_at_idx
+        where st.ok = 1 and k.exited_at > st.e and k.id <= st.w and ${inRange})
+      group by campaign_id, t, g)`;
 }
 
-/** Revenue side: `g` rows (key, offer name, visits, conversions, revenue) and `d` rows (date, revenue). */
-export function revenueStatement(q: ReportQuery): SQL {
+/**
+ * The whole report in one statement, so each rollup is scanned once or twice. Output rows by kind:
+ * - `g` per group with CAKE rows: visits, conversions, revenue (and `hint`, the offer's name);
+ * - `a` per group, the spend credited to it (`amount`, fractions of cents: the caller rounds);
+ * - `d` per day the revenue, `e` per day the spend the report shows (what is credited to the
+ *   rows when narrowed; all of it otherwise, since unlinked spend then shows too);
+ * - `u` the spend nothing links to a group, `t` the range's whole spend;
+ * - `c` (campaign grouping) our clicks and exits per campaign.
+ *
+ * Linking spend: each ad campaign's spend over the range is shared out by the weights of the
+ * groups its clicks of the range reached: our clicks (`our-clicks`) or the CAKE clicks of our
+ * clicks (`cake-clicks`). The share is of all its clicks, so a filter keeps only the filtered
+ * groups' part; an ad campaign with no weighted click in the range is unlinked (`u`). Shares are
+ * taken over the range rather than day by day: the networks' days and ours need not line up,
+ * and a day's spend with no click of ours that day would otherwise go unlinked.
+ */
+export function reportStatement(q: ReportQuery): SQL {
   const { startDate, endDate } = q.range;
-  return sql`
-    with r as materialized (
-      select r.date, ${cakeKey(q.groupBy)} as key, r.offer_name, r.clicks, r.conversions, r.revenue_cents
-      from ${cakeFrom(q.groupBy)}
-      where r.date between ${startDate} and ${endDate}${andAll(cakeConditions(q))})
-    select 'g' as kind, key, max(offer_name) as hint, sum(clicks) as visits, sum(conversions) as conversions,
-      sum(revenue_cents) as revenue
-    from r group by key
-    union all
-    select 'd', date, null, 0, 0, sum(revenue_cents) from r group by date`;
+  const link = spendLink(q);
+  const restricted = isRestricted(q);
+  const field = CLICK_FIELD_OF[q.groupBy];
+  const clickFilters = clickConditions(q);
+  const withClicks = q.groupBy === "campaign" || link === "our-clicks";
+  const byCampaign = q.groupBy === "campaign" || q.groupBy === "lander" || clickFilters.length > 0;
+  const conditions = cakeConditions(q);
+  const days = sql`date between ${startDate} and ${endDate}`;
+  const ctes: SQL[] = [];
+  const parts: SQL[] = [];
+  if (withClicks) ctes.push(ourClicksCtes(q.range, field, byCampaign));
+  ctes.push(sql`sp as materialized (select tiktok_campaign_id as t, sum(spend_cents) as cents from tiktok_spend where ${days} group by t)`);
+
+  const revenue = sql`from ${cakeFrom(q.groupBy)} where r.${days}${andAll(conditions)}`;
+  parts.push(sql`select 'd' as kind, r.date as key, null as hint, 0 as visits, 0 as conversions, sum(r.revenue_cents) as revenue,
+    0 as amount, 0 as clicks, 0 as exits ${revenue} group by r.date`);
+  if (link === "cake-clicks") {
+    // The weights need every CAKE row of the range (a share is of all the ad campaign's clicks),
+    // so here the filters are conditions on the sums; one pass serves revenue and weights.
+    const f = conditions.length ? all(conditions) : sql`1`;
+    ctes.push(sql`
+      cagg as materialized (
+        select ${cakeKey(q.groupBy)} as key, r.tiktok_campaign_id as t,
+          (r.campaign_id <> 0 and r.tiktok_campaign_id <> '') as m, max(${f}) as hasf,
+          max(case when ${f} then r.offer_name end) as hint,
+          sum(case when ${f} then r.clicks else 0 end) as vis, sum(case when ${f} then r.conversions else 0 end) as conv,
+          sum(case when ${f} then r.revenue_cents else 0 end) as rev, sum(r.clicks) as wall
+        from ${cakeFrom(q.groupBy)}
+        where r.${days}
+        group by key, t, m),
+      rw as (select t, key, vis as w from cagg where m and vis > 0),
+      rt as materialized (select t, sum(wall) as w from cagg where m group by t having sum(wall) > 0)`);
+    parts.push(sql`select 'g', key, max(hint), sum(vis), sum(conv), sum(rev), 0, 0, 0 from cagg where hasf group by key`);
+  } else {
+    parts.push(sql`select 'g', ${cakeKey(q.groupBy)} as key, max(r.offer_name), sum(r.clicks), sum(r.conversions),
+      sum(r.revenue_cents), 0, 0, 0 ${revenue} group by key`);
+  }
+  if (link === "our-clicks") {
+    // Rows of oc may share an (ad campaign, key) (the lander of two campaigns): everything after
+    // this adds up, so they need not be merged first.
+    ctes.push(sql`
+      rw as (
+        select o.t, ${clickKey(q.groupBy)} as key, o.clicks as w
+        from oc o ${joinsCampaign(q.groupBy) ? sql`left join campaigns c on c.id = o.campaign_id` : sql``}
+        where o.t <> ''${andAll(clickFilters)}),
+      rt as materialized (select t, sum(clicks) as w from oc where t <> '' group by t having sum(clicks) > 0)`);
+  }
+  const allDays = sql`select 'e', date, null, 0, 0, 0, sum(spend_cents), 0, 0 from tiktok_spend where ${days} group by date`;
+  if (link === "direct") {
+    parts.push(sql`select 'a', t, null, 0, 0, 0, cents, 0, 0 from sp`, allDays);
+  } else {
+    ctes.push(sql`
+      att as materialized (
+        select rw.t, rw.key, sp.cents * 1.0 * rw.w / rt.w as amount, rw.w * 1.0 / rt.w as share
+        from rw join rt on rt.t = rw.t join sp on sp.t = rw.t)`);
+    parts.push(
+      sql`select 'a', key, null, 0, 0, 0, sum(amount), 0, 0 from att group by key`,
+      sql`select 'u', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0 from sp where t not in (select t from rt)`,
+      restricted
+        ? sql`
+          select 'e', s.date, null, 0, 0, 0, sum(s.spend_cents * v.share), 0, 0
+          from tiktok_spend s join (select t, sum(share) as share from att group by t) v on v.t = s.tiktok_campaign_id
+          where s.${days} group by s.date`
+        : allDays,
+    );
+  }
+  parts.push(sql`select 't', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0 from sp`);
+  if (q.groupBy === "campaign") {
+    parts.push(sql`
+      select 'c', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits) from oc o
+      where ${all(clickFilters)} group by o.campaign_id`);
+  }
+  return sql`with ${sql.join(ctes, sql`, `)} ${unionAll(parts)}`;
 }
 
-export interface RevenueRow {
-  kind: "g" | "d";
+/** D1 allows at most this many SELECTs in one compound SELECT. */
+const MAX_COMPOUND = 5;
+
+/** `a union all b union all ...`, nested in sub-selects so no compound exceeds D1's limit. */
+function unionAll(parts: SQL[]): SQL {
+  if (parts.length <= MAX_COMPOUND) return sql.join(parts, sql` union all `);
+  const groups: SQL[] = [];
+  for (let i = 0; i < parts.length; i += MAX_COMPOUND) {
+    groups.push(sql`select * from (${sql.join(parts.slice(i, i + MAX_COMPOUND), sql` union all `)})`);
+  }
+  return unionAll(groups);
+}
+
+/** One output row of reportStatement. */
+export interface ReportRow {
+  kind: "g" | "a" | "d" | "e" | "u" | "t" | "c";
   key: string;
   hint: string | null;
   visits: number;
   conversions: number;
   revenue: number;
-}
-
-/**
- * Spend side, one statement. Kinds: `g` spend per group and `d` per day (fractions of cents:
- * rounded by the caller so the rows add up), `u` per day the spend nothing links to a group,
- * `t` the range's whole spend, and for the campaign grouping `c` our clicks and exits per
- * campaign.
- *
- * Linking: each (day, ad campaign) spend is shared out by the weights of the groups its clicks
- * reached that day: our clicks (`our-clicks`) or the CAKE clicks of our clicks (`cake-clicks`).
- * The share is of all its clicks, so a filter keeps only the filtered groups' part. A day on which
- * the ad campaign has no weighted click uses its shares over the whole range (the networks' and
- * our days need not line up); an ad campaign with none in the range is unlinked (`u`).
- */
-export function spendStatement(q: ReportQuery): SQL {
-  const { startDate, endDate } = q.range;
-  const link = spendLink(q);
-  const field = CLICK_FIELD_OF[q.groupBy];
-  const withClicks = q.groupBy === "campaign" || link === "our-clicks";
-  const ctes: SQL[] = [];
-  if (withClicks) ctes.push(ourClicksCtes(q.range, field));
-  ctes.push(sql`
-    s as materialized (
-      select date, tiktok_campaign_id as t, spend_cents as cents from tiktok_spend
-      where date between ${startDate} and ${endDate} and spend_cents <> 0)`);
-  const parts: SQL[] = [];
-  if (link === "direct") {
-    parts.push(sql`select 'g' as kind, t as key, sum(cents) as amount, 0 as clicks, 0 as exits from s group by t`);
-    parts.push(sql`select 'd', date, sum(cents), 0, 0 from s group by date`);
-  } else {
-    const src =
-      link === "our-clicks"
-        ? sql`
-          select o.date, o.t, ${clickKey(q.groupBy)} as key, o.clicks as w, ${all(clickConditions(q))} as f
-          from oc o ${joinsCampaign(q.groupBy) ? sql`left join campaigns c on c.id = o.campaign_id` : sql``}
-          where o.t <> ''`
-        : sql`
-          select r.date, r.tiktok_campaign_id as t, ${cakeKey(q.groupBy)} as key, r.clicks as w, ${all(cakeConditions(q))} as f
-          from ${cakeFrom(q.groupBy)}
-          where r.date between ${startDate} and ${endDate} and r.campaign_id <> 0 and r.tiktok_campaign_id <> ''`;
-    ctes.push(sql`
-      src as materialized (${src}),
-      dw as materialized (select date, t, key, sum(w) as w from src where f group by date, t, key),
-      dt as materialized (select date, t, sum(w) as w from src group by date, t having sum(w) > 0),
-      rw as (select t, key, sum(w) as w from dw group by t, key),
-      rt as materialized (select t, sum(w) as w from dt group by t),
-      att as materialized (
-        select s.date, dw.key, s.cents * 1.0 * dw.w / dt.w as amount
-        from s join dt on dt.date = s.date and dt.t = s.t join dw on dw.date = s.date and dw.t = s.t
-        union all
-        select s.date, rw.key, s.cents * 1.0 * rw.w / rt.w
-        from s join rt on rt.t = s.t join rw on rw.t = s.t
-        where not exists (select 1 from dt where dt.date = s.date and dt.t = s.t))`);
-    parts.push(sql`select 'g' as kind, key, sum(amount) as amount, 0 as clicks, 0 as exits from att group by key`);
-    parts.push(sql`select 'd', date, sum(amount), 0, 0 from att group by date`);
-    parts.push(sql`select 'u', date, sum(cents), 0, 0 from s where not exists (select 1 from rt where rt.t = s.t) group by date`);
-  }
-  parts.push(sql`select 't', '', coalesce(sum(cents), 0), 0, 0 from s`);
-  if (q.groupBy === "campaign") {
-    parts.push(sql`
-      select 'c', cast(o.campaign_id as text), 0, sum(o.clicks), sum(o.exits) from oc o
-      where ${all(clickConditions(q))} group by o.campaign_id`);
-  }
-  return sql`with ${sql.join(ctes, sql`, `)} ${sql.join(parts, sql` union all `)}`;
-}
-
-export interface SpendRow {
-  kind: "g" | "d" | "u" | "t" | "c";
-  key: string;
   amount: number;
   clicks: number;
   exits: number;
@@ -286,8 +312,7 @@ const lastSyncStatement = sql`
   select source, max(finished_at) as at from sync_runs where status = 'ok' group by source`;
 
 export interface ReportData {
-  revenue: RevenueRow[];
-  spend: SpendRow[];
+  rows: ReportRow[];
   names: Map<string, string>;
   lastSync: { cake: number | null; tiktok: number | null };
 }
@@ -295,14 +320,13 @@ export interface ReportData {
 /** Everything the report needs, in one round trip and one consistent read. */
 export async function readReport(db: Db, q: ReportQuery): Promise<ReportData> {
   const names = namesStatement(q.groupBy);
-  const results = await rawBatch(db, [revenueStatement(q), spendStatement(q), lastSyncStatement, ...(names ? [names] : [])]);
+  const results = await rawBatch(db, [reportStatement(q), lastSyncStatement, ...(names ? [names] : [])]);
   const rows = <T>(i: number) => (results[i]?.results ?? []) as T[];
-  const synced = rows<{ source: string; at: number | null }>(2);
+  const synced = rows<{ source: string; at: number | null }>(1);
   const at = (source: string) => synced.find((s) => s.source === source)?.at ?? null;
   return {
-    revenue: rows<RevenueRow>(0),
-    spend: rows<SpendRow>(1),
-    names: new Map(names ? rows<{ key: string; name: string }>(3).map((n) => [n.key, n.name]) : []),
+    rows: rows<ReportRow>(0),
+    names: new Map(names ? rows<{ key: string; name: string }>(2).map((n) => [n.key, n.name]) : []),
     lastSync: { cake: at("cake"), tiktok: at("tiktok") },
   };
 }
