@@ -12,12 +12,12 @@
 //             p50 time and D1's rows_read for each, and the ratios
 // Targets (issue 6): a 30-day report within 250 ms p50, and rows read that do not grow with clicks.
 // BENCH_CLICKS / BENCH_CAKE_ROWS scale it down.
-import { Miniflare } from "miniflare";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { applyMigrations, ROOT, startServer } from "../lib/server.mjs";
+import { openLocalD1, registerFirstAdmin } from "../lib/local-d1.mjs";
+import { applyMigrations, startServer } from "../lib/server.mjs";
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000);
 const CAKE_ROWS = Number(process.env.BENCH_CAKE_ROWS ?? 300_000);
@@ -27,7 +27,6 @@ const CAKE_PORT = 8962;
 const TARGET_P50_MS = 250;
 const DAY_MS = 86_400_000;
 
-const databaseId = /database_id\s*=\s*"([^"]+)"/.exec(readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"))[1];
 const today = new Date().toISOString().slice(0, 10);
 const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
 const firstDayMs = Date.parse(`${today}T00:00:00Z`) - (DAYS - 1) * DAY_MS;
@@ -59,18 +58,8 @@ function ad(i) {
   };
 }
 
-function openD1(stateDir) {
-  const mf = new Miniflare({
-    modules: true,
-    script: "export default { fetch() { return new Response('') } }",
-    d1Databases: { DB: databaseId },
-    d1Persist: path.join(stateDir, "v3", "d1"),
-  });
-  return { mf, db: () => mf.getD1Database("DB") };
-}
-
 async function seedClicks(stateDir) {
-  const { mf, db } = openD1(stateDir);
+  const { mf, db } = openLocalD1(stateDir);
   const d1 = await db();
   await d1.batch([
     d1.prepare("insert into landers (id, name, url) values (1, 'Lander', 'https://lander.test')"),
@@ -143,16 +132,6 @@ function serveCake(data) {
   return new Promise((resolve) => server.listen(CAKE_PORT, "127.0.0.1", () => resolve(server)));
 }
 
-async function signIn(url) {
-  const res = await fetch(`${url}/api/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ username: "bench", password: "bench-password" }),
-  });
-  if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
-  return res.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))?.split(";")[0];
-}
-
 /**
  * One "sync now". `wrangler dev` restarts the Worker when a source file changes under it; the
  * interrupted run then holds the CAKE run slot until it counts as dead (15 minutes), so the
@@ -174,7 +153,7 @@ async function syncNow(url, cookie) {
 }
 
 async function measureSql(stateDir, start, end) {
-  const { mf, db } = openD1(stateDir);
+  const { mf, db } = openLocalD1(stateDir);
   const d1 = await db();
   const report = (table) =>
     `select offer_id, max(offer_name) as offer_name, sum(clicks) as clicks, sum(conversions) as conversions,
@@ -216,7 +195,7 @@ try {
     stdio: "pipe",
     vars: { CAKE_BASE_URL: `http://127.0.0.1:${CAKE_PORT}`, CAKE_API_KEY: "bench-key", CAKE_AFFILIATE_ID: "1" },
   });
-  const cookie = await signIn(server.url);
+  const cookie = await registerFirstAdmin(server.url);
 
   const first = await syncNow(server.url, cookie);
   console.log(

@@ -14,11 +14,11 @@
 //   tail      2,000 clicks arriving after the cron ran: what the live tail adds to rows read
 // BENCH_CLICKS, BENCH_CAKE_ROWS, BENCH_REPEAT scale it down.
 import { build } from "esbuild";
-import { Miniflare } from "miniflare";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { openLocalD1, registerFirstAdmin } from "../lib/local-d1.mjs";
 import { applyMigrations, ROOT, startServer } from "../lib/server.mjs";
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000);
@@ -36,22 +36,7 @@ const PORT = 8971;
 const TARGET_P50_MS = 250;
 const DAY_MS = 86_400_000;
 
-const GROUPINGS = [
-  "campaign",
-  "spark",
-  "offer",
-  "lander",
-  "mediaBuyer",
-  "placement",
-  "tiktokCampaignId",
-  "campaignName",
-  "tiktokAdGroupId",
-  "adGroupName",
-  "tiktokCreativeId",
-  "creativeName",
-];
 
-const databaseId = /database_id\s*=\s*"([^"]+)"/.exec(readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"))[1];
 const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
 const today = dayOf(Date.now());
 const firstDayMs = Date.parse(`${today}T00:00:00Z`) - (DAYS - 1) * DAY_MS;
@@ -76,22 +61,13 @@ async function bundleWorkerCode() {
       `export { rawBatch } from ${src("db/raw-batch.ts")};`,
       `export { zoneDayRange } from ${src("lib/zone-days.ts")};`,
       `export { buildReport } from ${src("stats/report.ts")};`,
+      `export { STATS_GROUPINGS } from ${src("schemas/stats.ts")};`,
       `export { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";`,
     ].join("\n"),
   );
   const outfile = path.join(work, "worker-code.mjs");
   await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], outfile, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
   return import(pathToFileURL(outfile).href);
-}
-
-function openD1() {
-  const mf = new Miniflare({
-    modules: true,
-    script: "export default { fetch() { return new Response('') } }",
-    d1Databases: { DB: databaseId },
-    d1Persist: path.join(stateDir, "v3", "d1"),
-  });
-  return { mf, d1: () => mf.getD1Database("DB") };
 }
 
 /**
@@ -171,22 +147,13 @@ async function measure(fn, repeat = REPEAT) {
   return { p50: p50(times), last };
 }
 
-async function signIn(url) {
-  const res = await fetch(`${url}/api/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ username: "bench", password: "bench-password" }),
-  });
-  if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
-  return res.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))?.split(";")[0];
-}
-
 let server;
 try {
   const code = await bundleWorkerCode();
   applyMigrations(stateDir, { quiet: true });
-  const { mf, d1: getD1 } = openD1();
+  const { mf, db: getD1 } = openLocalD1(stateDir);
   const d1 = await getD1();
+  const GROUPINGS = code.STATS_GROUPINGS;
   const db = code.createDb(d1);
   const dialect = new code.SQLiteAsyncDialect();
 
@@ -250,7 +217,7 @@ try {
   await mf.dispose();
 
   server = await startServer({ port: PORT, stateDir, stdio: "pipe" });
-  const cookie = await signIn(server.url);
+  const cookie = await registerFirstAdmin(server.url);
   const api = {};
   for (const groupBy of GROUPINGS) {
     const { p50: time } = await measure(async () => {
@@ -279,8 +246,8 @@ try {
   }
 
   // The live tail: clicks that came after the cron ran are read from clicks, a few rows each.
-  const again = openD1();
-  const d1b = await again.d1();
+  const again = openLocalD1(stateDir);
+  const d1b = await again.db();
   const before = (await (async () => {
     const { prepared } = statements(d1b, "campaign", false);
     return (await d1b.batch(prepared)).reduce((sum, r) => sum + r.meta.rows_read, 0);

@@ -7,8 +7,7 @@
  * are `YYYY-MM-DD` days of the report time zone (setting `report_timezone`), endDate included.
  */
 import { z } from "zod";
-import { calendarDate } from "./calendar-date";
-import { MAX_RANGE_DAYS } from "./performance";
+import { dateRangeQuery } from "./performance";
 
 /**
  * What the report groups by. The spec's Variables select maps to the tracking-field groupings:
@@ -35,8 +34,6 @@ export type StatsGrouping = (typeof STATS_GROUPINGS)[number];
 /** The sparkId filter value meaning "No Spark" (CAKE rows without a sub3). */
 export const NO_SPARK = "none";
 
-const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
-
 /** An omitted filter and an empty one (`?offerId=`) mean the same: no filter. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
@@ -46,11 +43,9 @@ const positiveId = (name: string) =>
     .int(`${name} must be a whole number`)
     .positive(`${name} must be a whole number`);
 
-/** GET /api/stats/report */
-export const statsReportQuery = z
-  .object({
-    startDate: calendarDate("startDate"),
-    endDate: calendarDate("endDate"),
+/** GET /api/stats/report: the performance reads' day range (at most a year), the grouping and the filters. */
+export const statsReportQuery = dateRangeQuery.and(
+  z.object({
     groupBy: z
       .enum(STATS_GROUPINGS, { error: `groupBy must be one of ${STATS_GROUPINGS.join(", ")}` })
       .default("campaign"),
@@ -62,23 +57,13 @@ export const statsReportQuery = z
     mediaBuyer: optional(z.string().trim().min(1, "mediaBuyer must not be empty").max(50, "mediaBuyer must be at most 50 characters")),
     /** One of our campaigns. */
     campaignId: optional(positiveId("campaignId")),
-  })
-  .refine((q) => q.startDate <= q.endDate, { message: "startDate must not be after endDate", path: ["startDate"] })
-  .refine((q) => dayNumber(q.endDate) - dayNumber(q.startDate) < MAX_RANGE_DAYS, {
-    message: `The date range can cover at most ${MAX_RANGE_DAYS} days`,
-    path: ["endDate"],
-  });
+  }),
+);
 export type StatsReportQuery = z.input<typeof statsReportQuery>;
 export type StatsReportFilters = z.output<typeof statsReportQuery>;
 
-/** GET /api/stats/filters */
-export const statsFiltersQuery = z
-  .object({ startDate: calendarDate("startDate"), endDate: calendarDate("endDate") })
-  .refine((q) => q.startDate <= q.endDate, { message: "startDate must not be after endDate", path: ["startDate"] })
-  .refine((q) => dayNumber(q.endDate) - dayNumber(q.startDate) < MAX_RANGE_DAYS, {
-    message: `The date range can cover at most ${MAX_RANGE_DAYS} days`,
-    path: ["endDate"],
-  });
+/** GET /api/stats/filters: startDate and endDate. */
+export const statsFiltersQuery = dateRangeQuery;
 
 /** How a row's spend was found. "none": no spend reached the row. */
 export type SpendMethod = "attributed" | "even" | "none";

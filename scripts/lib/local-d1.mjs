@@ -1,0 +1,31 @@
+// The local D1 database `wrangler dev` keeps under a state folder, opened straight from Node
+// (for benchmarks that seed or measure it outside the Worker), and the first admin of a fresh
+// instance.
+import { Miniflare } from "miniflare";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "./server.mjs";
+
+const databaseId = /database_id\s*=\s*"([^"]+)"/.exec(readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"))[1];
+
+/** The D1 binding over `stateDir`'s database file. Returns { mf, db } (db() resolves the binding); dispose mf when done. */
+export function openLocalD1(stateDir) {
+  const mf = new Miniflare({
+    modules: true,
+    script: "export default { fetch() { return new Response('') } }",
+    d1Databases: { DB: databaseId },
+    d1Persist: path.join(stateDir, "v3", "d1"),
+  });
+  return { mf, db: () => mf.getD1Database("DB") };
+}
+
+/** Registers the first admin of a fresh instance and returns its session cookie (`name=value`). */
+export async function registerFirstAdmin(url) {
+  const res = await fetch(`${url}/api/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: url },
+    body: JSON.stringify({ username: "bench", password: "bench-password" }),
+  });
+  if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
+  return res.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))?.split(";")[0];
+}
