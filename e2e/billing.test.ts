@@ -4,7 +4,7 @@ import Papa from "papaparse";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { expect, test } from "vitest";
 import { ROOT } from "../scripts/lib/server.mjs";
-import { useHarness } from "./support/harness";
+import { createFirstAdmin, useHarness } from "./support/harness";
 
 const h = useHarness("billing");
 /** Screens settle after a request or two; Playwright's own waits allow 30 s, these allow 10. */
@@ -196,12 +196,7 @@ test("an admin uploads a statement, reads the cards and summary, filters and pag
   const page = await adminCtx.newPage();
 
   // First run: create the first admin.
-  await page.goto("/auth");
-  await page.getByRole("button", { name: "Create admin account" }).waitFor();
-  await page.getByLabel("Username").fill(ADMIN.username);
-  await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
-  await page.getByRole("button", { name: "Create admin account" }).click();
-  await page.getByRole("navigation", { name: "Main" }).waitFor();
+  await createFirstAdmin(page, ADMIN.username, ADMIN.password);
 
   // 1. The empty screen.
   await page.goto("/billing");

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { useHarness } from "./support/harness";
+import { createFirstAdmin, useHarness } from "./support/harness";
 
 const h = useHarness("codes");
 
@@ -28,12 +28,7 @@ const message = (code: string, id: string) =>
 test("a forwarded code appears on the open Codes screen within 3 seconds, and copies with a tap", async () => {
   const ctx = await h.newContext();
   const page = await ctx.newPage();
-  await page.goto("/auth");
-  await page.getByRole("button", { name: "Create admin account" }).waitFor();
-  await page.getByLabel("Username").fill("founder");
-  await page.getByLabel("Password", { exact: true }).fill("founder-password");
-  await page.getByRole("button", { name: "Create admin account" }).click();
-  await page.getByRole("navigation", { name: "Main" }).waitFor();
+  await createFirstAdmin(page);
 
   await page.goto("/codes");
   await page.getByText("No verification codes yet").waitFor();

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { useHarness } from "./support/harness";
+import { createFirstAdmin, useHarness } from "./support/harness";
 
 const h = useHarness("tracking");
 
@@ -42,12 +42,7 @@ test("an ad click is recorded, reaches the lander, exits to the offer with its f
   const page = await ctx.newPage();
 
   // Admin setup and the redirect domain (this local Trackyard).
-  await page.goto("/auth");
-  await page.getByRole("button", { name: "Create admin account" }).waitFor();
-  await page.getByLabel("Username").fill("founder");
-  await page.getByLabel("Password", { exact: true }).fill("founder-password");
-  await page.getByRole("button", { name: "Create admin account" }).click();
-  await page.getByRole("navigation", { name: "Main" }).waitFor();
+  await createFirstAdmin(page);
   await page.goto("/settings");
   await page.getByLabel("Redirect Domain").fill(h.url);
   await page.getByRole("button", { name: "Save Domains" }).click();

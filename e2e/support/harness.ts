@@ -66,3 +66,13 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
   });
   return h;
 }
+
+/** The first-run setup on /auth: creates the first admin and waits for the signed-in layout. */
+export async function createFirstAdmin(page: Page, username = "founder", password = "founder-password") {
+  await page.goto("/auth");
+  await page.getByRole("button", { name: "Create admin account" }).waitFor();
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Create admin account" }).click();
+  await page.getByRole("navigation", { name: "Main" }).waitFor();
+}
