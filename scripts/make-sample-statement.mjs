@@ -10,20 +10,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { EXTEND_EXPORT_HEADER as HEADER } from "./lib/extend-export.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(ROOT, "samples", "billing", "sample-statement.csv");
 
-const HEADER = [
-  "Registered Card Last 4", "Funding Source", "Type of Account", "Transaction Date", "Clear Date", "Type", "Status",
-  "Name On Card", "Card User Email", "Authorization Merchant Currency", "Authorization Merchant Amount",
-  "Authorization Billing Currency", "Authorization Exchange Rate", "Authorization Billing Amount",
-  "Settlement Merchant Currency", "Settlement Merchant Amount", "Settlement Billing Currency", "Settlement Billing Amount",
-  "Settlement Exchange Rate", "Merchant Name", "Merchant Address", "Merchant City", "Merchant State", "Merchant Country",
-  "Merchant ZIP/Postal", "MCC", "MCC Description", "VCN Sender", "VCN Sender Email", "VCN Nickname", "VCN Last 4",
-  "Reference Id", "Source", "External", "Number of Attachments", "Attachments", "Transaction Amount", "Notes",
-  "Transaction Receipt", "Receipt", "Manager Review", "Final Approval", "Team",
-];
 
 /** Each VCN: nickname, last 4, the card it draws on, its merchant, city, state. */
 const VCNS = [

@@ -14,6 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startServer } from "../lib/server.mjs";
+import { EXTEND_EXPORT_HEADER as HEADER } from "../lib/extend-export.mjs";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 50_000);
 const PORT = 8951;
@@ -21,16 +22,6 @@ const TARGET_FULL_MS = 10_000;
 const TARGET_REUPLOAD_MS = 5_000;
 const LIMIT_BYTES = 10 * 1024 * 1024;
 
-const HEADER = [
-  "Registered Card Last 4", "Funding Source", "Type of Account", "Transaction Date", "Clear Date", "Type", "Status",
-  "Name On Card", "Card User Email", "Authorization Merchant Currency", "Authorization Merchant Amount",
-  "Authorization Billing Currency", "Authorization Exchange Rate", "Authorization Billing Amount",
-  "Settlement Merchant Currency", "Settlement Merchant Amount", "Settlement Billing Currency", "Settlement Billing Amount",
-  "Settlement Exchange Rate", "Merchant Name", "Merchant Address", "Merchant City", "Merchant State", "Merchant Country",
-  "Merchant ZIP/Postal", "MCC", "MCC Description", "VCN Sender", "VCN Sender Email", "VCN Nickname", "VCN Last 4",
-  "Reference Id", "Source", "External", "Number of Attachments", "Attachments", "Transaction Amount", "Notes",
-  "Transaction Receipt", "Receipt", "Manager Review", "Final Approval", "Team",
-];
 
 const MERCHANTS = [
   ["FACEBK *ADS", "Menlo Park", "CA"],
