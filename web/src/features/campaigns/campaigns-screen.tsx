@@ -5,7 +5,7 @@ import { Link } from "react-router";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useCopy } from "@/components/ui/copy-button";
-import { ConfirmDialog } from "@/components/ui/dialog";
+import { DeleteDialog } from "@/components/ui/delete-dialog";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Switch } from "@/components/ui/switch";
 import { RowActions } from "@/components/ui/row-actions";
@@ -148,23 +148,12 @@ export default function CampaignsScreen() {
       </Card>
       {editing !== undefined ? <CampaignDialog key={editing?.id ?? "new"} campaign={editing} onClose={() => setEditing(undefined)} /> : null}
       {viewing ? <CodeDialog campaign={viewing} onClose={() => setViewing(null)} /> : null}
-      <ConfirmDialog
-        open={deleting !== null}
-        onOpenChange={(o) => !o && setDeleting(null)}
-        title="Delete campaign?"
-        description={`${deleting?.name ?? "This campaign"} and its recorded clicks will be deleted. Ads still pointing at its link will get a not-found page.`}
-        confirmLabel="Delete campaign"
-        busy={remove.isPending}
-        onConfirm={() =>
-          deleting &&
-          remove.mutate(deleting.id, {
-            onSuccess: () => {
-              toast({ title: "Campaign deleted", description: deleting.name });
-              setDeleting(null);
-            },
-            onError: (err) => toastError("Error", err, "Failed to delete campaign"),
-          })
-        }
+      <DeleteDialog
+        item={deleting}
+        onClose={() => setDeleting(null)}
+        remove={remove}
+        noun="campaign"
+        description={(item) => `${item?.name ?? "This campaign"} and its recorded clicks will be deleted. Ads still pointing at its link will get a not-found page.`}
       />
     </>
   );

@@ -2,7 +2,8 @@ import { PanelsTopLeft, Plus } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
+import { DeleteDialog } from "@/components/ui/delete-dialog";
+import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
@@ -125,23 +126,12 @@ export default function LandersScreen() {
       {editing !== undefined ? (
         <LanderDialog key={editing?.id ?? "new"} lander={editing} open onOpenChange={(o) => !o && setEditing(undefined)} />
       ) : null}
-      <ConfirmDialog
-        open={deleting !== null}
-        onOpenChange={(o) => !o && setDeleting(null)}
-        title="Delete lander?"
-        description={`Deleting ${deleting?.name ?? "this lander"} also deletes the campaigns that use it and their clicks.`}
-        confirmLabel="Delete lander"
-        busy={remove.isPending}
-        onConfirm={() =>
-          deleting &&
-          remove.mutate(deleting.id, {
-            onSuccess: () => {
-              toast({ title: "Lander deleted", description: deleting.name });
-              setDeleting(null);
-            },
-            onError: (err) => toastError("Error", err, "Failed to delete lander"),
-          })
-        }
+      <DeleteDialog
+        item={deleting}
+        onClose={() => setDeleting(null)}
+        remove={remove}
+        noun="lander"
+        description={(item) => `Deleting ${item?.name ?? "this lander"} also deletes the campaigns that use it and their clicks.`}
       />
     </>
   );

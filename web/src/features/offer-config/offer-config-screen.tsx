@@ -2,7 +2,8 @@ import { Plus, Tag } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
+import { DeleteDialog } from "@/components/ui/delete-dialog";
+import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
@@ -162,23 +163,12 @@ export default function OfferConfigScreen() {
         </Table>
       </Card>
       {editing !== undefined ? <OfferDialog key={editing?.id ?? "new"} offer={editing} onClose={() => setEditing(undefined)} /> : null}
-      <ConfirmDialog
-        open={deleting !== null}
-        onOpenChange={(o) => !o && setDeleting(null)}
-        title="Delete offer?"
-        description={`Campaigns using ${deleting?.name ?? "this offer"} keep running but lose their exit destination until you pick another offer.`}
-        confirmLabel="Delete offer"
-        busy={remove.isPending}
-        onConfirm={() =>
-          deleting &&
-          remove.mutate(deleting.id, {
-            onSuccess: () => {
-              toast({ title: "Offer deleted", description: deleting.name });
-              setDeleting(null);
-            },
-            onError: (err) => toastError("Error", err, "Failed to delete offer"),
-          })
-        }
+      <DeleteDialog
+        item={deleting}
+        onClose={() => setDeleting(null)}
+        remove={remove}
+        noun="offer"
+        description={(item) => `Campaigns using ${item?.name ?? "this offer"} keep running but lose their exit destination until you pick another offer.`}
       />
     </>
   );

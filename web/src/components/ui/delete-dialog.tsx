@@ -1,0 +1,39 @@
+import type { UseMutationResult } from "@tanstack/react-query";
+import { ConfirmDialog } from "./dialog";
+import { toast, toastError } from "./toast";
+
+interface DeleteDialogProps<T extends { id: number; name: string }> {
+  /** The row being deleted; null keeps the dialog closed. */
+  item: T | null;
+  onClose(): void;
+  /** The delete call; its id is the row's. */
+  remove: UseMutationResult<unknown, Error, number>;
+  /** "lander" → "Delete lander?", "Lander deleted", "Failed to delete lander" (spec §8). */
+  noun: string;
+  description(item: T | null): string;
+}
+
+/** Asks before deleting an admin table's row, then deletes it with the spec's toasts. */
+export function DeleteDialog<T extends { id: number; name: string }>({ item, onClose, remove, noun, description }: DeleteDialogProps<T>) {
+  const title = `${noun[0]!.toUpperCase()}${noun.slice(1)}`;
+  return (
+    <ConfirmDialog
+      open={item !== null}
+      onOpenChange={(o) => !o && onClose()}
+      title={`Delete ${noun}?`}
+      description={description(item)}
+      confirmLabel={`Delete ${noun}`}
+      busy={remove.isPending}
+      onConfirm={() =>
+        item &&
+        remove.mutate(item.id, {
+          onSuccess: () => {
+            toast({ title: `${title} deleted`, description: item.name });
+            onClose();
+          },
+          onError: (err) => toastError("Error", err, `Failed to delete ${noun}`),
+        })
+      }
+    />
+  );
+}
