@@ -51,6 +51,9 @@ const api = new Hono<AppEnv>()
   .route("/user/preferences", preferenceRoutes);
 
 export const app = new Hono<AppEnv>()
+  // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,
+  // and ahead of the security-header middleware below: they set their own (routes/tracking.ts).
+  .route("/", trackingRoutes)
   .use(
     secureHeaders({
       contentSecurityPolicy: {
@@ -69,12 +72,8 @@ export const app = new Hono<AppEnv>()
       strictTransportSecurity: "max-age=31536000; includeSubDomains",
       xContentTypeOptions: "nosniff",
       referrerPolicy: "strict-origin-when-cross-origin",
-      // A route's own header wins: /exit-tracker.js must be loadable cross-origin by landers.
-      overwrite: false,
     }),
   )
-  // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard.
-  .route("/", trackingRoutes)
   // The CAKE conversion postback: public, authenticated by its own secret token.
   .route("/postback", postbackRoutes)
   .route("/api", api)

@@ -201,6 +201,18 @@ describe("GET /r/:campaignId", () => {
     },
   );
 
+  it("sends its own few headers, not the app's, and locks its plain pages down", async () => {
+    const { campaignId } = await setup();
+    const redirect = await visit(`/r/${campaignId}`);
+    expect(redirect.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
+    expect(redirect.headers.get("x-robots-tag")).toBe("noindex, nofollow");
+    expect(redirect.headers.get("content-security-policy")).toBeNull();
+    const page = await visit("/r/999999");
+    expect(page.headers.get("content-security-policy")).toBe("default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+  });
+
   it("sees a BH toggle change made through the API at once", async () => {
     const admin = await makeAdmin();
     const { campaignId } = await setup();
