@@ -158,6 +158,20 @@ describe("GET /r/:campaignId", () => {
     expect(await db().select({ n: sql<number>`count(*)` }).from(campaigns)).not.toEqual([{ n: 0 }]);
   });
 
+  it("stores each value with its type: numbers that look like text stay text, missing values are NULL", async () => {
+    const { campaignId } = await setup();
+    await visit(`/r/${campaignId}?cid=007&cname=${encodeURIComponent('{"a":[1,"\\u0000"]}')}`);
+    const [row] = await db()
+      .select({
+        types: sql<string>`typeof(${clicks.campaignId}) || ',' || typeof(${clicks.clickedAt}) || ',' || typeof(${clicks.tiktokCampaignId}) || ',' || typeof(${clicks.placement})`,
+        tiktokCampaignId: clicks.tiktokCampaignId,
+        campaignName: clicks.campaignName,
+      })
+      .from(clicks)
+      .where(eq(clicks.campaignId, campaignId));
+    expect(row).toEqual({ types: "integer,integer,text,null", tiktokCampaignId: "007", campaignName: '{"a":[1,"\\u0000"]}' });
+  });
+
   it("answers HEAD the same way without recording a click", async () => {
     const on = await setup();
     const off = await setup({ bhToggle: false });
