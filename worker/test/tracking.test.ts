@@ -3,11 +3,13 @@ import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
+import { insertClicks } from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { writeSetting } from "../src/db/queries/settings";
 import { campaigns, clicks, landerClicks } from "../src/db/schema";
 import worker from "../src/index";
+import { BATCH_MAX_CLICKS, BATCH_MAX_WAIT_MS } from "../src/tracking/click-writer";
 import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../src/schemas/offers";
 import { call, db, makeAdmin } from "./helpers";
 
@@ -95,6 +97,14 @@ describe("GET /r/:campaignId", () => {
     expect(new Set(ids).size).toBe(300);
     const stored = await clicksOf(campaignId);
     expect(stored.map((c) => c.clickId).sort()).toEqual([...ids].sort());
+  });
+
+  it("writes a batch as soon as it is full, and gathers the next one", async () => {
+    const { campaignId } = await setup();
+    const count = BATCH_MAX_CLICKS + 50;
+    const responses = await Promise.all(Array.from({ length: count }, () => visit(`/r/${campaignId}`)));
+    expect(responses.every((r) => r.status === 302)).toBe(true);
+    expect(await clicksOf(campaignId)).toHaveLength(count);
   });
 
   it("still stores the other clicks of a batch when one campaign is deleted before the write", async () => {
@@ -309,6 +319,20 @@ describe("GET /click", () => {
     expect(exit.headers.get("location")).toBe(`https://offer.test/go?sub1=${clickId}&sub2=&sub3=&sub4=&sub5=fast`);
     await Promise.all([r.settled, exit.settled]);
     expect((await clickRow(clickId))!.exitedAt).not.toBeNull();
+    expect(await exitsOf(clickId)).toHaveLength(1);
+  });
+
+  it("finds a click that another isolate is still writing, by looking again a moment later", async () => {
+    const { campaignId } = await setup();
+    const clickId = crypto.randomUUID();
+    const started = Date.now();
+    const exit = visit(`/click?clickId=${clickId}`);
+    // The click lands while the exit waits, as another isolate's batch would.
+    await new Promise((r) => setTimeout(r, 200));
+    await insertClicks(db(), [{ clickId, campaignId, placement: "late", clickedAt: started }]);
+    const res = await exit;
+    expect(res.headers.get("location")).toBe(`https://offer.test/go?sub1=${clickId}&sub2=&sub3=&sub4=&sub5=late`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BATCH_MAX_WAIT_MS);
     expect(await exitsOf(clickId)).toHaveLength(1);
   });
 

@@ -6,7 +6,7 @@ import type { AppEnv, Db } from "../env";
 import { createDb } from "../middleware/database";
 import { normaliseBaseUrl } from "../schemas/settings";
 import { trackedCampaign } from "../tracking/campaign-cache";
-import { pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
+import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { appendQuery, fillTemplate } from "../tracking/urls";
 
@@ -66,12 +66,20 @@ function redirect(c: Context<AppEnv>, location: string) {
   return c.redirect(location, 302);
 }
 
-/** The click an exit names: still being written in this isolate, or stored. */
+/**
+ * How long an exit naming an unknown click waits before looking once more: a click gathered in
+ * another isolate's batch can take up to BATCH_MAX_WAIT_MS to be written (click-writer.ts).
+ */
+const CLICK_LANDING_MS = BATCH_MAX_WAIT_MS + 500;
+
+/** The click an exit names: still being written in this isolate, or stored (now, or a moment later). */
 async function clickForExit(db: Db, clickId: string) {
   const waiting = pendingClick(clickId);
   if (waiting) return { ...waiting.click, stored: waiting.stored };
-  const stored = await findClick(db, clickId);
-  return stored ? { ...stored, stored: Promise.resolve(true) } : null;
+  const stored =
+    (await findClick(db, clickId)) ??
+    (await new Promise((resolve) => setTimeout(resolve, CLICK_LANDING_MS)).then(() => findClick(db, clickId)));
+  return stored ? { ...stored, stored: async () => true } : null;
 }
 
 /**

@@ -54,62 +54,105 @@ async function writeBatch(db: Db, clicks: Click[]): Promise<Set<string>> {
 }
 
 /**
- * Clicks are gathered for a moment and written together: one D1 round trip per batch instead of
- * one per visitor, which is what lets /r/ keep pace with a bare redirect under load. A batch is
- * written FLUSH_AFTER_MS after its first click, or at once when it reaches FLUSH_AT clicks.
+ * Clicks are gathered and written together: one D1 round trip and one transaction per batch
+ * instead of one per visitor, which is what lets /r/ keep pace with a bare redirect under load.
+ * A batch is written once clicks pause for BATCH_IDLE_MS (a quiet isolate's click lands at once),
+ * or BATCH_MAX_WAIT_MS after its first click, or when it holds BATCH_MAX_CLICKS: a busy isolate
+ * sends about one write a second however many visitors it serves.
+ *
+ * The runtime judges each request on its own: a request whose `waitUntil` waits on a promise that
+ * only another request's I/O can settle is cancelled as hung, and so are continuations created by
+ * a request that has ended. So no request ever waits on another's promise here. The request that
+ * opens a batch keeps it alive with its own timer and writes it when the timer says so; a request
+ * that fills a batch writes it itself. The visitors in between wait for nothing.
  */
-export const FLUSH_AFTER_MS = 50;
-export const FLUSH_AT = 200;
+export const BATCH_IDLE_MS = 20;
+export const BATCH_MAX_WAIT_MS = 1000;
+export const BATCH_MAX_CLICKS = 1000;
 
 interface Batch {
   clicks: Click[];
-  /** The clickIds that could not be stored, once the batch is written. */
-  written: Promise<Set<string>>;
-  close: () => void;
+  /** When its first and latest clicks arrived. */
+  firstAt: number;
+  lastAt: number;
+  /** Once written: the clickIds that could not be stored. */
+  lost?: Set<string>;
 }
 
 let open: Batch | null = null;
 
-function openBatch(db: Db): Batch {
-  let close!: () => void;
-  const closed = new Promise<void>((resolve) => (close = resolve));
-  const batch: Batch = {
-    clicks: [],
-    close: () => {
-      if (open === batch) open = null;
-      close();
-    },
-    written: closed.then(() => writeBatch(db, batch.clicks)),
-  };
-  setTimeout(batch.close, FLUSH_AFTER_MS);
+/** Clicks answered but not yet stored, by clickId: an exit arriving that fast still finds its click. */
+const pending = new Map<string, { click: Click; batch: Batch }>();
+
+/** Closes a batch and writes it, as the calling request's own I/O. */
+async function flush(batch: Batch, db: Db) {
+  if (open === batch) open = null;
+  try {
+    batch.lost = await writeBatch(db, batch.clicks);
+  } finally {
+    batch.lost ??= new Set(batch.clicks.map((c) => c.clickId));
+    for (const click of batch.clicks) pending.delete(click.clickId);
+  }
+}
+
+/**
+ * Opens a batch. The opening request's `waitUntil` holds a timer, re-armed for whichever comes
+ * first, the lull or the longest wait (re-arming on every click would cost a timer per visitor),
+ * until the batch is written by that timer or filled and written by another request.
+ */
+function openBatch(ctx: Background, db: Db, now: number): Batch {
+  const batch: Batch = { clicks: [], firstAt: now, lastAt: now };
+  ctx.waitUntil(
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (open !== batch) return resolve();
+        const wait = Math.min(batch.lastAt + BATCH_IDLE_MS, batch.firstAt + BATCH_MAX_WAIT_MS) - Date.now();
+        if (wait <= 0) resolve(flush(batch, db));
+        else setTimeout(check, wait);
+      };
+      setTimeout(check, BATCH_IDLE_MS);
+    }),
+  );
   return batch;
 }
 
-/** Clicks answered but not yet stored, by clickId: an exit arriving that fast still finds its click. */
-const pending = new Map<string, { click: Click; stored: Promise<boolean> }>();
-
-export const pendingClick = (clickId: string) => pending.get(clickId);
+/** How long an exit waits for its click's batch before giving up (the runtime allows 30 s). */
+const EXIT_WAIT_MS = 20_000;
 
 /**
- * Stores a click after the response: the visitor never waits on D1. Every request whose click
- * is in a batch holds the batch's write in its own `waitUntil`, so the runtime keeps the isolate
- * alive until the click is stored whichever request happens to run the write.
+ * A click still waiting in this isolate's batch, and a way to learn whether it ends up stored. The
+ * asking request polls with its own timers rather than awaiting the writer's promise (see above).
  */
+export function pendingClick(clickId: string) {
+  const entry = pending.get(clickId);
+  if (!entry) return undefined;
+  const { batch } = entry;
+  const stored = async () => {
+    for (const giveUpAt = Date.now() + EXIT_WAIT_MS; !batch.lost && Date.now() < giveUpAt; ) {
+      await new Promise((resolve) => setTimeout(resolve, BATCH_IDLE_MS));
+    }
+    return batch.lost ? !batch.lost.has(clickId) : false;
+  };
+  return { click: entry.click, stored };
+}
+
+/** Stores a click after the response: the visitor never waits on D1. */
 export function recordClickLater(ctx: Background, db: Db, click: Click) {
-  const batch = open ?? (open = openBatch(db));
+  const now = Date.now();
+  const batch = open ?? (open = openBatch(ctx, db, now));
   batch.clicks.push(click);
-  if (batch.clicks.length >= FLUSH_AT) batch.close();
-  const stored = batch.written
-    .then((lost) => !lost.has(click.clickId))
-    .finally(() => pending.delete(click.clickId));
-  pending.set(click.clickId, { click, stored });
-  ctx.waitUntil(stored);
+  batch.lastAt = now;
+  pending.set(click.clickId, { click, batch });
+  if (batch.clicks.length >= BATCH_MAX_CLICKS) ctx.waitUntil(flush(batch, db));
 }
 
 /** Stores an exit after the response, once its click (if still being written) is stored. */
-export function recordExitLater(ctx: Background, db: Db, exit: ExitRecord, clickStored: Promise<boolean> = Promise.resolve(true)) {
-  const done = clickStored.then(async (stored) => {
-    if (!stored) return;
+export function recordExitLater(ctx: Background, db: Db, exit: ExitRecord, clickStored: () => Promise<boolean> = async () => true) {
+  const done = clickStored().then(async (stored) => {
+    if (!stored) {
+      console.error("exit not stored: its click was not stored", exit.clickId);
+      return;
+    }
     try {
       await withRetries(() => recordExit(db, exit));
     } catch (err) {
