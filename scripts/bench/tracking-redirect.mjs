@@ -34,13 +34,17 @@ const tmpDir = (name) => {
   return dir;
 };
 
-/** Drains a server's output (an unread pipe would stall it) and keeps the last lines for a failure report. */
+/**
+ * Drains a server's output (an unread pipe would stall it) and keeps the last lines for a failure
+ * report, leaving out the one-per-request log lines so that errors are not pushed out by them.
+ */
 function tail(child, name, keep = 40) {
   const lines = [];
+  const perRequest = /\[wrangler:info\] (GET|HEAD) /;
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding("utf8");
     stream?.on("data", (chunk) => {
-      lines.push(...chunk.split("\n").filter(Boolean).map((l) => `[${name}] ${l}`));
+      lines.push(...chunk.split("\n").filter((l) => l && !perRequest.test(l)).map((l) => `[${name}] ${l}`));
       lines.splice(0, Math.max(0, lines.length - keep));
     });
   }
@@ -213,6 +217,8 @@ try {
   const lost = expected - stored;
   console.log(`clicks: ${fmt(expected)} answered with 302, ${fmt(stored)} stored, ${fmt(Math.max(lost, 0))} lost (all stored ${((Date.now() - waitStart) / 1000).toFixed(1)} s after the load ended)`);
 
+  // Lost clicks: what the Worker logged says why.
+  if (stored !== expected) console.log(servers.app.output.join("\n"));
   const ok = throughputRatio >= 0.8 && p99Ratio <= 1.5 && stored === expected;
   console.log(ok ? "PASS" : "FAIL: see the targets above");
   process.exitCode = ok ? 0 : 1;
