@@ -1,4 +1,4 @@
-import type { HTMLAttributes, TdHTMLAttributes, ThHTMLAttributes } from "react";
+import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from "react";
 import { cn } from "@/lib/cn";
 
 /** A table that scrolls sideways on small screens instead of breaking the layout. */
@@ -46,10 +46,44 @@ export const TableCell = ({ className, numeric, ...props }: TdHTMLAttributes<HTM
 );
 
 /** One full-width row for loading and empty states. */
-export const TableMessage = ({ colSpan, children }: { colSpan: number; children: React.ReactNode }) => (
+export const TableMessage = ({ colSpan, children }: { colSpan: number; children: ReactNode }) => (
   <tr>
     <td colSpan={colSpan} className="px-3 py-10 text-center text-sm text-slate-500">
       {children}
     </td>
   </tr>
 );
+
+/** What QueryRows reads of a query (react-query's result has it). */
+interface QueryState {
+  isPending: boolean;
+  isError: boolean;
+  error: Error | null;
+}
+
+type QueryRowsProps<T> = {
+  query: QueryState;
+  rows: readonly T[];
+  colSpan: number;
+  /** Said while the query loads. */
+  loading: ReactNode;
+  /** Said when the query fails without a message. */
+  failed?: string;
+  children: (row: T) => ReactNode;
+} & (
+  | { /** Said, as a message row, when there are no rows. */ empty: ReactNode; emptyState?: never }
+  | { /** Fills the full-width row itself when there are no rows (an EmptyState). */ emptyState: ReactNode; empty?: never }
+);
+
+/** A table body's rows for one query: one full-width row while it loads, fails or is empty; else a row per item. */
+export function QueryRows<T>({ query, rows, colSpan, loading, failed, children, empty, emptyState }: QueryRowsProps<T>) {
+  if (query.isPending) return <TableMessage colSpan={colSpan}>{loading}</TableMessage>;
+  if (query.isError) return <TableMessage colSpan={colSpan}>{query.error?.message || failed}</TableMessage>;
+  if (rows.length > 0) return <>{rows.map(children)}</>;
+  if (emptyState === undefined) return <TableMessage colSpan={colSpan}>{empty}</TableMessage>;
+  return (
+    <tr>
+      <td colSpan={colSpan}>{emptyState}</td>
+    </tr>
+  );
+}

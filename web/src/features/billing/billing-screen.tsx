@@ -10,7 +10,7 @@ import { Input } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page";
 import { Pagination } from "@/components/ui/pagination";
 import { Select } from "@/components/ui/select";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { isAdmin, useUser } from "@/lib/auth";
 import { formatDate, formatMoney } from "@/lib/format";
 import { useDebounced } from "@/lib/use-debounced";
@@ -116,14 +116,15 @@ export default function BillingScreen() {
               </TableRow>
             </TableHeader>
             <TableBody>
-              {list.isPending ? (
-                <TableMessage colSpan={6}>Loading transactions...</TableMessage>
-              ) : list.isError ? (
-                <TableMessage colSpan={6}>{list.error.message || "Failed to fetch transactions"}</TableMessage>
-              ) : rows.length === 0 ? (
-                <TableMessage colSpan={6}>No transactions found. Upload a CSV file to get started.</TableMessage>
-              ) : (
-                rows.map((t) => (
+              <QueryRows
+                query={list}
+                rows={rows}
+                colSpan={6}
+                loading="Loading transactions..."
+                failed="Failed to fetch transactions"
+                empty="No transactions found. Upload a CSV file to get started."
+              >
+                {(t) => (
                   <TableRow key={t.id}>
                     <TableCell className="tabular whitespace-nowrap">{t.transactionDate ? formatDate(t.transactionDate) : "—"}</TableCell>
                     <TableCell>
@@ -136,8 +137,8 @@ export default function BillingScreen() {
                     <TableCell className="tabular">{dash(t.vcnLast4)}</TableCell>
                     <TableCell numeric className="whitespace-nowrap">{formatMoney(t.authBillingAmount)}</TableCell>
                   </TableRow>
-                ))
-              )}
+                )}
+              </QueryRows>
             </TableBody>
           </Table>
           {list.data ? (

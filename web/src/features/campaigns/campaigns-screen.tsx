@@ -9,7 +9,7 @@ import { DeleteDialog } from "@/components/ui/delete-dialog";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Switch } from "@/components/ui/switch";
 import { RowActions } from "@/components/ui/row-actions";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
 import { trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
@@ -101,20 +101,18 @@ export default function CampaignsScreen() {
             </TableRow>
           </TableHeader>
           <TableBody>
-            {campaigns.isPending ? (
-              <TableMessage colSpan={columns}>Loading campaigns...</TableMessage>
-            ) : campaigns.isError ? (
-              <TableMessage colSpan={columns}>{campaigns.error.message}</TableMessage>
-            ) : rows.length === 0 ? (
-              <tr>
-                <td colSpan={columns}>
-                  <EmptyState icon={<Megaphone />} title="No campaigns yet">
-                    {admin ? "Click Create Campaign to get your first tracking link." : "An admin has not created any campaigns yet."}
-                  </EmptyState>
-                </td>
-              </tr>
-            ) : (
-              rows.map((c) => (
+            <QueryRows
+              query={campaigns}
+              rows={rows}
+              colSpan={columns}
+              loading="Loading campaigns..."
+              emptyState={
+                <EmptyState icon={<Megaphone />} title="No campaigns yet">
+                  {admin ? "Click Create Campaign to get your first tracking link." : "An admin has not created any campaigns yet."}
+                </EmptyState>
+              }
+            >
+              {(c) => (
                 <TableRow key={c.id}>
                   <TableCell className="font-medium text-slate-900">{c.name}</TableCell>
                   <TableCell className="text-slate-600">{c.landerName ?? "Unknown"}</TableCell>
@@ -141,8 +139,8 @@ export default function CampaignsScreen() {
                     </TableCell>
                   ) : null}
                 </TableRow>
-              ))
-            )}
+              )}
+            </QueryRows>
           </TableBody>
         </Table>
       </Card>

@@ -8,7 +8,7 @@ import { DateRangePicker } from "@/components/ui/date-range-picker";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Pagination } from "@/components/ui/pagination";
 import { Select } from "@/components/ui/select";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toDay, type DayRange } from "@/lib/date-ranges";
 import { formatDateTime } from "@/lib/format";
 import { exportUrl, useCampaignChoices, useClickLog, type Click } from "./api";
@@ -123,19 +123,16 @@ export default function ClicksScreen() {
               </TableRow>
             </TableHeader>
             <TableBody>
-              {log.isPending ? (
-                <TableMessage colSpan={9}>Loading clicks...</TableMessage>
-              ) : log.isError ? (
-                <TableMessage colSpan={9}>{log.error.message || "Failed to fetch clicks"}</TableMessage>
-              ) : rows.length === 0 ? (
-                <tr>
-                  <td colSpan={9}>
-                    <EmptyState icon={<MousePointerClick />} title="No clicks found for the selected filters" />
-                  </td>
-                </tr>
-              ) : (
-                rows.map((c) => <ClickRow key={c.clickId} click={c} />)
-              )}
+              <QueryRows
+                query={log}
+                rows={rows}
+                colSpan={9}
+                loading="Loading clicks..."
+                failed="Failed to fetch clicks"
+                emptyState={<EmptyState icon={<MousePointerClick />} title="No clicks found for the selected filters" />}
+              >
+                {(c) => <ClickRow key={c.clickId} click={c} />}
+              </QueryRows>
             </TableBody>
           </Table>
           {data ? <Pagination page={page} pageSize={data.pageSize} total={data.total} onPageChange={setPage} noun="clicks" /> : null}

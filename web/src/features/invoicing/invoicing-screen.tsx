@@ -8,7 +8,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { formatDate, formatMoney } from "@/lib/format";
 import { invoiceSchema } from "../../../../worker/src/schemas/invoices";
@@ -153,18 +153,14 @@ export default function InvoicingScreen() {
               </TableRow>
             </TableHeader>
             <TableBody>
-              {invoices.isPending ? (
-                <TableMessage colSpan={7}>Loading invoices...</TableMessage>
-              ) : invoices.isError ? (
-                <TableMessage colSpan={7}>{invoices.error.message}</TableMessage>
-              ) : rows.length === 0 ? (
-                <tr>
-                  <td colSpan={7}>
-                    <EmptyState icon={<FileText />} title="No invoices yet. Create your first invoice above." />
-                  </td>
-                </tr>
-              ) : (
-                rows.map((i) => (
+              <QueryRows
+                query={invoices}
+                rows={rows}
+                colSpan={7}
+                loading="Loading invoices..."
+                emptyState={<EmptyState icon={<FileText />} title="No invoices yet. Create your first invoice above." />}
+              >
+                {(i) => (
                   <TableRow key={i.id} className={i.id === editingId ? "bg-brand-50/60" : undefined}>
                     <TableCell className="tabular whitespace-nowrap">{formatDate(i.invoiceDate)}</TableCell>
                     <TableCell className="font-medium text-slate-900">{i.mediaBuyer}</TableCell>
@@ -197,8 +193,8 @@ export default function InvoicingScreen() {
                       </div>
                     </TableCell>
                   </TableRow>
-                ))
-              )}
+                )}
+              </QueryRows>
             </TableBody>
           </Table>
         </Card>

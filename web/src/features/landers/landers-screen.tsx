@@ -8,7 +8,7 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
 import { useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
@@ -93,20 +93,18 @@ export default function LandersScreen() {
             </TableRow>
           </TableHeader>
           <TableBody>
-            {landers.isPending ? (
-              <TableMessage colSpan={columns}>Loading landers...</TableMessage>
-            ) : landers.isError ? (
-              <TableMessage colSpan={columns}>{landers.error.message}</TableMessage>
-            ) : rows.length === 0 ? (
-              <tr>
-                <td colSpan={columns}>
-                  <EmptyState icon={<PanelsTopLeft />} title="No landers available">
-                    {admin ? "Click Add Lander to add your first landing page." : null}
-                  </EmptyState>
-                </td>
-              </tr>
-            ) : (
-              rows.map((l) => (
+            <QueryRows
+              query={landers}
+              rows={rows}
+              colSpan={columns}
+              loading="Loading landers..."
+              emptyState={
+                <EmptyState icon={<PanelsTopLeft />} title="No landers available">
+                  {admin ? "Click Add Lander to add your first landing page." : null}
+                </EmptyState>
+              }
+            >
+              {(l) => (
                 <TableRow key={l.id}>
                   <TableCell className="font-medium text-slate-900">{l.name}</TableCell>
                   <TableCell className="max-w-md">
@@ -118,8 +116,8 @@ export default function LandersScreen() {
                     </TableCell>
                   ) : null}
                 </TableRow>
-              ))
-            )}
+              )}
+            </QueryRows>
           </TableBody>
         </Table>
       </Card>

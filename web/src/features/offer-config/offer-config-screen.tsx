@@ -8,7 +8,7 @@ import { Field } from "@/components/ui/field";
 import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
 import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../../../../worker/src/schemas/offers";
@@ -129,20 +129,18 @@ export default function OfferConfigScreen() {
             </TableRow>
           </TableHeader>
           <TableBody>
-            {offers.isPending ? (
-              <TableMessage colSpan={columns}>Loading offers...</TableMessage>
-            ) : offers.isError ? (
-              <TableMessage colSpan={columns}>{offers.error.message}</TableMessage>
-            ) : rows.length === 0 ? (
-              <tr>
-                <td colSpan={columns}>
-                  <EmptyState icon={<Tag />} title="No offers configured">
-                    {admin ? "Click Add Offer to create your first offer." : null}
-                  </EmptyState>
-                </td>
-              </tr>
-            ) : (
-              rows.map((o) => (
+            <QueryRows
+              query={offers}
+              rows={rows}
+              colSpan={columns}
+              loading="Loading offers..."
+              emptyState={
+                <EmptyState icon={<Tag />} title="No offers configured">
+                  {admin ? "Click Add Offer to create your first offer." : null}
+                </EmptyState>
+              }
+            >
+              {(o) => (
                 <TableRow key={o.id}>
                   <TableCell className="font-medium text-slate-900">{o.name}</TableCell>
                   <TableCell className="max-w-xs">
@@ -157,8 +155,8 @@ export default function OfferConfigScreen() {
                     </TableCell>
                   ) : null}
                 </TableRow>
-              ))
-            )}
+              )}
+            </QueryRows>
           </TableBody>
         </Table>
       </Card>

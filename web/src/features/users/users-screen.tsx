@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { EmptyState, PageHeader } from "@/components/ui/page";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { useUser } from "@/lib/auth";
 import { formatDate } from "@/lib/format";
@@ -108,18 +108,14 @@ export default function UsersScreen() {
             </TableRow>
           </TableHeader>
           <TableBody>
-            {users.isPending ? (
-              <TableMessage colSpan={4}>Loading users...</TableMessage>
-            ) : users.isError ? (
-              <TableMessage colSpan={4}>{users.error.message}</TableMessage>
-            ) : rows.length === 0 ? (
-              <tr>
-                <td colSpan={4}>
-                  <EmptyState icon={<UsersIcon />} title="No users yet" />
-                </td>
-              </tr>
-            ) : (
-              rows.map((u) => (
+            <QueryRows
+              query={users}
+              rows={rows}
+              colSpan={4}
+              loading="Loading users..."
+              emptyState={<EmptyState icon={<UsersIcon />} title="No users yet" />}
+            >
+              {(u) => (
                 <TableRow key={u.id}>
                   <TableCell className="font-medium text-slate-900">
                     {u.username}
@@ -159,8 +155,8 @@ export default function UsersScreen() {
                     </div>
                   </TableCell>
                 </TableRow>
-              ))
-            )}
+              )}
+            </QueryRows>
           </TableBody>
         </Table>
       </Card>

@@ -3,7 +3,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
-import { Table, TableBody, TableCell, TableFooter, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
+import { QueryRows, Table, TableBody, TableCell, TableFooter, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { formatMoney } from "@/lib/format";
 import { useState } from "react";
 import { vcnSummaryQuery } from "../api";
@@ -55,24 +55,27 @@ export function VcnSummaryCard() {
             </TableRow>
           </TableHeader>
           <TableBody>
-            {summary.isPending && !invalid ? (
-              <TableMessage colSpan={3}>Loading summary...</TableMessage>
-            ) : summary.isError ? (
-              <TableMessage colSpan={3}>{summary.error.message}</TableMessage>
-            ) : rows.length === 0 ? (
-              <TableMessage colSpan={3}>
-                No transaction data available
-                {datesSet ? <span className="mt-1 block text-xs">Try adjusting the date range</span> : null}
-              </TableMessage>
-            ) : (
-              rows.map((r) => (
+            <QueryRows
+              // A reversed range disables the query: it says "no data" rather than loading forever.
+              query={{ isPending: summary.isPending && !invalid, isError: summary.isError, error: summary.error }}
+              rows={rows}
+              colSpan={3}
+              loading="Loading summary..."
+              empty={
+                <>
+                  No transaction data available
+                  {datesSet ? <span className="mt-1 block text-xs">Try adjusting the date range</span> : null}
+                </>
+              }
+            >
+              {(r) => (
                 <TableRow key={r.vcnNickname}>
                   <TableCell className="font-medium text-slate-900">{r.vcnNickname}</TableCell>
                   <TableCell numeric>{r.transactions.toLocaleString("en-US")}</TableCell>
                   <TableCell numeric>{formatMoney(r.totalSpend)}</TableCell>
                 </TableRow>
-              ))
-            )}
+              )}
+            </QueryRows>
           </TableBody>
           {rows.length > 0 && summary.data ? (
             <TableFooter>
