@@ -4,10 +4,10 @@ import { findClick } from "../db/queries/clicks";
 import { readSettings } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { createDb } from "../middleware/database";
-import { normaliseBaseUrl } from "../schemas/settings";
 import { trackedCampaign } from "../tracking/campaign-cache";
 import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
+import { exitBase } from "../tracking/links";
 import { appendQuery, fillTemplate } from "../tracking/urls";
 
 /** decisions.md: recorded values are cut to 255 characters. */
@@ -18,15 +18,6 @@ function cut(value: string | null | undefined): string | null {
   if (value == null || value === "") return null;
   if (value.length <= VALUE_MAX) return value;
   return Array.from(value.slice(0, VALUE_MAX * 2)).slice(0, VALUE_MAX).join("");
-}
-
-// drizzle() with the schema rebuilds its relational config on every call: on the hot path, once
-// per isolate is enough (the binding is the same object for every request).
-const dbs = new WeakMap<D1Database, Db>();
-function trackingDb(d1: D1Database) {
-  let db = dbs.get(d1);
-  if (!db) dbs.set(d1, (db = createDb(d1)));
-  return db;
 }
 
 const parseCampaignId = (raw: string | null | undefined) => (raw && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null);
@@ -88,7 +79,7 @@ async function clickForExit(db: Db, clickId: string) {
  */
 export const trackingRoutes = new Hono<AppEnv>()
   .get("/r/:campaignId", async (c) => {
-    const db = trackingDb(c.env.DB);
+    const db = createDb(c.env.DB);
     const id = parseCampaignId(c.req.param("campaignId"));
     const campaign = id === null ? null : await trackedCampaign(db, id);
     if (!campaign) return unknownLink(c);
@@ -121,7 +112,7 @@ export const trackingRoutes = new Hono<AppEnv>()
   })
 
   .get("/click", async (c) => {
-    const db = trackingDb(c.env.DB);
+    const db = createDb(c.env.DB);
     const q = new URL(c.req.url).searchParams;
     const clickIdParam = q.get("clickId") ?? "";
     const click = CLICK_ID_RE.test(clickIdParam) ? await clickForExit(db, clickIdParam.toLowerCase()) : null;
@@ -166,10 +157,9 @@ export const trackingRoutes = new Hono<AppEnv>()
   })
 
   .get("/exit-tracker.js", async (c) => {
-    const settings = await readSettings(trackingDb(c.env.DB));
+    const settings = await readSettings(createDb(c.env.DB));
     const self = new URL(c.req.url).origin;
-    const exit = normaliseBaseUrl(settings.global_exit_domain, { stripClick: true }) ?? self;
-    return c.body(exitTrackerScript(exit, self), 200, {
+    return c.body(exitTrackerScript(exitBase(self, settings), self), 200, {
       "Content-Type": "text/javascript; charset=utf-8",
       // Landers on any origin load this with <script src>; the app's same-origin default would block it.
       "Cross-Origin-Resource-Policy": "cross-origin",

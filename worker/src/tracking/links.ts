@@ -27,7 +27,7 @@ export const redirectBase = (domain: DomainChoice | null, settings: LinkSettings
   domainBase(domain) ?? normaliseBaseUrl(settings.redirect_domain);
 
 /** Where landers send visitors on: global_exit_domain, else the redirect base. */
-export const exitBase = (redirect: string | null, settings: LinkSettings) =>
+export const exitBase = <Fallback extends string | null>(redirect: Fallback, settings: LinkSettings): string | Fallback =>
   normaliseBaseUrl(settings.global_exit_domain, { stripClick: true }) ?? redirect;
 
 export interface CampaignLinks {
