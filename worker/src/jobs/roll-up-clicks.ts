@@ -7,7 +7,7 @@ import {
   type RollupState,
   type RollupTarget,
 } from "../db/queries/click-rollup";
-import { reportTimeZone } from "../db/queries/stats";
+import { reportTimeZone } from "../db/queries/settings";
 import type { Db } from "../env";
 import type { Job } from "./index";
 

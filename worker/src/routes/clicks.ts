@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { clickCountsByCampaign, clickLogPage, clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
-import { readSettings } from "../db/queries/settings";
+import { reportTimeZone } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { dayIn, shiftDay } from "../integrations/day-windows";
 import { CSV_BOM, csvRow } from "../lib/csv";
@@ -9,16 +9,9 @@ import { iso, isoOrNull } from "../lib/time";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/zone-days";
 import { clickExportQuery, clickLogQuery, dateRangeQuery } from "../schemas/clicks";
-import { canonicalTimeZone } from "../schemas/settings";
 
 const DEFAULT_DAYS = 7;
 const EXPORT_PAGE_ROWS = 1000;
-
-/** Days are the report time zone's days, as in the stats, so the two screens agree on "today". */
-async function reportTimeZone(db: Db) {
-  const { report_timezone } = await readSettings(db);
-  return canonicalTimeZone(report_timezone) ?? "UTC";
-}
 
 /** The requested days, defaulting to the last 7 (today included); endDate is inclusive. */
 async function resolveRange(db: Db, q: { startDate?: string; endDate?: string }, now = Date.now()) {

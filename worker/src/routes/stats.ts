@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { mediaBuyerScope } from "../db/queries/media-buyer-scope";
-import { mediaBuyerChoices, readReport, reportTimeZone, type ReportQuery } from "../db/queries/stats";
+import { reportTimeZone } from "../db/queries/settings";
+import { mediaBuyerChoices, readReport, type ReportQuery } from "../db/queries/stats";
 import type { AppEnv } from "../env";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/zone-days";

@@ -1,5 +1,5 @@
 import { inArray } from "drizzle-orm";
-import { DEFAULT_MAX_DOMAIN_PRICE, DEFAULT_REPORT_TIMEZONE, SETTING_KEY_NAMES } from "../../schemas/settings";
+import { canonicalTimeZone, DEFAULT_MAX_DOMAIN_PRICE, DEFAULT_REPORT_TIMEZONE, SETTING_KEY_NAMES } from "../../schemas/settings";
 import { settings, type SettingKey } from "../schema";
 import type { Db } from "../../env";
 
@@ -16,6 +16,15 @@ export async function readSettings(db: Db): Promise<Record<SettingKey, string>> 
   const values = { ...SETTING_DEFAULTS };
   for (const row of rows) values[row.key as SettingKey] = row.value;
   return values;
+}
+
+/**
+ * The report time zone (setting report_timezone): the days of the stats, the click rollup and the
+ * Click Log, so the screens agree on "today".
+ */
+export async function reportTimeZone(db: Db): Promise<string> {
+  const { report_timezone } = await readSettings(db);
+  return canonicalTimeZone(report_timezone) ?? "UTC";
 }
 
 export async function writeSetting(db: Db, key: SettingKey, value: string) {

@@ -11,16 +11,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import { NO_SPARK, type StatsGrouping } from "../../schemas/stats";
-import { canonicalTimeZone } from "../../schemas/settings";
 import { rawBatch } from "../raw-batch";
 import type { ClickField } from "./click-rollup";
-import { readSettings } from "./settings";
-
-/** The report time zone (setting report_timezone), as the report and the click rollup read it. */
-export async function reportTimeZone(db: Db): Promise<string> {
-  const { report_timezone } = await readSettings(db);
-  return canonicalTimeZone(report_timezone) ?? "UTC";
-}
 
 export interface ReportRange {
   startDate: string;
