@@ -115,6 +115,3 @@ export function decide(access: Access, user: SessionUser | null): Decision {
   if (access === "admin") return "forbidden";
   return access.feature.some((f) => user.permissions.includes(f)) ? "allow" : "forbidden";
 }
-
-/** Whether a user holds a feature (admins hold them all). */
-export const hasFeature = (user: SessionUser, f: Feature) => user.role === "admin" || user.permissions.includes(f);

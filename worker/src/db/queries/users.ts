@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, ne, sql } from "drizzle-orm";
+import { count, eq, inArray, sql } from "drizzle-orm";
 import {
   sparks,
   userPermissions,
@@ -122,6 +122,3 @@ export async function replaceSparkAssignments(db: Db, userId: string, sparkIds: 
   ]);
   return [];
 }
-
-export const isMember = async (db: Db, id: string) =>
-  (await db.select({ id: users.id }).from(users).where(and(eq(users.id, id), ne(users.role, "admin"))).get()) !== undefined;
