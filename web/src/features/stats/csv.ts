@@ -2,42 +2,22 @@
  * The stats export (spec §9): one line per report row, the spec's columns, in the table's order.
  * Figures go out as plain numbers (no $ or %), so a spreadsheet can add them up.
  */
-
-/** A plain decimal number: it cannot be a formula, and a negative profit must stay a number. */
-const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
-/** What makes a spreadsheet read a cell as a formula (OWASP "CSV injection"). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+import { CSV_BOM, csvCell as sharedCsvCell } from "../../../../worker/src/lib/csv";
+import type { StatsMetrics } from "../../../../worker/src/schemas/stats";
 
 /**
- * One cell, safe to open in Excel, Sheets or LibreOffice: text that a spreadsheet would run as a
- * formula (= + - @, tab, carriage return first) gets a leading apostrophe, which shows it as text;
- * then the RFC 4180 quoting (commas, quotes, line breaks). Plain numbers, negative ones included,
- * are left as numbers.
+ * One cell, safe to open in Excel, Sheets or LibreOffice (the worker's CSV rules, lib/csv.ts):
+ * text a spreadsheet would run as a formula gets a leading apostrophe, then RFC 4180 quoting.
+ * Plain numbers, negative ones included, are left as numbers.
  */
-export function csvCell(value: string | number): string {
-  let text = String(value);
-  if (!PLAIN_NUMBER.test(text) && FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+export const csvCell = (value: string | number) => sharedCsvCell(value, { plainNumbers: true });
 
-export const csvLine = (cells: (string | number)[]) => cells.map(csvCell).join(",");
+const csvLine = (cells: (string | number)[]) => cells.map(csvCell).join(",");
 
 export const STATS_CSV_HEADER = ["Name", "Visits", "Conversions", "Revenue", "Spend", "Profit", "ROI", "ROAS", "CR", "EPC", "CPV"];
 
 /** The figures of one report row, as the API sends them (money as decimal text). */
-export interface CsvRow {
-  name: string;
-  visits: number;
-  conversions: number;
-  revenue: string;
-  spend: string;
-  profit: string;
-  roi: number;
-  roas: number;
-  cr: number;
-  epv: string;
-  cpv: string;
-}
+export type CsvRow = { name: string } & Pick<StatsMetrics, "visits" | "conversions" | "revenue" | "spend" | "profit" | "roi" | "roas" | "cr" | "epv" | "cpv">;
 
 /**
  * The file: a BOM (so Excel reads names as UTF-8), the header, one line per row, CRLF endings.
@@ -51,7 +31,7 @@ export function statsCsv(rows: CsvRow[]): string {
       csvLine([r.name, r.visits, r.conversions, r.revenue, r.spend, r.profit, r.roi.toFixed(1), r.roas.toFixed(2), r.cr.toFixed(2), r.epv, r.cpv]),
     ),
   ];
-  return `\uFEFF${lines.join("\r\n")}\r\n`;
+  return `${CSV_BOM}${lines.join("\r\n")}\r\n`;
 }
 
 /** stats-2026-11-22.csv: the day it was exported (spec §9). */
