@@ -10,7 +10,7 @@
  */
 import { dayIn, shiftDay, splitDays } from "./day-windows";
 import { decimalToCents } from "./decimal";
-import { ExternalApiError, isRecord, readJson, send, withRetries, type HttpOptions } from "./http";
+import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
 
 // ⚠ Method versions differ between networks (Conversions v5 and Clicks v4 are the documented ones).
 export const CAKE_CONVERSIONS_PATH = "/affiliates/api/5/reports.asmx/Conversions";
@@ -182,7 +182,7 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
 
   async function page(path: string, params: Record<string, unknown>, rowsKey: string) {
     const url = new URL(base + path);
-    return withRetries(async () => {
+    return withApiRetries(async () => {
       const res = await send(
         "CAKE",
         url,

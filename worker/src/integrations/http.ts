@@ -3,6 +3,7 @@
  * at this boundary), one error type whose message is fit to show an admin, bounded retries of
  * the failures worth retrying, and reading a body that may not be the JSON it claims to be.
  */
+import { withRetries } from "../lib/retry";
 
 export type FetchFn = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -31,25 +32,17 @@ export interface HttpOptions {
 
 export const DEFAULT_RETRY_DELAYS_MS = [2_000, 8_000] as const;
 const DEFAULT_TIMEOUT_MS = 60_000;
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Calls `attempt` until it succeeds, fails for good, or the retries run out. Only retryable
  * errors (rate limits, 5xx, network trouble) are tried again: a bad token never gets better.
  */
-export async function withRetries<T>(attempt: () => Promise<T>, options: HttpOptions): Promise<T> {
-  const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-  const sleep = options.sleep ?? realSleep;
-  for (let i = 0; ; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      const delay = delays[i];
-      if (!(err instanceof ExternalApiError) || !err.retryable || delay === undefined) throw err;
-      await sleep(delay);
-    }
-  }
-}
+export const withApiRetries = <T>(attempt: () => Promise<T>, options: HttpOptions): Promise<T> =>
+  withRetries(attempt, {
+    delaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    retryable: (err) => err instanceof ExternalApiError && err.retryable,
+    sleep: options.sleep,
+  });
 
 /** One HTTP exchange; network failures and timeouts become retryable ExternalApiErrors. */
 export async function send(source: ExternalSource, url: URL, init: RequestInit, options: HttpOptions): Promise<Response> {

@@ -6,7 +6,7 @@
  */
 import { splitDays } from "./day-windows";
 import { decimalToCents } from "./decimal";
-import { ExternalApiError, isRecord, readJson, send, withRetries, type HttpOptions } from "./http";
+import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
 
 export const TIKTOK_REPORT_PATH = "/open_api/v1.3/report/integrated/get/";
 export const TIKTOK_MAX_DAYS_PER_CALL = 30;
@@ -113,7 +113,7 @@ export function createTikTokClient(config: TikTokConfig, options: TikTokClientOp
     q.set("end_date", end);
     q.set("page", String(pageNo));
     q.set("page_size", String(pageSize));
-    return withRetries(async () => {
+    return withApiRetries(async () => {
       const res = await send("TikTok", url, { headers: { "Access-Token": config.accessToken, accept: "application/json" } }, options);
       const body = await readJson("TikTok", res);
       const code = isRecord(body) && body.code !== null && body.code !== "" ? Number(body.code) : Number.NaN;

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { findClick } from "../db/queries/clicks";
 import { readSettings } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
+import { sleep } from "../lib/retry";
 import { createDb } from "../middleware/database";
 import { trackedCampaign } from "../tracking/campaign-cache";
 import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
@@ -67,9 +68,7 @@ const CLICK_LANDING_MS = BATCH_MAX_WAIT_MS + 500;
 async function clickForExit(db: Db, clickId: string) {
   const waiting = pendingClick(clickId);
   if (waiting) return { ...waiting.click, stored: waiting.stored };
-  const stored =
-    (await findClick(db, clickId)) ??
-    (await new Promise((resolve) => setTimeout(resolve, CLICK_LANDING_MS)).then(() => findClick(db, clickId)));
+  const stored = (await findClick(db, clickId)) ?? (await sleep(CLICK_LANDING_MS).then(() => findClick(db, clickId)));
   return stored ? { ...stored, stored: async () => true } : null;
 }
 

@@ -1,28 +1,20 @@
 import { insertClick, insertClicks, recordExit, type ExitRecord, type NewClick } from "../db/queries/clicks";
 import type { Db } from "../env";
 import { isForeignKeyViolation, isUniqueViolation } from "../lib/db-errors";
+import { sleep, withRetries, type RetryPolicy } from "../lib/retry";
 
 type Click = NewClick & { clickId: string };
 /** The part of the request's ExecutionContext used here (Hono's and the runtime's types differ). */
 type Background = Pick<ExecutionContext, "waitUntil">;
 
-const RETRY_DELAYS_MS = [50, 250, 1000];
-
 /**
- * Runs a write, retrying transient failures (D1 can shed load or drop a connection). A constraint
- * failure is final: retrying cannot bring back a deleted campaign.
+ * Writes retry transient failures (D1 can shed load or drop a connection). A constraint failure
+ * is final: retrying cannot bring back a deleted campaign.
  */
-async function withRetries(write: () => Promise<unknown>) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await write();
-      return;
-    } catch (err) {
-      if (attempt >= RETRY_DELAYS_MS.length || isForeignKeyViolation(err) || isUniqueViolation(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
-    }
-  }
-}
+const WRITE_RETRIES: RetryPolicy = {
+  delaysMs: [50, 250, 1000],
+  retryable: (err) => !isForeignKeyViolation(err) && !isUniqueViolation(err),
+};
 
 // A retried insert that had in fact landed collides with itself: that click is stored.
 const alreadyStored = (err: unknown) => isUniqueViolation(err, "clicks.click_id");
@@ -30,7 +22,7 @@ const alreadyStored = (err: unknown) => isUniqueViolation(err, "clicks.click_id"
 /** Stores a batch; returns the clickIds that could not be stored. */
 async function writeBatch(db: Db, clicks: Click[]): Promise<Set<string>> {
   try {
-    await withRetries(() => insertClicks(db, clicks));
+    await withRetries(() => insertClicks(db, clicks), WRITE_RETRIES);
     return new Set();
   } catch (err) {
     if (!isForeignKeyViolation(err) && !alreadyStored(err)) {
@@ -43,7 +35,7 @@ async function writeBatch(db: Db, clicks: Click[]): Promise<Set<string>> {
   const lost = new Set<string>();
   for (const click of clicks) {
     try {
-      await withRetries(() => insertClick(db, click));
+      await withRetries(() => insertClick(db, click), WRITE_RETRIES);
     } catch (err) {
       if (alreadyStored(err)) continue;
       lost.add(click.clickId);
@@ -129,7 +121,7 @@ export function pendingClick(clickId: string) {
   const { batch } = entry;
   const stored = async () => {
     for (const giveUpAt = Date.now() + EXIT_WAIT_MS; !batch.lost && Date.now() < giveUpAt; ) {
-      await new Promise((resolve) => setTimeout(resolve, BATCH_IDLE_MS));
+      await sleep(BATCH_IDLE_MS);
     }
     return batch.lost ? !batch.lost.has(clickId) : false;
   };
@@ -154,7 +146,7 @@ export function recordExitLater(ctx: Background, db: Db, exit: ExitRecord, click
       return;
     }
     try {
-      await withRetries(() => recordExit(db, exit));
+      await withRetries(() => recordExit(db, exit), WRITE_RETRIES);
     } catch (err) {
       console.error("exit not stored", exit.clickId, err);
     }
