@@ -13,7 +13,8 @@ export function dayIn(ms: number, timeZone: string): string {
     format = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
     dayFormats.set(timeZone, format);
   }
-  const part = (type: string) => format.formatToParts(ms).find((p) => p.type === type)?.value ?? "";
+  const parts = format.formatToParts(ms);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   return `${part("year").padStart(4, "0")}-${part("month")}-${part("day")}`;
 }
 
