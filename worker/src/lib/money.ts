@@ -19,11 +19,15 @@ export function parseCents(text: string): number | null {
   return sign === "-" && cents !== 0 ? -cents : cents;
 }
 
-/** "1234.50", "-45.00": the API's money format. */
-export function formatCents(cents: number): string {
-  const abs = Math.abs(cents);
-  const text = `${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
-  return cents < 0 ? `-${text}` : text;
+/** An integer count of 10^-places units as exact decimal text: (-4500, 2) is "-45.00". */
+export function formatScaled(units: number, places: number): string {
+  const scale = 10 ** places;
+  const abs = Math.abs(units);
+  const text = `${Math.floor(abs / scale)}.${String(abs % scale).padStart(places, "0")}`;
+  return units < 0 ? `-${text}` : text;
 }
+
+/** "1234.50", "-45.00": the API's money format. */
+export const formatCents = (cents: number) => formatScaled(cents, 2);
 
 export const formatCentsOrNull = (cents: number | null) => (cents === null ? null : formatCents(cents));

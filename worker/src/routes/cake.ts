@@ -2,16 +2,9 @@ import { Hono } from "hono";
 import { cakeStatsByDay, offerPerformance } from "../db/queries/cake";
 import { mediaBuyerScope } from "../db/queries/media-buyer-scope";
 import type { AppEnv } from "../env";
-import { formatCents } from "../lib/money";
+import { formatCents, formatScaled } from "../lib/money";
 import { validate } from "../lib/validate";
 import { dateRangeQuery } from "../schemas/performance";
-
-/** EPC as the offers screen shows it: four decimals, from ten-thousandths computed in SQL. */
-function fourDecimals(tenThousandths: number) {
-  const abs = Math.abs(tenThousandths);
-  const text = `${Math.floor(abs / 10_000)}.${String(abs % 10_000).padStart(4, "0")}`;
-  return tenThousandths < 0 ? `-${text}` : text;
-}
 
 export const cakeRoutes = new Hono<AppEnv>()
   /** Offer performance over CAKE days startDate..endDate (inclusive), best revenue first. */
@@ -25,7 +18,8 @@ export const cakeRoutes = new Hono<AppEnv>()
         clicks: r.clicks,
         conversions: r.conversions,
         revenue: formatCents(r.revenueCents),
-        epc: fourDecimals(r.epcTenThousandths),
+        // EPC as the offers screen shows it: four decimals, from ten-thousandths computed in SQL.
+        epc: formatScaled(r.epcTenThousandths, 4),
       })),
       200,
     );

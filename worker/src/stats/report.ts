@@ -6,10 +6,10 @@
  * rounded once, by largest remainder, so the rows' cents add up exactly to the total shown, and
  * the days' cents to the same total.
  */
-import { formatCents } from "../lib/money";
+import { formatCents, formatScaled } from "../lib/money";
 import { CAKE_ONLY_GROUPINGS, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
 import { shiftDay } from "../integrations/day-windows";
-import { iso } from "../lib/time";
+import { isoOrNull } from "../lib/time";
 import {
   DIRECT_KEY,
   NO_SPARK,
@@ -57,11 +57,7 @@ function divRound(n: number, d: number): number {
 }
 
 /** Thousandths of the currency as "0.123" (EPV and CPV, spec §9). */
-export function formatThousandths(thousandths: number): string {
-  const abs = Math.abs(thousandths);
-  const text = `${Math.floor(abs / 1000)}.${String(abs % 1000).padStart(3, "0")}`;
-  return thousandths < 0 ? `-${text}` : text;
-}
+export const formatThousandths = (thousandths: number) => formatScaled(thousandths, 3);
 
 interface Figures {
   visits: number;
@@ -290,8 +286,8 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     spendNote: notes.length ? notes.join(" ") : null,
     daily,
     lastSync: {
-      cake: data.lastSync.cake === null ? null : iso(data.lastSync.cake),
-      tiktok: data.lastSync.tiktok === null ? null : iso(data.lastSync.tiktok),
+      cake: isoOrNull(data.lastSync.cake),
+      tiktok: isoOrNull(data.lastSync.tiktok),
     },
   };
 }
