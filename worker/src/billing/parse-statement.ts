@@ -1,6 +1,7 @@
 import Papa from "papaparse";
 import { badRequest } from "../lib/errors";
 import { parseCents } from "../lib/money";
+import { realDay } from "../schemas/calendar-date";
 import { normalizeLast4, TRANSACTION_STATUS_VALUES, type TransactionStatusValue } from "../schemas/transactions";
 import { columnLabel, locateColumns, type StatementColumn } from "./statement-columns";
 
@@ -66,9 +67,7 @@ export function parseExportDate(raw: string): string | null {
   } else {
     return null;
   }
-  const t = new Date(Date.UTC(y, m - 1, d));
-  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== m - 1 || t.getUTCDate() !== d) return null;
-  return `${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+  return realDay(y, m, d);
 }
 
 /**

@@ -8,6 +8,7 @@
  *
  * ⚠ marks what integrations.md could not confirm; those parts read the answer defensively.
  */
+import { realDay } from "../schemas/calendar-date";
 import { dayIn, shiftDay, splitDays } from "./day-windows";
 import { decimalToCents } from "./decimal";
 import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
@@ -56,14 +57,8 @@ export interface CakeClick extends CakeRowKey {
 
 const fail = (message: string, retryable = false) => new ExternalApiError("CAKE", message, retryable);
 
-const pad = (n: number) => String(n).padStart(2, "0");
 /** CAKE's documented request format, `MM/DD/YYYY HH:MM:SS`, at the start of a day. */
 export const cakeRequestDate = (date: string) => `${date.slice(5, 7)}/${date.slice(8, 10)}/${date.slice(0, 4)} 00:00:00`;
-
-const realDay = (y: number, m: number, d: number) => {
-  const t = new Date(Date.UTC(y, m - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d ? `${y}-${pad(m)}-${pad(d)}` : null;
-};
 
 /**
  * The calendar day of a CAKE date. A written timestamp ("2025-03-01T23:10:00", "03/01/2025

@@ -1,12 +1,16 @@
 import { z } from "zod";
 
+/** Year, month and day as `YYYY-MM-DD`, or null when they name no real day (2025-02-30). */
+export function realDay(y: number, m: number, d: number): string | null {
+  const t = new Date(Date.UTC(y, m - 1, d));
+  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== m - 1 || t.getUTCDate() !== d) return null;
+  return `${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
 /** Whether `YYYY-MM-DD` names a real day (2025-02-30 does not). */
 export function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const t = new Date(Date.UTC(y, mo - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+  return m !== null && realDay(Number(m[1]), Number(m[2]), Number(m[3])) !== null;
 }
 
 /** A calendar date as the API speaks it (decisions.md: `YYYY-MM-DD` text). */
