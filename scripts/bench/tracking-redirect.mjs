@@ -13,17 +13,15 @@
 // machine the load drifts between runs, and a pair sees the same conditions. Every run sends a
 // fixed number of requests (autocannon `amount`), so each one is answered and counted.
 import autocannon from "autocannon";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, startServer } from "../lib/server.mjs";
+import { ROOT, runWranglerDev, startServer } from "../lib/server.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS_PER_RUN = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const APP_PORT = 8942;
-const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
 const AD_QUERY = "cid=1799000000000001&ad=1799000000000002&cr=1799000000000003&plc=tiktok_feed&cname=Spring%20Sale&aname=Broad%2018-34&crname=Video%20A";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -67,34 +65,20 @@ async function startBare(name, port, { assets }) {
       : []),
   ];
   writeFileSync(path.join(dir, "wrangler.toml"), `${config.join("\n")}\n`);
-  const child = spawn(
-    WRANGLER,
-    ["dev", "--port", String(port), "--inspector-port", String(port + 300), "--ip", "127.0.0.1", "--persist-to", dir, "--show-interactive-dev-session=false"],
-    { cwd: dir, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
-  );
-  const output = tail(child, name);
-  const url = `http://127.0.0.1:${port}`;
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        child.kill("SIGTERM");
-      }
+  let output = [];
+  try {
+    const server = await runWranglerDev({
+      port,
+      args: ["--inspector-port", String(port + 300), "--persist-to", dir],
+      cwd: dir,
+      stdio: "pipe",
+      onSpawn: (child) => (output = tail(child, name)),
+      ready: async (url) => (await fetch(url, { redirect: "manual" })).status === 302,
     });
-  for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev (${name}) exited with ${child.exitCode}:\n${output.join("\n")}`);
-    try {
-      if ((await fetch(url, { redirect: "manual" })).status === 302) return { url, stop, output };
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(250);
+    return { ...server, output };
+  } catch (err) {
+    throw new Error(`${name}: ${err.message}\n${output.join("\n")}`);
   }
-  await stop();
-  throw new Error(`${name} did not start:\n${output.join("\n")}`);
 }
 
 /** First admin, lander, offer and a campaign with the redirect on, through the API. */

@@ -9,6 +9,15 @@ export interface RunningServer {
   child: ChildProcess;
   stop(): Promise<void>;
 }
+export function runWranglerDev(options: {
+  port: number;
+  args?: string[];
+  cwd?: string;
+  stdio?: "inherit" | "pipe";
+  timeoutMs?: number;
+  ready: (url: string) => Promise<boolean>;
+  onSpawn?: (child: ChildProcess) => void;
+}): Promise<RunningServer>;
 export function startServer(options?: {
   port?: number;
   stateDir?: string;

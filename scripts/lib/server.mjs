@@ -36,21 +36,19 @@ export function applyMigrations(stateDir, { quiet = false } = {}) {
 }
 
 /**
- * Starts `wrangler dev` and resolves once the API answers. `vars` are passed as --var overrides.
- * Returns { url, child, stop }.
+ * Runs `wrangler dev` on 127.0.0.1:`port` with extra `args`, from `cwd` (whose wrangler.toml it
+ * uses), and resolves once `ready(url)` says so. `onSpawn` sees the child first (to read piped
+ * output from the start). Returns { url, child, stop }; stop ends the whole process group,
+ * with SIGKILL after 5 s.
  */
-export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "inherit", timeoutMs = 90_000 } = {}) {
-  const dir = path.resolve(ROOT, stateDir ?? path.join(".wrangler", "state"));
-  ensureDevVars();
-  applyMigrations(dir, { quiet: stdio === "pipe" });
-  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", dir, "--show-interactive-dev-session=false"];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child = spawn(WRANGLER, args, {
-    cwd: ROOT,
+export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inherit", timeoutMs = 90_000, ready, onSpawn }) {
+  const child = spawn(WRANGLER, ["dev", "--port", String(port), "--ip", "127.0.0.1", "--show-interactive-dev-session=false", ...args], {
+    cwd,
     stdio: stdio === "inherit" ? ["ignore", "inherit", "inherit"] : ["ignore", "pipe", "pipe"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     detached: process.platform !== "win32",
   });
+  onSpawn?.(child);
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
     new Promise((resolve) => {
@@ -74,8 +72,7 @@ export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "i
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
     try {
-      const res = await fetch(`${url}/api/setup`);
-      if (res.ok) return { url, child, stop };
+      if (await ready(url)) return { url, child, stop };
     } catch {
       // Not listening yet.
     }
@@ -83,4 +80,17 @@ export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "i
   }
   await stop();
   throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs / 1000}s`);
+}
+
+/**
+ * Starts Trackyard under `wrangler dev` and resolves once the API answers. `vars` are passed as
+ * --var overrides. Returns { url, child, stop }.
+ */
+export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "inherit", timeoutMs = 90_000 } = {}) {
+  const dir = path.resolve(ROOT, stateDir ?? path.join(".wrangler", "state"));
+  ensureDevVars();
+  applyMigrations(dir, { quiet: stdio === "pipe" });
+  const args = ["--persist-to", dir];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  return runWranglerDev({ port, args, stdio, timeoutMs, ready: async (url) => (await fetch(`${url}/api/setup`)).ok });
 }
