@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { deleteUserKeepingAnAdmin } from "../src/db/queries/users";
-import { sparks, transactions, users } from "../src/db/schema";
+import { sessions, sparks, transactions, users } from "../src/db/schema";
 import { call, db, makeAdmin, makeUser } from "./helpers";
 
 describe("users", () => {
@@ -37,6 +37,15 @@ describe("users", () => {
     const self = await call(`/api/users/${admin.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(self.status).toBe(400);
     expect((await self.json<{ error: string }>()).error).toBe("You cannot delete your own account");
+  });
+
+  it("signs a deleted user out everywhere: their sessions go with them", async () => {
+    const admin = await makeAdmin();
+    const member = await makeUser();
+    expect((await call("/api/user", { cookie: member.cookie })).status).toBe(200);
+    expect((await call(`/api/users/${member.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    expect(await db().select().from(sessions).where(eq(sessions.userId, member.id))).toEqual([]);
+    expect((await call("/api/user", { cookie: member.cookie })).status).toBe(401);
   });
 
   it("never deletes the last admin, even when two admins delete each other at once", async () => {

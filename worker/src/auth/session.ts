@@ -85,4 +85,3 @@ export async function loadSessionUser(db: Db, sessionId: string, now = Date.now(
 
 export const deleteSession = (db: Db, sessionId: string) => db.delete(sessions).where(eq(sessions.id, sessionId));
 
-export const deleteUserSessions = (db: Db, userId: string) => db.delete(sessions).where(eq(sessions.userId, userId));

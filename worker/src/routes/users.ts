@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { asc, ne, sql } from "drizzle-orm";
 import { hashPassword } from "../auth/password";
-import { deleteUserSessions } from "../auth/session";
 import {
   deleteUserKeepingAnAdmin,
   getUser,
@@ -36,9 +35,14 @@ const userJson = (u: { id: string; username: string; role: "user" | "admin"; cre
 });
 
 /** Assignments and permissions only mean something for members: admins see everything. */
-async function requireMember(db: Db, id: string) {
+async function requireUser(db: Db, id: string) {
   const user = await getUser(db, id);
   if (!user) throw notFound("User not found");
+  return user;
+}
+
+async function requireMember(db: Db, id: string) {
+  const user = await requireUser(db, id);
   if (user.role === "admin") throw badRequest("Admins always have full access; nothing to assign");
   return user;
 }
@@ -82,15 +86,14 @@ export const userRoutes = new Hono<AppEnv>()
     const outcome = await deleteUserKeepingAnAdmin(db, id);
     if (outcome === "missing") throw notFound("User not found");
     if (outcome === "last-admin") throw conflict("You cannot delete the last admin");
-    // Sessions cascade with the user; deleting explicitly documents the intent and costs nothing.
-    await deleteUserSessions(db, id);
+    // The user's sessions go with it (sessions.user_id cascades), so it is signed out everywhere.
     return c.json({ ok: true }, 200);
   })
 
   .get("/:id/permissions", validate("param", userIdParam), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    if (!(await getUser(db, id))) throw notFound("User not found");
+    await requireUser(db, id);
     return c.json(await listPermissions(db, id), 200);
   })
   .post("/:id/permissions", validate("param", userIdParam), validate("json", permissionsSchema), async (c) => {
@@ -104,7 +107,7 @@ export const userRoutes = new Hono<AppEnv>()
   .get("/:id/vcn-assignments", validate("param", userIdParam), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    if (!(await getUser(db, id))) throw notFound("User not found");
+    await requireUser(db, id);
     return c.json(await listVcnAssignments(db, id), 200);
   })
   .post("/:id/vcn-assignments", validate("param", userIdParam), validate("json", vcnAssignmentsSchema), async (c) => {
@@ -118,7 +121,7 @@ export const userRoutes = new Hono<AppEnv>()
   .get("/:id/media-buyers", validate("param", userIdParam), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    if (!(await getUser(db, id))) throw notFound("User not found");
+    await requireUser(db, id);
     return c.json(await listMediaBuyerAssignments(db, id), 200);
   })
   .post("/:id/media-buyers", validate("param", userIdParam), validate("json", mediaBuyerAssignmentsSchema), async (c) => {
@@ -132,7 +135,7 @@ export const userRoutes = new Hono<AppEnv>()
   .get("/:id/spark-assignments", validate("param", userIdParam), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    if (!(await getUser(db, id))) throw notFound("User not found");
+    await requireUser(db, id);
     return c.json(await listSparkAssignments(db, id), 200);
   })
   .post("/:id/spark-assignments", validate("param", userIdParam), validate("json", sparkAssignmentsSchema), async (c) => {
