@@ -25,6 +25,18 @@ const sameKey = (other: string, table: string) =>
     ["date", "offer_id", "subid1", "subid2", "subid3"].map((c) => `${other}.${c} = ${table}.${c}`).join(" and "),
   );
 
+/** What cake_attributed_daily holds per row, in its insert order. */
+const ATTRIBUTED_COLUMNS = sql.raw(
+  "date, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement, campaign_name, " +
+    "ad_group_name, creative_name, offer_id, offer_name, subid1, subid3, clicks, conversions, revenue_cents",
+);
+/** The click's campaign and ad values (joined as `k`); no matching click is campaign 0 ("Direct"), blanks. */
+const CLICK_DIMENSIONS = sql.raw(
+  "coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), coalesce(k.tiktok_ad_group_id, ''), " +
+    "coalesce(k.tiktok_creative_id, ''), coalesce(k.placement, ''), coalesce(k.campaign_name, ''), " +
+    "coalesce(k.ad_group_name, ''), coalesce(k.creative_name, '')",
+);
+
 /**
  * cake_attributed_daily for the days, rebuilt from cake_stats joined to our clicks through
  * sub2 = clickId (no match: campaign 0, the report's "Direct"). Exported for whoever seeds
@@ -34,13 +46,8 @@ export function rebuildAttributedStatements(days: DayRange): SQL[] {
   return [
     sql`delete from cake_attributed_daily where date between ${days.start} and ${days.end}`,
     sql`
-      insert into cake_attributed_daily (
-        date, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement,
-        campaign_name, ad_group_name, creative_name, offer_id, offer_name, subid1, subid3,
-        clicks, conversions, revenue_cents)
-      select s.date, coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), coalesce(k.tiktok_ad_group_id, ''),
-        coalesce(k.tiktok_creative_id, ''), coalesce(k.placement, ''), coalesce(k.campaign_name, ''),
-        coalesce(k.ad_group_name, ''), coalesce(k.creative_name, ''), s.offer_id, max(s.offer_name), s.subid1, s.subid3,
+      insert into cake_attributed_daily (${ATTRIBUTED_COLUMNS})
+      select s.date, ${CLICK_DIMENSIONS}, s.offer_id, max(s.offer_name), s.subid1, s.subid3,
         sum(s.clicks), sum(s.conversions), sum(s.revenue_cents)
       from cake_stats s
       left join clicks k on s.subid2 <> '' and k.click_id = s.subid2
@@ -211,13 +218,8 @@ export async function recordPostback(db: Db, pb: PostbackConversion): Promise<Po
         offer_name = ${sql.raw("case when cake_stats.offer_name = '' then excluded.offer_name else cake_stats.offer_name end")},
         updated_at = excluded.updated_at`,
     sql`
-      insert into cake_attributed_daily (
-        date, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement,
-        campaign_name, ad_group_name, creative_name, offer_id, offer_name, subid1, subid3,
-        clicks, conversions, revenue_cents)
-      select ${pb.date}, coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), coalesce(k.tiktok_ad_group_id, ''),
-        coalesce(k.tiktok_creative_id, ''), coalesce(k.placement, ''), coalesce(k.campaign_name, ''),
-        coalesce(k.ad_group_name, ''), coalesce(k.creative_name, ''), ${pb.offerId}, ${offerName}, ${pb.subid1}, ${pb.subid3},
+      insert into cake_attributed_daily (${ATTRIBUTED_COLUMNS})
+      select ${pb.date}, ${CLICK_DIMENSIONS}, ${pb.offerId}, ${offerName}, ${pb.subid1}, ${pb.subid3},
         0, 1, ${pb.revenueCents}
       from (select 1) left join clicks k on ${pb.subid2} <> '' and k.click_id = ${pb.subid2}
       where ${unknown}
