@@ -83,6 +83,17 @@ export const ACCESS = {
   "GET /api/stats/filters": feature("dashboard"),
   "GET /api/user/preferences": "signed-in",
   "PUT /api/user/preferences": "signed-in",
+  // domain automation (admin): buying, configuring and serving tracking domains
+  "GET /api/domains": "admin",
+  "GET /api/domains/setup": "admin",
+  "POST /api/domains/check": "admin",
+  "POST /api/domains/purchase": "admin",
+  "POST /api/domains/test-proxy": "admin",
+  "POST /api/domains/:id/configure": "admin",
+  "POST /api/domains/:id/update-nameservers": "admin",
+  "POST /api/domains/:id/migrate-to-workers": "admin",
+  "DELETE /api/domains/:id": "admin",
+  "POST /api/redeploy-worker": "admin",
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;

@@ -12,11 +12,13 @@ import { cakeRoutes } from "./routes/cake";
 import { campaignRoutes } from "./routes/campaigns";
 import { codeRoutes } from "./routes/codes";
 import { clickRoutes } from "./routes/clicks";
+import { domainRoutes } from "./routes/domains";
 import { invoiceRoutes } from "./routes/invoices";
 import { landerRoutes } from "./routes/landers";
 import { offerRoutes } from "./routes/offers";
 import { postbackRoutes } from "./routes/postback";
 import { preferenceRoutes } from "./routes/preferences";
+import { redeployWorkerRoutes } from "./routes/redeploy-worker";
 import { settingsRoutes } from "./routes/settings";
 import { statsRoutes } from "./routes/stats";
 import { sparkRoutes } from "./routes/sparks";
@@ -48,7 +50,9 @@ const api = new Hono<AppEnv>()
   .route("/cake", cakeRoutes)
   .route("/tiktok", tiktokRoutes)
   .route("/stats", statsRoutes)
-  .route("/user/preferences", preferenceRoutes);
+  .route("/user/preferences", preferenceRoutes)
+  .route("/domains", domainRoutes)
+  .route("/redeploy-worker", redeployWorkerRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,

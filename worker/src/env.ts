@@ -17,6 +17,20 @@ export interface Secrets {
   TIKTOK_ADVERTISER_IDS?: string;
   /** The secret the CAKE conversion postback URL carries (`/postback/cake?token=...`). */
   POSTBACK_TOKEN?: string;
+  // Domain automation (README, "Domain automation"). Unset means "not configured": the Domains
+  // screen says what is missing and nothing calls Namecheap or Cloudflare.
+  NAMECHEAP_API_USER?: string;
+  NAMECHEAP_API_KEY?: string;
+  /** The account the commands act on; defaults to NAMECHEAP_API_USER. */
+  NAMECHEAP_USERNAME?: string;
+  /** The whitelisted IPv4 address Namecheap sees the calls come from. */
+  NAMECHEAP_CLIENT_IP?: string;
+  /** Empty (direct), an https:// relay, or socks5://user:pass@host:port. */
+  NAMECHEAP_PROXY?: string;
+  /** The shared secret the HTTPS relay checks. */
+  NAMECHEAP_RELAY_KEY?: string;
+  CLOUDFLARE_API_TOKEN?: string;
+  CLOUDFLARE_ACCOUNT_ID?: string;
 }
 
 /** [vars] of wrangler.toml read by the syncs; optional so a missing one falls back to its default. */
@@ -26,7 +40,14 @@ export interface SyncVars {
   SYNC_DAILY_DAYS?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars;
+/** [vars] of domain automation; optional so a missing one falls back to its default. */
+export interface DomainVars {
+  NAMECHEAP_API_URL?: string;
+  CLOUDFLARE_API_URL?: string;
+  WORKER_NAME?: string;
+}
+
+export type Bindings = Env & Secrets & SyncVars & DomainVars;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {

@@ -6,6 +6,7 @@ import { insertInvoice } from "../src/db/queries/invoices";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { createSpark } from "../src/db/queries/sparks";
+import { domains } from "../src/db/schema";
 import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 
 /**
@@ -39,6 +40,12 @@ const sampleCampaign = async () =>
   (await insertCampaign(db(), { name: "Access campaign", landerId: await sampleLander(), offerId: null, domainId: null, bhToggle: false })).id;
 // Assigned to the caller: a member may delete only their own sparks.
 const sampleSpark = async (caller: TestUser | null) => (await createSpark(db(), { name: "Access spark", code: "<!-- spark -->" }, caller?.id ?? null)).id;
+
+// A bought domain, written straight to D1 (the routes themselves need Namecheap or Cloudflare).
+const sampleDomain = async () =>
+  (await db().insert(domains).values({ domain: `access-${crypto.randomUUID().slice(0, 8)}.xyz`, status: "purchased" }).returning())[0]!.id;
+/** The test Worker has no Namecheap or Cloudflare settings: a permitted caller learns what is missing. */
+const NOT_SET_UP = 409;
 
 const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/setup": () => ({ path: "/api/setup" }),
@@ -100,6 +107,18 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/stats/filters": () => ({ path: "/api/stats/filters?startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/user/preferences": () => ({ path: "/api/user/preferences" }),
   "PUT /api/user/preferences": () => ({ path: "/api/user/preferences", json: { visibleColumns: ["name", "revenue"], columnWidths: { name: 200 } } }),
+  "GET /api/domains": () => ({ path: "/api/domains" }),
+  "GET /api/domains/setup": () => ({ path: "/api/domains/setup" }),
+  "POST /api/domains/check": () => ({ path: "/api/domains/check", json: { domain: "access-check.xyz" }, status: NOT_SET_UP }),
+  "POST /api/domains/purchase": () => ({ path: "/api/domains/purchase", json: { domain: "access-buy.xyz" }, status: NOT_SET_UP }),
+  "POST /api/domains/test-proxy": () => ({ path: "/api/domains/test-proxy", json: {}, status: NOT_SET_UP }),
+  "POST /api/domains/:id/configure": async () => ({ path: `/api/domains/${await sampleDomain()}/configure`, json: { subdomain: "trk" }, status: NOT_SET_UP }),
+  // A bought domain has no zone yet: there are no nameservers to push.
+  "POST /api/domains/:id/update-nameservers": async () => ({ path: `/api/domains/${await sampleDomain()}/update-nameservers`, status: 409 }),
+  "POST /api/domains/:id/migrate-to-workers": async () => ({ path: `/api/domains/${await sampleDomain()}/migrate-to-workers`, status: 409 }),
+  // Without a subdomain nothing is attached anywhere: the row is simply forgotten.
+  "DELETE /api/domains/:id": async () => ({ path: `/api/domains/${await sampleDomain()}` }),
+  "POST /api/redeploy-worker": () => ({ path: "/api/redeploy-worker", json: {}, status: NOT_SET_UP }),
 };
 
 const routes = Object.entries(ACCESS) as [RouteKey, Access][];

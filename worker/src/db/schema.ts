@@ -258,6 +258,17 @@ export const domains = sqliteTable("domains", {
   purchasedAt: integer("purchased_at"),
   configuredAt: integer("configured_at"),
   createdAt: createdAt(),
+  // Domain automation's bookkeeping (worker/src/domains/machine.ts is the only writer).
+  /** When the running purchase was sent: an unconfirmed one is given up only well after this. */
+  purchaseStartedAt: integer("purchase_started_at"),
+  /** The Workers Custom Domain attached for `subdomain.domain`. */
+  workerDomainId: text("worker_domain_id"),
+  /** The zone's status at Cloudflare when last seen (pending, active, ...). */
+  zoneStatus: text("zone_status"),
+  /** The last activation re-check asked of Cloudflare: it allows one an hour on the Free plan. */
+  activationCheckedAt: integer("activation_checked_at"),
+  /** A step holds the row until then, so two clicks never run the same step at once. */
+  leaseUntil: integer("lease_until"),
 });
 
 export const campaigns = sqliteTable(

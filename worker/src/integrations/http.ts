@@ -7,7 +7,7 @@ import { withRetries } from "../lib/retry";
 
 export type FetchFn = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
-export type ExternalSource = "CAKE" | "TikTok";
+export type ExternalSource = "CAKE" | "TikTok" | "Namecheap" | "Cloudflare";
 
 /** A failure of an external API, with a message that says what to do about it. */
 export class ExternalApiError extends Error {

@@ -1,0 +1,15 @@
+import { Hono } from "hono";
+import { redeployWorker } from "../domains/configure";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+
+/**
+ * POST /api/redeploy-worker (Settings → Redeploy Worker): reconciles every active tracking domain
+ * with this Worker's custom domains. It attaches what is missing and deletes nothing; a deploy
+ * itself is `wrangler deploy` (README, "Deploying to Cloudflare").
+ */
+export const redeployWorkerRoutes = new Hono<AppEnv>().post("/", async (c) => {
+  const answer = await redeployWorker({ db: c.get("db"), env: c.env });
+  if (answer.failed.length) throw new ApiError(502, answer.message, answer.failed);
+  return c.json(answer, 200);
+});
