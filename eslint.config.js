@@ -26,7 +26,7 @@ export default tseslint.config(
   {
     files: ["scripts/**/*.{mjs,js}", "e2e/**/*.ts", "*.config.{js,ts}"],
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", fetch: "readonly", setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly", Buffer: "readonly", performance: "readonly", AbortController: "readonly", FormData: "readonly", Blob: "readonly", Response: "readonly", Request: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", setInterval: "readonly", clearInterval: "readonly" },
+      globals: { process: "readonly", console: "readonly", fetch: "readonly", setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly", Buffer: "readonly", performance: "readonly", AbortController: "readonly", FormData: "readonly", Blob: "readonly", Response: "readonly", Request: "readonly", Headers: "readonly", AbortSignal: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", setInterval: "readonly", clearInterval: "readonly" },
     },
   },
 );

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Server } from "node:http";
 import Papa from "papaparse";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCakeFake, type FakeCakeClick, type FakeCakeConversion } from "../worker/test/fakes/cake-fake";
 import { createTikTokFake, type FakeTikTokRow } from "../worker/test/fakes/tiktok-fake";
+import { serveFetch } from "../scripts/lib/serve-fetch.mjs";
 import { useHarness } from "./support/harness";
 
 /** Screens settle after a request or two; Playwright's own waits allow 30 s, these allow 10. */
@@ -118,30 +119,11 @@ const spendOf = (days: string[]) => tiktokRows.filter((r) => days.includes(r.dat
 // ---------------------------------------------------------------------------------------------
 // The fakes, served over HTTP on free ports for the Worker under wrangler dev.
 // ---------------------------------------------------------------------------------------------
-function serve(handle: (request: Request) => Promise<Response>): Promise<{ url: string; server: Server }> {
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const response = await handle(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined }));
-    const out: Record<string, string> = {};
-    response.headers.forEach((value, key) => (out[key] = value));
-    res.writeHead(response.status, out);
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server }));
-  });
-}
-
-// Filled before the harness starts Trackyard (hooks run in order), read by it as --var overrides.
+// Filled before the harness starts Trackyard (hooks run in order), which hands them to the Worker.
 const vars: Record<string, string> = {};
 const servers: Server[] = [];
 beforeAll(async () => {
-  const [cakeServer, tiktokServer] = await Promise.all([serve(cake.handle), serve(tiktok.handle)]);
+  const [cakeServer, tiktokServer] = await Promise.all([serveFetch(cake.handle), serveFetch(tiktok.handle)]);
   servers.push(cakeServer.server, tiktokServer.server);
   Object.assign(vars, {
     CAKE_BASE_URL: cakeServer.url,

@@ -22,6 +22,8 @@ export function startServer(options?: {
   port?: number;
   stateDir?: string;
   vars?: Record<string, string>;
+  /** Where the documented variables are forwarded from (npm start: process.env). */
+  env?: Record<string, string | undefined>;
   stdio?: "inherit" | "pipe";
   timeoutMs?: number;
 }): Promise<RunningServer>;

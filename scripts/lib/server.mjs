@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { serializeEnvFile, workerVars, writeSecretFile } from "./dev-env.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
@@ -83,14 +84,20 @@ export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inh
 }
 
 /**
- * Starts Trackyard under `wrangler dev` and resolves once the API answers. `vars` are passed as
- * --var overrides. Returns { url, child, stop }.
+ * Starts Trackyard under `wrangler dev` and resolves once the API answers. The Worker's settings
+ * are `.dev.vars`, then the documented variables found in `env` (`npm start` passes its own
+ * environment; tests and benchmarks pass none, so a developer's shell never leaks into them),
+ * then `vars`. They reach the Worker as one env file in the state folder (readable by this user
+ * only), since a secret on the command line would show in the process list. Returns { url, child, stop }.
  */
-export async function startServer({ port = 8787, stateDir, vars = {}, stdio = "inherit", timeoutMs = 90_000 } = {}) {
+export async function startServer({ port = 8787, stateDir, vars = {}, env = {}, stdio = "inherit", timeoutMs = 90_000 } = {}) {
   const dir = path.resolve(ROOT, stateDir ?? path.join(".wrangler", "state"));
   ensureDevVars();
   applyMigrations(dir, { quiet: stdio === "pipe" });
-  const args = ["--persist-to", dir];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  // wrangler reads --env-file with `$NAME` expansion, hence `expands`.
+  const envFile = writeSecretFile(path.join(dir, "worker.env"), serializeEnvFile(workerVars(ROOT, { env, overrides: vars }), { expands: true }));
+  // --test-scheduled: the cron runs on GET /__scheduled. Wrangler's /cdn-cgi/handler/scheduled
+  // answers "exception" for a Worker with static assets (the asset router has no scheduled handler).
+  const args = ["--persist-to", dir, "--env-file", envFile, "--test-scheduled"];
   return runWranglerDev({ port, args, stdio, timeoutMs, ready: async (url) => (await fetch(`${url}/api/setup`)).ok });
 }

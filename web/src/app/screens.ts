@@ -1,4 +1,4 @@
-import { ChartColumn, CreditCard, FileText, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
+import { ChartColumn, CreditCard, FileText, Globe, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -29,6 +29,7 @@ export const SCREENS: Screen[] = [
   { path: "/codes", label: "Codes", icon: KeyRound, requires: "signed-in", load: () => import("@/features/codes/codes-screen") },
   { path: "/billing", label: "Transactions", icon: CreditCard, requires: "signed-in", load: () => import("@/features/billing/billing-screen") },
   { path: "/invoicing", label: "Invoicing", icon: FileText, requires: "admin", load: () => import("@/features/invoicing/invoicing-screen") },
+  { path: "/domains", label: "Domains", icon: Globe, requires: "admin", load: () => import("@/features/domains/domains-screen") },
   { path: "/users", label: "Users", icon: Users, requires: "admin", load: () => import("@/features/users/users-screen") },
   { path: "/settings", label: "Settings", icon: Settings2, requires: "admin", load: () => import("@/features/settings/settings-screen") },
 ];

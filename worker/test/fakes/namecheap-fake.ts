@@ -1,5 +1,5 @@
 /**
- * A local stand-in for Namecheap's XML API (docs/domains in the README: "Domain automation"),
+ * A local stand-in for Namecheap's XML API (README, "Domain automation"),
  * answering with the documented shapes and the live answers' quirks:
  * - `/xml.response`, GET or POST form, global parameters ApiUser / ApiKey / UserName / ClientIp /
  *   Command; errors with HTTP 200 as `<ApiResponse Status="ERROR"><Errors><Error Number>`;

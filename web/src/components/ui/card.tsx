@@ -1,3 +1,4 @@
+import type { LucideIcon } from "lucide-react";
 import type { HTMLAttributes } from "react";
 import { cn } from "@/lib/cn";
 
@@ -9,8 +10,12 @@ export const CardHeader = ({ className, ...props }: HTMLAttributes<HTMLDivElemen
   <div className={cn("flex flex-col gap-1 p-5 pb-3", className)} {...props} />
 );
 
-export const CardTitle = ({ className, ...props }: HTMLAttributes<HTMLHeadingElement>) => (
-  <h2 className={cn("text-base font-semibold text-slate-900", className)} {...props} />
+/** A card's heading; `icon` (a lucide icon) goes before the text in the brand colour. */
+export const CardTitle = ({ className, icon: Icon, children, ...props }: HTMLAttributes<HTMLHeadingElement> & { icon?: LucideIcon }) => (
+  <h2 className={cn("text-base font-semibold text-slate-900", Icon && "flex items-center gap-2", className)} {...props}>
+    {Icon ? <Icon className="size-4 shrink-0 text-brand-700" aria-hidden="true" /> : null}
+    {children}
+  </h2>
 );
 
 export const CardDescription = ({ className, ...props }: HTMLAttributes<HTMLParagraphElement>) => (

@@ -10,6 +10,8 @@ import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
 import { settingSchema, type SettingInput } from "../../../../worker/src/schemas/settings";
 import { useSaveSettings, useSettings } from "./api";
+import { DnsInstructionsCard } from "./components/dns-instructions-card";
+import { RedeployWorkerCard } from "./components/redeploy-worker-card";
 
 type Errors = Partial<Record<SettingInput["key"], string>>;
 
@@ -129,6 +131,10 @@ function SettingsForms() {
             </form>
           </CardContent>
         </Card>
+      </div>
+      <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-2">
+        <RedeployWorkerCard />
+        <DnsInstructionsCard redirectDomain={settings.data?.redirect_domain ?? ""} />
       </div>
     </>
   );

@@ -1,0 +1,79 @@
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { toast, toastError } from "@/components/ui/toast";
+import { DEFAULT_SUBDOMAIN, subdomainSchema } from "../../../../../worker/src/schemas/domains";
+import { useConfigureDomain, type Domain } from "../api";
+
+/** Configure DNS / Retry Configuration: the tracking subdomain, previewed as sub.domain. */
+export function ConfigureDialog({ domain, onClose }: { domain: Domain; onClose(): void }) {
+  const retry = domain.status !== "purchased";
+  const [subdomain, setSubdomain] = useState(domain.subdomain ?? DEFAULT_SUBDOMAIN);
+  const [error, setError] = useState<string>();
+  const configure = useConfigureDomain();
+  const preview = `${subdomain.trim().toLowerCase() || "…"}.${domain.domain}`;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = subdomainSchema.safeParse(subdomain);
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message);
+      return;
+    }
+    setError(undefined);
+    configure.mutate(
+      { id: domain.id, subdomain: parsed.data },
+      {
+        onSuccess: (answer) => {
+          toast({ title: "Domain configured", description: answer.message });
+          onClose();
+        },
+        onError: (err) => toastError("Error configuring domain", err, "Failed to configure domain"),
+      },
+    );
+  };
+
+  return (
+    <Dialog
+      open
+      onOpenChange={(open) => !open && onClose()}
+      title={retry ? "Retry Configuration" : "Configure DNS"}
+      description={domain.domain}
+    >
+      <form onSubmit={submit} noValidate className="grid gap-4">
+        <Field label="Subdomain" error={error} hint="Lower-case letters, digits and hyphens, e.g. trk, go, click.">
+          <Input
+            value={subdomain}
+            onChange={(e) => {
+              setSubdomain(e.target.value);
+              setError(undefined);
+            }}
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            autoFocus
+          />
+        </Field>
+        <div className="rounded-md bg-slate-50 px-3 py-2 text-sm">
+          <span className="text-slate-500">Tracking host: </span>
+          <span className="break-all font-mono font-medium text-slate-900">{preview}</span>
+        </div>
+        <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-600">
+          <li>Creates the Cloudflare zone for {domain.domain} (or reuses it).</li>
+          <li>Points the domain's nameservers at Cloudflare, at Namecheap.</li>
+          <li>Once Cloudflare activates the zone, attaches the tracking host to this Worker. That can take minutes or, rarely, up to 48 hours; Trackyard finishes it by itself.</li>
+        </ol>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button type="button" variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={configure.isPending}>
+            {configure.isPending ? "Configuring..." : retry ? "Retry Configuration" : "Configure DNS"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,140 @@
+import type { UseMutationResult } from "@tanstack/react-query";
+import { Globe2, Trash2 } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/page";
+import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { toast, toastError } from "@/components/ui/toast";
+import { formatDate, formatMoney } from "@/lib/format";
+import { useDomains, useMigrateToWorkers, useUpdateNameservers, type Domain } from "../api";
+import { DomainStatusBadge } from "./status-badge";
+
+interface Props {
+  /** Cloudflare (and Namecheap) settings present: the DNS actions can run. */
+  dnsReady: boolean;
+  onConfigure(domain: Domain): void;
+  onDelete(domain: Domain): void;
+}
+
+/** 'Purchased Domains': every domain with its status and the actions its status allows. */
+export function DomainsTable({ dnsReady, onConfigure, onDelete }: Props) {
+  const domains = useDomains();
+  const rows = domains.data ?? [];
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Purchased Domains</CardTitle>
+        <CardDescription>Statuses update by themselves while a purchase or configuration runs.</CardDescription>
+      </CardHeader>
+      <Table aria-label="Purchased Domains">
+        <TableHeader>
+          <TableRow>
+            <TableHead>Domain</TableHead>
+            <TableHead>Status</TableHead>
+            <TableHead>Created</TableHead>
+            <TableHead>Order ID</TableHead>
+            <TableHead>Error</TableHead>
+            <TableHead className="text-right">Actions</TableHead>
+          </TableRow>
+        </TableHeader>
+        <TableBody>
+          <QueryRows
+            query={domains}
+            rows={rows}
+            colSpan={6}
+            loading="Loading domains..."
+            emptyState={
+              <EmptyState icon={<Globe2 />} title="No domains purchased yet">
+                Check a .xyz name above and buy it: it appears here, ready to configure.
+              </EmptyState>
+            }
+          >
+            {(d) => <DomainRow key={d.id} domain={d} dnsReady={dnsReady} onConfigure={onConfigure} onDelete={onDelete} />}
+          </QueryRows>
+        </TableBody>
+      </Table>
+    </Card>
+  );
+}
+
+interface StepButtonProps {
+  id: number;
+  mutation: UseMutationResult<{ message: string }, Error, number>;
+  disabled: boolean;
+  label: string;
+  pendingLabel: string;
+  /** The success toast's title; its description is the server's message. */
+  success: string;
+  /** The failure toast's title and its fallback text when the server says nothing. */
+  failure: [string, string];
+}
+
+/** A row action that runs one step on the domain and toasts its outcome. */
+function StepButton({ id, mutation, disabled, label, pendingLabel, success, failure }: StepButtonProps) {
+  return (
+    <Button
+      size="sm"
+      variant="secondary"
+      disabled={disabled}
+      onClick={() =>
+        mutation.mutate(id, {
+          onSuccess: (answer) => toast({ title: success, description: answer.message }),
+          onError: (err) => toastError(failure[0], err, failure[1]),
+        })
+      }
+    >
+      {mutation.isPending ? pendingLabel : label}
+    </Button>
+  );
+}
+
+function DomainRow({ domain: d, dnsReady, onConfigure, onDelete }: { domain: Domain } & Omit<Props, "domain">) {
+  const updateNs = useUpdateNameservers();
+  const migrate = useMigrateToWorkers();
+  const busy = d.busy || updateNs.isPending || migrate.isPending;
+  return (
+    <TableRow>
+      <TableCell className="min-w-44">
+        <div className="font-medium text-slate-900">{d.domain}</div>
+        {d.host ? <div className="font-mono text-xs text-slate-500">{d.host}</div> : null}
+      </TableCell>
+      <TableCell className="min-w-40">
+        <DomainStatusBadge domain={d} />
+        {d.note ? <p className="mt-1 max-w-56 text-xs text-slate-500">{d.note}</p> : null}
+      </TableCell>
+      <TableCell className="whitespace-nowrap text-slate-600">{formatDate(d.createdAt)}</TableCell>
+      <TableCell className="tabular whitespace-nowrap text-slate-600">
+        {d.purchaseOrderId ?? "—"}
+        {d.purchaseAmount ? <div className="text-xs text-slate-500">{formatMoney(d.purchaseAmount)}</div> : null}
+      </TableCell>
+      <TableCell className="min-w-48 max-w-sm">
+        {d.errorMessage ? <p className="text-xs leading-relaxed text-danger-700">{d.errorMessage}</p> : <span className="text-slate-400">—</span>}
+      </TableCell>
+      <TableCell>
+        <div className="flex items-start justify-end gap-1.5">
+          <div className="flex w-40 flex-col gap-1.5 empty:hidden">
+            {d.status === "purchased" ? (
+              <Button size="sm" disabled={!dnsReady || busy} onClick={() => onConfigure(d)}>
+                Configure DNS
+              </Button>
+            ) : null}
+            {d.status === "configuring_dns" || d.status === "dns_failed" ? (
+              <Button size="sm" variant="secondary" disabled={!dnsReady || busy} onClick={() => onConfigure(d)}>
+                Retry Configuration
+              </Button>
+            ) : null}
+            {d.status === "active" && d.subdomain ? (
+              <StepButton id={d.id} mutation={migrate} disabled={!dnsReady || busy} label="Migrate to Workers" pendingLabel="Migrating..." success="Migrated to Workers" failure={["Error migrating to Workers", "Failed to migrate to Workers"]} />
+            ) : null}
+            {d.cloudflareZoneId ? (
+              <StepButton id={d.id} mutation={updateNs} disabled={!dnsReady || busy} label="Update NS" pendingLabel="Updating..." success="Nameservers updated" failure={["Error updating nameservers", "Failed to update nameservers"]} />
+            ) : null}
+          </div>
+          <Button variant="ghost" size="icon" aria-label={`Delete ${d.domain}`} disabled={busy} onClick={() => onDelete(d)}>
+            <Trash2 className="text-danger-600" />
+          </Button>
+        </div>
+      </TableCell>
+    </TableRow>
+  );
+}

@@ -1,0 +1,124 @@
+import { fireEvent, screen, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { admin, renderWithUser } from "@/test/render";
+import { pollInterval, type Domain } from "./api";
+import DomainsScreen from "./domains-screen";
+
+const domain = (over: Partial<Domain>): Domain => ({
+  id: 1,
+  domain: "a.xyz",
+  subdomain: null,
+  host: null,
+  status: "purchased",
+  createdAt: "2026-11-20T10:00:00.000Z",
+  purchasedAt: "2026-11-20T10:00:01.000Z",
+  configuredAt: null,
+  purchaseOrderId: "80000001",
+  purchaseAmount: "1.36",
+  errorMessage: null,
+  cloudflareZoneId: null,
+  zoneStatus: null,
+  nameservers: [],
+  busy: false,
+  note: null,
+  ...over,
+});
+
+const ROWS: Domain[] = [
+  domain({ id: 1, domain: "bought.xyz" }),
+  domain({ id: 2, domain: "waiting.xyz", status: "configuring_dns", subdomain: "trk", host: "trk.waiting.xyz", cloudflareZoneId: "z2", note: "Waiting for Cloudflare to activate the zone (checked every 15 minutes)." }),
+  domain({ id: 3, domain: "broken.xyz", status: "dns_failed", subdomain: "go", host: "go.broken.xyz", errorMessage: "The Cloudflare API token lacks the Zone Edit permission." }),
+  domain({ id: 4, domain: "live.xyz", status: "active", subdomain: "trk", host: "trk.live.xyz", cloudflareZoneId: "z4" }),
+  domain({ id: 5, domain: "lost.xyz", status: "failed", purchaseOrderId: null, errorMessage: "Namecheap error 2033409: Insufficient funds" }),
+  domain({ id: 6, domain: "odd.xyz", status: "mystery" as Domain["status"] }),
+];
+
+const setup = (namecheap: string[] = [], cloudflare: string[] = []) => ({
+  namecheap: { configured: namecheap.length === 0, problems: namecheap, route: "direct", mode: "direct", apiHost: "api.namecheap.com", sandbox: false },
+  cloudflare: { configured: cloudflare.length === 0, problems: cloudflare, workerName: "trackyard" },
+  maxPrice: "5.00",
+});
+
+function stubApi(rows: Domain[], setupBody = setup()) {
+  const fetchMock = vi.fn(async (input: RequestInfo | URL) => {
+    const path = new URL(String(input), "http://localhost").pathname;
+    if (path === "/api/domains/setup") return Response.json(setupBody);
+    if (path === "/api/domains") return Response.json(rows);
+    return Response.json({ error: "unexpected" }, { status: 500 });
+  });
+  vi.stubGlobal("fetch", fetchMock);
+  return fetchMock;
+}
+
+const render = () => renderWithUser(<MemoryRouter><DomainsScreen /></MemoryRouter>, admin());
+const rowOf = (name: string) => screen.getByText(name).closest("tr") as HTMLElement;
+const buttons = (name: string) => within(rowOf(name)).getAllByRole("button").map((b) => b.getAttribute("aria-label") ?? b.textContent);
+
+describe("Domains screen", () => {
+  beforeEach(() => vi.useRealTimers());
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("offers each status its actions: Configure DNS, Retry Configuration, Migrate to Workers, Update NS with a zone, Delete always", async () => {
+    stubApi(ROWS);
+    render();
+    await screen.findByText("bought.xyz");
+    expect(buttons("bought.xyz")).toEqual(["Configure DNS", "Delete bought.xyz"]);
+    expect(buttons("waiting.xyz")).toEqual(["Retry Configuration", "Update NS", "Delete waiting.xyz"]);
+    expect(buttons("broken.xyz")).toEqual(["Retry Configuration", "Delete broken.xyz"]);
+    expect(buttons("live.xyz")).toEqual(["Migrate to Workers", "Update NS", "Delete live.xyz"]);
+    expect(buttons("lost.xyz")).toEqual(["Delete lost.xyz"]);
+    // Badges, the unknown status shown as Failed, errors in their column, the waiting note.
+    expect(within(rowOf("waiting.xyz")).getByText("Configuring DNS")).toBeTruthy();
+    expect(within(rowOf("waiting.xyz")).getByText(/Waiting for Cloudflare/)).toBeTruthy();
+    expect(within(rowOf("broken.xyz")).getByText("DNS Failed")).toBeTruthy();
+    expect(within(rowOf("broken.xyz")).getByText(/lacks the Zone Edit permission/)).toBeTruthy();
+    expect(within(rowOf("live.xyz")).getByText("Active")).toBeTruthy();
+    expect(within(rowOf("live.xyz")).getByText("trk.live.xyz")).toBeTruthy();
+    expect(within(rowOf("odd.xyz")).getByText("Failed")).toBeTruthy();
+    expect(within(rowOf("bought.xyz")).getByText("80000001")).toBeTruthy();
+  });
+
+  it("shows the empty state", async () => {
+    stubApi([]);
+    render();
+    expect(await screen.findByText("No domains purchased yet")).toBeTruthy();
+  });
+
+  it("says once what is missing, disables what needs it, and sends nothing that would fail", async () => {
+    const fetchMock = stubApi([domain({ domain: "bought.xyz" })], setup(["NAMECHEAP_API_KEY is not set"], ["CLOUDFLARE_API_TOKEN is not set"]));
+    render();
+    expect(await screen.findByText("Domain automation is not fully set up")).toBeTruthy();
+    expect(screen.getByText("NAMECHEAP_API_KEY is not set")).toBeTruthy();
+    expect(screen.getByText("CLOUDFLARE_API_TOKEN is not set")).toBeTruthy();
+    await screen.findByText("bought.xyz");
+    expect((screen.getByRole("button", { name: "Check Availability" }) as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByRole("button", { name: "Test Proxy" }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(rowOf("bought.xyz")).getByRole("button", { name: "Configure DNS" }) as HTMLButtonElement).disabled).toBe(true);
+    expect(fetchMock.mock.calls.map(([i]) => new URL(String(i), "http://localhost").pathname).sort()).toEqual(["/api/domains", "/api/domains/setup"]);
+  });
+
+  it("validates the name with the spec's texts before asking the server", async () => {
+    const fetchMock = stubApi([]);
+    render();
+    await screen.findByText("No domains purchased yet");
+    const check = screen.getByRole("button", { name: "Check Availability" });
+    fireEvent.click(check);
+    expect(await screen.findByText("Domain name is required")).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Domain name"), { target: { value: "bright deals.xyz" } });
+    fireEvent.click(check);
+    expect(await screen.findByText("Invalid domain format (e.g., example.com, example.co.uk)")).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Domain name"), { target: { value: "brightdeals.net" } });
+    fireEvent.click(check);
+    expect(await screen.findByText("Only .xyz domains are supported", { selector: "[role=alert]" })).toBeTruthy();
+    expect(fetchMock.mock.calls.some(([i]) => String(i).includes("/check"))).toBe(false);
+  });
+
+  it("polls fast while a step runs, slowly while a zone waits, and not otherwise", () => {
+    expect(pollInterval([domain({ status: "purchasing" })])).toBe(2000);
+    expect(pollInterval([domain({ status: "configuring_dns", busy: true })])).toBe(2000);
+    expect(pollInterval([domain({ status: "configuring_dns" })])).toBe(15_000);
+    expect(pollInterval([domain({ status: "active" }), domain({ status: "failed" })])).toBe(false);
+    expect(pollInterval(undefined)).toBe(false);
+  });
+});
