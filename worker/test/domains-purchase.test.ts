@@ -276,6 +276,15 @@ describe("POST /api/domains/purchase", () => {
     expect(creates(fakes)).toBe(1);
   });
 
+  it("a pending row (never tried) is bought like a new name, in the same row", async () => {
+    const fakes = createDomainFakes();
+    const name = freshName("pending");
+    const [pending] = await db().insert(domains).values({ domain: name }).returning();
+    expect(pending!.status).toBe("pending");
+    const answer = await purchaseDomain(domainDeps(fakes), name);
+    expect(answer.domain).toMatchObject({ id: pending!.id, status: "purchased", purchaseOrderId: "80000001" });
+  });
+
   it("the cron leaves a purchase just sent to its own request", async () => {
     const fakes = createDomainFakes();
     const name = freshName();

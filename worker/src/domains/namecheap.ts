@@ -30,6 +30,8 @@ export class NamecheapError extends ExternalApiError {
       number?: string;
       /** The caller IP Namecheap named in an IP-not-whitelisted error. */
       egressIp?: string;
+      /** Something to set up in the Namecheap account first (the default address). */
+      accountSetup?: boolean;
     },
   ) {
     // Never retried automatically: a resent purchase can charge twice, and reads are cheap to ask again.
@@ -290,7 +292,7 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
     async defaultContact(): Promise<Contact> {
       const list = descendants(await call("namecheap.users.address.getList"), "List");
       const setUp = "In Namecheap, open Profile → Address Book, add the registrant's address (name, street, city, state or province, postal code, country, phone, email) and choose 'Set as default'; then purchase again.";
-      if (!list.length) throw new NamecheapError(`Your Namecheap account has no address in its address book, so there is no registrant contact. ${setUp}`, { answered: true });
+      if (!list.length) throw new NamecheapError(`Your Namecheap account has no address in its address book, so there is no registrant contact. ${setUp}`, { answered: true, accountSetup: true });
       // ⚠ Some answers flag the default entry on the list itself; otherwise each entry is read.
       const flagged = list.filter((l) => isTrue(attr(l, "IsDefault")));
       let found: XmlElement | undefined;
@@ -303,7 +305,7 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
           break;
         }
       }
-      if (!found) throw new NamecheapError(`None of the addresses in your Namecheap address book is the default one. ${setUp}`, { answered: true });
+      if (!found) throw new NamecheapError(`None of the addresses in your Namecheap address book is the default one. ${setUp}`, { answered: true, accountSetup: true });
       const get = (name: string) => childText(found, name) ?? "";
       const contact: Contact = {
         FirstName: get("FirstName"),
@@ -322,7 +324,7 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
       const lacking = REQUIRED_CONTACT.filter((k) => !contact[k]);
       if (lacking.length) {
         const name = get("AddressName") || "the default address";
-        throw new NamecheapError(`The default address '${name}' in your Namecheap address book lacks ${lacking.join(", ")}. Complete it in Namecheap → Profile → Address Book, then purchase again.`, { answered: true });
+        throw new NamecheapError(`The default address '${name}' in your Namecheap address book lacks ${lacking.join(", ")}. Complete it in Namecheap → Profile → Address Book, then purchase again.`, { answered: true, accountSetup: true });
       }
       return contact;
     },

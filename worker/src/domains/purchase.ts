@@ -98,7 +98,7 @@ export async function purchaseDomain(deps: DomainDeps, domain: string): Promise<
     if (check.premium) premium = { priceCents: check.premiumRegistrationCents! };
     contact = await nc.defaultContact();
   } catch (err) {
-    if (err instanceof NamecheapError && err.details.answered && /address book|default address/i.test(err.message)) throw conflict(err.message);
+    if (err instanceof NamecheapError && err.details.accountSetup) throw conflict(err.message);
     return namecheapFailure(err, `checking ${domain} before buying it`);
   }
 
