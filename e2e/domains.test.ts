@@ -62,6 +62,8 @@ const row = (page: Page, domain: string) => page.getByRole("table", { name: "Pur
 
 test("an admin checks, buys and configures a .xyz domain; the cron finishes it; a campaign's tracking URL uses it", { timeout: 240_000 }, async () => {
   const ctx = await h.newContext();
+  // A long walk on a shared machine: give slow moments room rather than fail on them.
+  ctx.setDefaultNavigationTimeout(60_000);
   let page = await ctx.newPage();
   await createFirstAdmin(page);
   await page.goto("/settings");
@@ -167,6 +169,7 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   await h.shot(page, "06-active");
 
   const phone = await h.browser.newContext({ baseURL: h.url, viewport: { width: 390, height: 844 }, storageState: await ctx.storageState() });
+  phone.setDefaultNavigationTimeout(60_000);
   const phonePage = await phone.newPage();
   await phonePage.goto("/domains");
   await row(phonePage, "brightdeals.xyz").getByText("Active", { exact: true }).waitFor(WAIT);

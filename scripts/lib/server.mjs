@@ -49,6 +49,9 @@ export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inh
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     detached: process.platform !== "win32",
   });
+  // Piped output is drained (a full pipe would stall wrangler) and its tail kept for the error.
+  let tail = "";
+  if (stdio !== "inherit") for (const stream of [child.stdout, child.stderr]) stream?.on("data", (d) => (tail = (tail + d).slice(-4000)));
   onSpawn?.(child);
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
@@ -71,7 +74,7 @@ export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inh
     });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}${tail ? `:\n${tail}` : ""}`);
     try {
       if (await ready(url)) return { url, child, stop };
     } catch {
