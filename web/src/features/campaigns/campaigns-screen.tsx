@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, Code2, Link2, Megaphone, Plus } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
+import { DeletionImpactSummary } from "@/components/deletion-impact";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useCopy } from "@/components/ui/copy-button";
@@ -12,7 +13,7 @@ import { RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
+import { campaignDeletionImpactQuery, trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
 import { CampaignDialog } from "./components/campaign-dialog";
 import { CodeDialog } from "./components/code-dialog";
 
@@ -44,6 +45,7 @@ export default function CampaignsScreen() {
   const [editing, setEditing] = useState<Campaign | null | undefined>(undefined);
   const [viewing, setViewing] = useState<Campaign | null>(null);
   const [deleting, setDeleting] = useState<Campaign | null>(null);
+  const impact = useQuery({ ...campaignDeletionImpactQuery(deleting?.id ?? 0), enabled: deleting !== null });
   const rows = campaigns.data ?? [];
   const columns = admin ? 6 : 5;
 
@@ -151,7 +153,15 @@ export default function CampaignsScreen() {
         onClose={() => setDeleting(null)}
         remove={remove}
         noun="campaign"
-        description={(item) => `${item?.name ?? "This campaign"} and its recorded clicks will be deleted. Ads still pointing at its link will get a not-found page.`}
+        preparing={impact.isPending}
+        description={(item) => (
+          <DeletionImpactSummary
+            name={item?.name ?? "this campaign"}
+            kind="campaign"
+            impact={impact}
+            consequence="Ads still pointing at its link will get a not-found page. Revenue and spend already synced stay in the Stats totals. This cannot be undone."
+          />
+        )}
       />
     </>
   );

@@ -1,5 +1,7 @@
+import { useQuery } from "@tanstack/react-query";
 import { PanelsTopLeft, Plus } from "lucide-react";
 import { useState, type FormEvent } from "react";
+import { DeletionImpactSummary } from "@/components/deletion-impact";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { DeleteDialog } from "@/components/ui/delete-dialog";
@@ -11,7 +13,7 @@ import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
+import { landerDeletionImpactQuery, useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
 
 function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; open: boolean; onOpenChange(o: boolean): void }) {
   const save = useSaveLander();
@@ -66,6 +68,7 @@ export default function LandersScreen() {
   const remove = useDeleteLander();
   const [editing, setEditing] = useState<Lander | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<Lander | null>(null);
+  const impact = useQuery({ ...landerDeletionImpactQuery(deleting?.id ?? 0), enabled: deleting !== null });
   const columns = admin ? 3 : 2;
   const rows = landers.data ?? [];
 
@@ -129,7 +132,15 @@ export default function LandersScreen() {
         onClose={() => setDeleting(null)}
         remove={remove}
         noun="lander"
-        description={(item) => `Deleting ${item?.name ?? "this lander"} also deletes the campaigns that use it and their clicks.`}
+        preparing={impact.isPending}
+        description={(item) => (
+          <DeletionImpactSummary
+            name={item?.name ?? "this lander"}
+            kind="lander"
+            impact={impact}
+            consequence="Revenue and spend already synced stay in the Stats totals. This cannot be undone."
+          />
+        )}
       />
     </>
   );
