@@ -5,6 +5,7 @@ import { readSettings } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { sleep } from "../lib/retry";
 import { createDb } from "../middleware/database";
+import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
 import { trackedCampaign } from "../tracking/campaign-cache";
 import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
@@ -101,7 +102,7 @@ export const trackingRoutes = new Hono<AppEnv>()
       });
     }
 
-    const holding = () => plainPage(c, 200, "Coming soon", "This page is not available yet. Please check back later.");
+    const holding = () => plainPage(c, 200, "Coming soon", HOLDING_PAGE_TEXT);
     if (!campaign.bhToggle) return holding();
     const location = appendQuery(campaign.landerUrl, `cid=${campaign.id}&clickId=${clickId}`, ["cid", "clickId"]);
     return location ? redirect(c, location) : holding();

@@ -35,6 +35,19 @@ function CopyUtmButton({ campaign }: { campaign: Campaign }) {
   );
 }
 
+/** BH Toggle in words: off sends paid traffic to a holding page, and that must not go unnoticed. */
+function RedirectState({ id, on }: { id: string; on: boolean }) {
+  return on ? (
+    <span id={id} className="whitespace-nowrap text-xs text-slate-500">
+      To lander
+    </span>
+  ) : (
+    <span id={id} className="whitespace-nowrap text-xs font-medium text-amber-700">
+      Off: visitors see a holding page
+    </span>
+  );
+}
+
 export default function CampaignsScreen() {
   const { data: user } = useUser();
   const admin = isAdmin(user);
@@ -54,7 +67,11 @@ export default function CampaignsScreen() {
     update.mutate(
       { id: c.id, bhToggle },
       {
-        onSuccess: () => toast({ title: "Campaign updated", description: `${c.name}: redirect to lander ${bhToggle ? "on" : "off"}` }),
+        onSuccess: () =>
+          toast({
+            title: "Campaign updated",
+            description: `${c.name}: redirect to lander ${bhToggle ? "on" : "off: visitors now see a holding page, not the lander"}`,
+          }),
         onError: (err) => toastError("Error", err, "Failed to update campaign"),
       },
     );
@@ -91,7 +108,7 @@ export default function CampaignsScreen() {
         </Card>
       ) : null}
       <Card>
-        <Table>
+        <Table aria-label="Campaigns" phone="cards">
           <TableHeader>
             <TableRow>
               <TableHead>Campaign Name</TableHead>
@@ -116,27 +133,35 @@ export default function CampaignsScreen() {
             >
               {(c) => (
                 <TableRow key={c.id}>
-                  <TableCell className="font-medium text-slate-900">{c.name}</TableCell>
-                  <TableCell className="text-slate-600">{c.landerName ?? "Unknown"}</TableCell>
-                  <TableCell>
-                    <Switch
-                      checked={c.bhToggle}
-                      disabled={!admin || update.isPending}
-                      onCheckedChange={(on) => toggle(c, on)}
-                      aria-label={`Redirect ${c.name} to its lander`}
-                    />
+                  <TableCell cardRole="title" className="font-medium text-slate-900">
+                    {c.name}
                   </TableCell>
-                  <TableCell>
+                  <TableCell label="Lander" className="text-slate-600">
+                    {c.landerName ?? "Unknown"}
+                  </TableCell>
+                  <TableCell label="BH Toggle">
+                    <div className="flex items-center gap-2">
+                      <Switch
+                        checked={c.bhToggle}
+                        disabled={!admin || update.isPending}
+                        onCheckedChange={(on) => toggle(c, on)}
+                        aria-label={`Redirect ${c.name} to its lander`}
+                        aria-describedby={`redirect-state-${c.id}`}
+                      />
+                      <RedirectState id={`redirect-state-${c.id}`} on={c.bhToggle} />
+                    </div>
+                  </TableCell>
+                  <TableCell cardRole="inline">
                     <CopyUtmButton campaign={c} />
                   </TableCell>
-                  <TableCell>
+                  <TableCell cardRole="inline">
                     <Button size="sm" variant="secondary" onClick={() => setViewing(c)}>
                       <Code2 />
                       View Code
                     </Button>
                   </TableCell>
                   {admin ? (
-                    <TableCell>
+                    <TableCell cardRole="actions">
                       <RowActions name={c.name} onEdit={() => setEditing(c)} onDelete={() => setDeleting(c)} />
                     </TableCell>
                   ) : null}
