@@ -10,6 +10,7 @@ import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
 import { settingSchema, type SettingInput } from "../../../../worker/src/schemas/settings";
 import { useSaveSettings, useSettings } from "./api";
+import { ReportTimeZoneCard } from "./components/report-time-zone-card";
 
 type Errors = Partial<Record<SettingInput["key"], string>>;
 
@@ -129,6 +130,7 @@ function SettingsForms() {
             </form>
           </CardContent>
         </Card>
+        <ReportTimeZoneCard />
       </div>
     </>
   );
