@@ -137,7 +137,13 @@ export function TableBody({ className, ...props }: HTMLAttributes<HTMLTableSecti
 
 export function TableFooter({ className, ...props }: HTMLAttributes<HTMLTableSectionElement>) {
   const { cards } = useContext(TableContext);
-  return <tfoot className={cn("border-t border-slate-300 bg-slate-50 font-semibold", cards && "max-sm:block", className)} {...props} />;
+  // The pinned first cell is opaque white in the body; in the footer it takes the footer's grey.
+  return (
+    <tfoot
+      className={cn("border-t border-slate-300 bg-slate-50 font-semibold [&>tr>td:first-child]:bg-slate-50", cards && "max-sm:block", className)}
+      {...props}
+    />
+  );
 }
 
 export function TableRow({ className, ...props }: HTMLAttributes<HTMLTableRowElement>) {
