@@ -49,14 +49,13 @@ export function DeletionImpactSummary({ name, kind, impact, consequence }: { nam
   const data = impact.data;
   const days = history(data);
   if (kind === "lander" && data.campaigns.length === 0) return <p>No campaign uses {name}: only the lander is deleted.</p>;
-  const theirs = kind === "lander" ? "their" : "its";
   return (
     <>
       <p>Deleting {name} also deletes:</p>
       <ul className="list-disc space-y-1 pl-5" aria-label={`Deleted with ${name}`}>
         {kind === "lander" ? <li>{plural(data.campaigns.length, "campaign")} using it: {campaignList(data)}</li> : null}
-        <li>{data.clicks === 0 ? `${theirs === "its" ? "Its" : "Their"} tracking link (no clicks recorded yet)` : `${plural(data.clicks, "recorded click")} and their exits`}</li>
-        {days ? <li>{theirs === "its" ? "Its" : "Their"} stats history: link clicks, exit clicks and lander CTR {days}</li> : null}
+        <li>{data.clicks === 0 ? (kind === "lander" ? "Their tracking links (no clicks recorded yet)" : "Its tracking link (no clicks recorded yet)") : `${plural(data.clicks, "recorded click")} and their exits`}</li>
+        {days ? <li>{kind === "lander" ? "Their" : "Its"} stats history: link clicks, exit clicks and lander CTR {days}</li> : null}
       </ul>
       <p>{consequence}</p>
     </>
