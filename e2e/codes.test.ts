@@ -44,7 +44,8 @@ test("a forwarded code appears on the open Codes screen within 3 seconds, and co
   await h.shot(page, "02-code-arrived");
 
   await page.getByRole("button", { name: "Copy code 731904" }).click();
-  await page.getByText("Code copied!").waitFor();
+  // Exact: the toast's announcement for screen readers repeats the words for a moment.
+  await page.getByText("Code copied!", { exact: true }).waitFor();
   await page.getByTestId("copied-icon").waitFor();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("731904");
   await h.shot(page, "03-copied");

@@ -44,6 +44,8 @@ export const ACCESS = {
   "POST /api/landers": "admin",
   "PATCH /api/landers/:id": "admin",
   "DELETE /api/landers/:id": "admin",
+  // what a delete takes along, for its confirmation: admin-only like the delete
+  "GET /api/landers/:id/deletion-impact": "admin",
   // the stats screen's offer filter reads the list too
   "GET /api/offers": feature("offers", "campaigns", "dashboard"),
   "POST /api/offers": "admin",
@@ -54,6 +56,7 @@ export const ACCESS = {
   "POST /api/campaigns": "admin",
   "PATCH /api/campaigns/:id": "admin",
   "DELETE /api/campaigns/:id": "admin",
+  "GET /api/campaigns/:id/deletion-impact": "admin",
   // members see and delete only the sparks assigned to them (routes/sparks.ts)
   "GET /api/sparks": feature("sparks", "dashboard"),
   "POST /api/sparks": feature("sparks"),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { insertClicks } from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { writeSetting } from "../src/db/queries/settings";
@@ -182,5 +183,24 @@ describe("campaigns", () => {
     const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Gone", landerId } })).json<Campaign>();
     expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
     expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
+  });
+
+  it("names the clicks a delete takes along, for the confirmation, and only to admins", async () => {
+    const admin = await makeAdmin();
+    const member = await makeUser("user", ["campaigns"]);
+    const { landerId } = await refs();
+    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Busy", landerId } })).json<Campaign>();
+    const at = Date.UTC(2026, 9, 30, 23, 59);
+    await insertClicks(db(), [0, 1, 2].map((i) => ({ clickId: crypto.randomUUID(), campaignId: c.id, clickedAt: at + i * 3_600_000 })));
+    const res = await call(`/api/campaigns/${c.id}/deletion-impact`, { cookie: admin.cookie });
+    expect(await res.json()).toEqual({
+      campaigns: [{ id: c.id, name: "Busy", clicks: 3 }],
+      clicks: 3,
+      firstClickAt: new Date(at).toISOString(),
+      lastClickAt: new Date(at + 2 * 3_600_000).toISOString(),
+    });
+    expect((await call(`/api/campaigns/${c.id}/deletion-impact`, { cookie: member.cookie })).status).toBe(403);
+    await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie });
+    expect((await call(`/api/campaigns/${c.id}/deletion-impact`, { cookie: admin.cookie })).status).toBe(404);
   });
 });

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
-import { campaigns } from "../src/db/schema";
+import { insertClicks } from "../src/db/queries/clicks";
+import { campaigns, clicks } from "../src/db/schema";
 import { call, db, makeAdmin, makeUser } from "./helpers";
 
 interface Lander {
@@ -84,5 +85,46 @@ describe("landers", () => {
     const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: null, bhToggle: false });
     await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(await db().select().from(campaigns).where(eq(campaigns.id, campaign.id))).toEqual([]);
+  });
+
+  it("names what a delete takes along before anything is deleted: its campaigns, their clicks and their first and last click", async () => {
+    const admin = await makeAdmin();
+    const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "In use", url: "https://lp.test/" } })).json<Lander>();
+    const other = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Other", url: "https://lp.test/o" } })).json<Lander>();
+    const used = await Promise.all(
+      ["beta sweeps", "Alpha sweeps", "Idle"].map((name) => insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true })),
+    );
+    const elsewhere = await insertCampaign(db(), { name: "Elsewhere", landerId: other.id, offerId: null, domainId: null, bhToggle: true });
+    const at = Date.UTC(2026, 10, 2, 9);
+    const click = (campaignId: number, clickedAt: number) => ({ clickId: crypto.randomUUID(), campaignId, clickedAt });
+    await insertClicks(db(), [
+      click(used[0]!.id, at),
+      click(used[0]!.id, at + 86_400_000),
+      click(used[1]!.id, at + 5 * 86_400_000),
+      click(elsewhere.id, at - 86_400_000),
+    ]);
+
+    const res = await call(`/api/landers/${lander.id}/deletion-impact`, { cookie: admin.cookie });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      campaigns: [
+        { id: used[1]!.id, name: "Alpha sweeps", clicks: 1 },
+        { id: used[0]!.id, name: "beta sweeps", clicks: 2 },
+        { id: used[2]!.id, name: "Idle", clicks: 0 },
+      ],
+      clicks: 3,
+      firstClickAt: new Date(at).toISOString(),
+      lastClickAt: new Date(at + 5 * 86_400_000).toISOString(),
+    });
+    // Reading it deleted nothing; the delete then takes exactly that.
+    expect(await db().select().from(clicks).where(eq(clicks.campaignId, used[0]!.id))).toHaveLength(2);
+    await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie });
+    expect((await db().select().from(clicks)).filter((c) => used.some((u) => u.id === c.campaignId))).toEqual([]);
+    expect(await db().select().from(clicks).where(eq(clicks.campaignId, elsewhere.id))).toHaveLength(1);
+
+    const unused = await call(`/api/landers/${other.id}/deletion-impact`, { cookie: admin.cookie });
+    expect((await unused.json<{ clicks: number }>()).clicks).toBe(1);
+    expect((await call(`/api/landers/${lander.id}/deletion-impact`, { cookie: admin.cookie })).status).toBe(404);
+    expect((await call(`/api/landers/abc/deletion-impact`, { cookie: admin.cookie })).status).toBe(400);
   });
 });

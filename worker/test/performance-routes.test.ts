@@ -35,12 +35,34 @@ describe("GET /api/sync/status", () => {
         problems: ["TIKTOK_ACCESS_TOKEN is not set", "TIKTOK_ADVERTISER_IDS is not set"],
       }),
     ]);
+    // Each problem's setting, where it lives and what goes in it, for the card to say how to fix it.
+    expect((body.sources as { fix: unknown[] }[]).map((s) => s.fix)).toEqual([
+      [
+        { name: "CAKE_BASE_URL", secret: true, what: expect.stringContaining("https://"), problem: "CAKE_BASE_URL is not set" },
+        { name: "CAKE_API_KEY", secret: true, what: expect.stringContaining("API key"), problem: "CAKE_API_KEY is not set" },
+        { name: "CAKE_AFFILIATE_ID", secret: true, what: expect.stringContaining("affiliate id"), problem: "CAKE_AFFILIATE_ID is not set" },
+      ],
+      [
+        { name: "TIKTOK_ACCESS_TOKEN", secret: true, what: expect.any(String), problem: "TIKTOK_ACCESS_TOKEN is not set" },
+        { name: "TIKTOK_ADVERTISER_IDS", secret: true, what: expect.any(String), problem: "TIKTOK_ADVERTISER_IDS is not set" },
+      ],
+    ]);
     expect(body.postback).toEqual({
       configured: false,
       problems: ["POSTBACK_TOKEN is not set"],
       lastReceivedAt: null,
       url: "https://trackyard.test/postback/cake?token=YOUR_POSTBACK_TOKEN&leadid=#leadid#&oid=#oid#&price=#price#&s1=#s1#&s2=#s2#&s3=#s3#",
     });
+  });
+
+  it("names a malformed setting with its problem, and a var as a var", async () => {
+    const admin = await makeAdmin();
+    const res = await callWith(configuredEnv({ CAKE_AFFILIATE_ID: "aff-7", TIKTOK_BASE_URL: "ftp://nope" }), "/api/sync/status", { cookie: admin.cookie });
+    const body = await res.json<{ sources: { source: string; configured: boolean; fix: { name: string; secret: boolean; problem: string }[] }[] }>();
+    expect(body.sources.map((s) => [s.source, s.configured, s.fix.map((f) => [f.name, f.secret, f.problem])])).toEqual([
+      ["cake", false, [["CAKE_AFFILIATE_ID", true, "CAKE_AFFILIATE_ID must be a number"]]],
+      ["tiktok", false, [["TIKTOK_BASE_URL", false, "TIKTOK_BASE_URL must be an http(s) address"]]],
+    ]);
   });
 
   it("shows the last run of each source and when it last succeeded", async () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { userSubid1Assignments } from "../src/db/schema";
 import { rollUpClicks } from "../src/jobs/roll-up-clicks";
-import type { StatsReport } from "../src/schemas/stats";
+import { STATS_GROUPINGS, type StatsReport } from "../src/schemas/stats";
 import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 import { cents, report, rowByKey, seedCake, seedCampaign, seedClicks, seedLander, seedOffer, seedSpend } from "./stats-helpers";
 
@@ -196,6 +196,48 @@ describe("GET /api/stats/report: campaign grouping", () => {
     const empty = await report(unassigned.cookie, RANGE);
     expect(empty.rows).toEqual([]);
     expect(empty.totals).toMatchObject({ visits: 0, revenue: "0.00", spend: "0.00", roi: 0, roas: 0, cr: 0, epv: "0.000" });
+  });
+});
+
+describe("GET /api/stats/report: our own traffic", () => {
+  it("gives link clicks, exits and lander CTR in every grouping: the campaign grouping's Link Clicks under the same filters", async () => {
+    const member = await makeUser("user", ["dashboard"]);
+    await db().insert(userSubid1Assignments).values({ userId: member.id, subid1: "mb2" });
+    const all = await report(admin.cookie, RANGE);
+    expect(all.traffic).toEqual({ linkClicks: 6, exitClicks: 1, landerCtr: (1 / 6) * 100 });
+    const views: [string, Record<string, string | number>][] = [
+      [admin.cookie, {}],
+      [admin.cookie, { campaignId: ids.c2 }],
+      [admin.cookie, { offerId: ids.o1 }],
+      [admin.cookie, { mediaBuyer: "mb1" }],
+      [admin.cookie, { sparkId: "sp1" }],
+      [admin.cookie, { sparkId: "none" }],
+      [member.cookie, {}],
+    ];
+    for (const [cookie, filters] of views) {
+      const byCampaign = await report(cookie, { ...RANGE, ...filters });
+      const linkClicks = byCampaign.rows.reduce((s, x) => s + (x.linkClicks ?? 0), 0);
+      const exitClicks = byCampaign.rows.reduce((s, x) => s + (x.exitClicks ?? 0), 0);
+      for (const groupBy of STATS_GROUPINGS) {
+        const r = await report(cookie, { ...RANGE, ...filters, groupBy });
+        expect([groupBy, filters, r.traffic.linkClicks, r.traffic.exitClicks]).toEqual([groupBy, filters, linkClicks, exitClicks]);
+      }
+    }
+    // Spot checks of the narrowed views: one campaign, mb1's (C1 only), the member's mb2 (C2 only).
+    expect((await report(admin.cookie, { ...RANGE, campaignId: ids.c2, groupBy: "spark" })).traffic.linkClicks).toBe(3);
+    expect((await report(admin.cookie, { ...RANGE, mediaBuyer: "mb1", groupBy: "offer" })).traffic).toEqual({ linkClicks: 3, exitClicks: 1, landerCtr: (1 / 3) * 100 });
+    expect((await report(member.cookie, { ...RANGE, groupBy: "mediaBuyer" })).traffic.linkClicks).toBe(3);
+  });
+
+  it("counts a click the cron has not rolled up yet, in every grouping, on a day without CAKE data", async () => {
+    const day = "2024-03-12";
+    const campaignId = await seedCampaign({ name: "Fresh" });
+    await seedClicks([{ campaignId, at: `${day}T09:00:00Z`, exitedAt: `${day}T09:00:05Z` }]);
+    for (const groupBy of STATS_GROUPINGS) {
+      const r = await report(admin.cookie, { startDate: day, endDate: day, groupBy });
+      expect([groupBy, r.traffic]).toEqual([groupBy, { linkClicks: 1, exitClicks: 1, landerCtr: 100 }]);
+      expect(r.totals.visits).toBe(0);
+    }
   });
 });
 

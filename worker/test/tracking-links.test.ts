@@ -61,6 +61,12 @@ describe("offer templates", () => {
     expect(fillTemplate(DEFAULT_UTM_TEMPLATE, { ...noValues, clickId: "abc" })).toBe("sub1=abc&sub2=&sub3=&sub4=&sub5=");
   });
 
+  it("fills a value that is still an unfilled __MACRO__ as empty (a click recorded before that rule)", () => {
+    expect(fillTemplate(DEFAULT_UTM_TEMPLATE, { ...noValues, clickId: "abc", campaign: "__CAMPAIGN_ID__", adGroup: "__AID__", creative: "123", placement: "__PLACEMENT__" })).toBe(
+      "sub1=abc&sub2=&sub3=&sub4=123&sub5=",
+    );
+  });
+
   it("names unknown tokens and refuses stray braces, spaces and #", () => {
     expect(templateProblems(DEFAULT_UTM_TEMPLATE)).toEqual([]);
     const [unknown] = templateProblems("a={clickid}&b={foo}&c={foo}");

@@ -136,6 +136,29 @@ describe("GET /r/:campaignId", () => {
     }
   });
 
+  it("records TikTok macros the ad platform left unfilled as empty, and the offer gets them empty too", async () => {
+    const { campaignId } = await setup({ offer: { url: "https://offer.test/go", utmTemplate: "s2={clickId}&s3={adGroup}&s4={campaign}&s5={placement}&n={campaignName}" } });
+    // The tracking URL opened by hand: every macro as typed in View Code.
+    const clickId = await recordedClick(
+      campaignId,
+      "?cid=__CAMPAIGN_ID__&ad=__AID__&cr=__CID__&plc=__PLACEMENT__&cname=__CAMPAIGN_NAME__&aname=__AID_NAME__&crname=__CID_NAME__",
+    );
+    expect(await clickRow(clickId)).toMatchObject({
+      tiktokCampaignId: null,
+      tiktokAdGroupId: null,
+      tiktokCreativeId: null,
+      placement: null,
+      campaignName: null,
+      adGroupName: null,
+      creativeName: null,
+    });
+    const location = (await visit(`/click?clickId=${clickId}`)).headers.get("location");
+    expect(location).toBe(`https://offer.test/go?s2=${clickId}&s3=&s4=&s5=&n=`);
+    // Values that only look a little like a macro are data.
+    const real = await recordedClick(campaignId, "?cid=__17&ad=_AID_&cname=Spring__SALE__&aname=__lower__");
+    expect(await clickRow(real)).toMatchObject({ tiktokCampaignId: "__17", tiktokAdGroupId: "_AID_", campaignName: "Spring__SALE__", adGroupName: "__lower__" });
+  });
+
   it("cuts 10 KB parameters to 255 characters and still answers", async () => {
     const { campaignId } = await setup();
     const huge = "x".repeat(10 * 1024);

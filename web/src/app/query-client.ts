@@ -1,13 +1,31 @@
-import { QueryClient } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient } from "@tanstack/react-query";
+import { ApiError } from "@/lib/api";
+import { userQuery } from "@/lib/auth";
+
+/**
+ * A 403 means the signed-in user's rights changed under them (an admin took a feature away, or
+ * made them a member): the session still works, but what this browser knows of the user is
+ * stale. Reloading the user makes the sidebar and the route guards follow the new rights at
+ * once, instead of after a reload. Several 403s at once share one reload.
+ */
+function refreshUserOn403(client: QueryClient, error: unknown) {
+  if (error instanceof ApiError && error.status === 403) {
+    void client.invalidateQueries({ queryKey: userQuery.queryKey, exact: true }, { cancelRefetch: false });
+  }
+}
 
 /**
  * Spec §9 defaults: no automatic refetching, no refetch on focus, data never stale, no retries.
  * Screens that poll set their own `refetchInterval`.
  */
-export const createQueryClient = () =>
-  new QueryClient({
+export const createQueryClient = () => {
+  const client: QueryClient = new QueryClient({
+    queryCache: new QueryCache({ onError: (error) => refreshUserOn403(client, error) }),
+    mutationCache: new MutationCache({ onError: (error) => refreshUserOn403(client, error) }),
     defaultOptions: {
       queries: { refetchInterval: false, refetchOnWindowFocus: false, staleTime: Infinity, retry: false },
       mutations: { retry: false },
     },
   });
+  return client;
+};

@@ -9,6 +9,7 @@ import {
   updateCampaign,
   type CampaignViewRow,
 } from "../db/queries/campaigns";
+import { campaignDeletionImpact } from "../db/queries/deletion-impact";
 import { readSettings } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { isForeignKeyViolation } from "../lib/db-errors";
@@ -122,6 +123,13 @@ export const campaignRoutes = new Hono<AppEnv>()
     if (!updated) throw notFound("Campaign not found");
     invalidateTrackedCampaigns();
     return c.json(await oneCampaign(db, id), 200);
+  })
+
+  /** What deleting it takes along (its clicks and their stats history), for the confirmation to name. */
+  .get("/:id/deletion-impact", validate("param", idParam), async (c) => {
+    const impact = await campaignDeletionImpact(c.get("db"), c.req.valid("param").id);
+    if (impact.campaigns.length === 0) throw notFound("Campaign not found");
+    return c.json(impact, 200);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {

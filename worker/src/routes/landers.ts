@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { deleteLander, insertLander, listLanders, updateLander } from "../db/queries/landers";
+import { landerDeletionImpact } from "../db/queries/deletion-impact";
+import { deleteLander, getLander, insertLander, listLanders, updateLander } from "../db/queries/landers";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
 import { iso } from "../lib/time";
@@ -25,6 +26,14 @@ export const landerRoutes = new Hono<AppEnv>()
     // /r/ redirects to the lander URL it cached.
     invalidateTrackedCampaigns();
     return c.json(landerJson(lander), 200);
+  })
+
+  /** What deleting it takes along (its campaigns, their clicks), for the confirmation to name. */
+  .get("/:id/deletion-impact", validate("param", idParam), async (c) => {
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    if (!(await getLander(db, id))) throw notFound("Lander not found");
+    return c.json(await landerDeletionImpact(db, id), 200);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {

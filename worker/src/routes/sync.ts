@@ -8,7 +8,7 @@ import { ApiError } from "../lib/errors";
 import { isoOrNull } from "../lib/time";
 import { validate } from "../lib/validate";
 import { syncRunSchema } from "../schemas/performance";
-import { cakeSetup, postbackSetup, syncDays, tiktokSetup } from "../sync/config";
+import { cakeSetup, postbackSetup, settingsToFix, syncDays, tiktokSetup } from "../sync/config";
 import { outcomeJson, runSync, SOURCE_LABELS, type SyncOutcome } from "../sync/run-sync";
 
 /** The postback URL to paste into CAKE; the token stays a placeholder (it is a secret). */
@@ -42,6 +42,8 @@ export const syncRoutes = new Hono<AppEnv>()
           label: SOURCE_LABELS[source],
           configured: problems[source].length === 0,
           problems: problems[source],
+          /** The settings to set or correct, and where each lives (a secret, or a var). */
+          fix: settingsToFix(source, problems[source]),
           lastRun: runs[source].last ? outcomeJson(runs[source].last, now, RUN_STALE_MS) : null,
           lastSuccessAt: isoOrNull(runs[source].lastSuccessAt),
         })),

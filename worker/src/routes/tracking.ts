@@ -5,21 +5,19 @@ import { readSettings } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { sleep } from "../lib/retry";
 import { createDb } from "../middleware/database";
+import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
 import { trackedCampaign } from "../tracking/campaign-cache";
 import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { exitBase } from "../tracking/links";
 import { appendQuery, fillTemplate } from "../tracking/urls";
+import { recordedValue } from "../tracking/values";
 
-/** decisions.md: recorded values are cut to 255 characters. */
-const VALUE_MAX = 255;
-
-/** Cuts to 255 characters (code points, so an emoji is never split); empty or missing is null. */
-function cut(value: string | null | undefined): string | null {
-  if (value == null || value === "") return null;
-  if (value.length <= VALUE_MAX) return value;
-  return Array.from(value.slice(0, VALUE_MAX * 2)).slice(0, VALUE_MAX).join("");
-}
+/**
+ * Every value /r/ and /click record goes through this one rule (tracking/values.ts): cut to 255
+ * characters, and an unfilled `__MACRO__` placeholder is empty.
+ */
+const cut = recordedValue;
 
 const parseCampaignId = (raw: string | null | undefined) => (raw && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null);
 const CLICK_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -104,7 +102,7 @@ export const trackingRoutes = new Hono<AppEnv>()
       });
     }
 
-    const holding = () => plainPage(c, 200, "Coming soon", "This page is not available yet. Please check back later.");
+    const holding = () => plainPage(c, 200, "Coming soon", HOLDING_PAGE_TEXT);
     if (!campaign.bhToggle) return holding();
     const location = appendQuery(campaign.landerUrl, `cid=${campaign.id}&clickId=${clickId}`, ["cid", "clickId"]);
     return location ? redirect(c, location) : holding();

@@ -30,3 +30,6 @@ export const updateCampaignSchema = z
   })
   .refine((v) => Object.values(v).some((x) => x !== undefined), "Send at least one field to change");
 export type UpdateCampaignInput = z.input<typeof updateCampaignSchema>;
+
+/** What a visitor of a campaign's tracking link sees while its BH Toggle (redirect to lander) is off. */
+export const HOLDING_PAGE_TEXT = "This page is not available yet. Please check back later.";

@@ -112,6 +112,16 @@ export interface StatsDay {
   profit: string;
 }
 
+/**
+ * Our own traffic over the report, in every grouping: the Link Clicks and Exit Clicks of the
+ * campaign grouping's rows under the same days and filters, added up, and exits / clicks x 100.
+ */
+export interface StatsTraffic {
+  linkClicks: number;
+  exitClicks: number;
+  landerCtr: number;
+}
+
 export interface StatsReport {
   startDate: string;
   endDate: string;
@@ -119,6 +129,7 @@ export interface StatsReport {
   groupBy: StatsGrouping;
   rows: StatsRow[];
   totals: StatsMetrics;
+  traffic: StatsTraffic;
   /** A sentence for the UI when spend was split evenly, left unattributed or left out; else null. */
   spendNote: string | null;
   /** Every day of the range, zero-filled. */

@@ -7,12 +7,21 @@ export const featureSchema = z.enum(FEATURE_NAMES, { error: "Unknown feature" })
 
 export const FEATURE_LABELS: Record<(typeof FEATURE_NAMES)[number], string> = {
   dashboard: "Dashboard (performance stats)",
-  offers: "Offers performance",
+  offers: "Offers screen (offers)",
   campaigns: "Campaigns",
   landers: "Landers",
   clicks: "Click Log",
   sparks: "Sparks",
-  performance: "Performance reports",
+  performance: "Offers screen (performance)",
+};
+
+/**
+ * What a feature opens, where its name alone does not say. Both `offers` and `performance` are
+ * valid feature names (older accounts hold either) and both open the one Offers screen.
+ */
+export const FEATURE_NOTES: Partial<Record<(typeof FEATURE_NAMES)[number], string>> = {
+  offers: "Offer performance by offer. Opens the same screen as 'performance': either one is enough.",
+  performance: "The same Offers screen as 'offers', under its other feature name: either one is enough.",
 };
 
 export const createUserSchema = z.object({

@@ -7,7 +7,7 @@
  * the days' cents to the same total.
  */
 import { formatCents, formatScaled } from "../lib/money";
-import { CAKE_ONLY_GROUPINGS, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
+import { CAKE_ONLY_GROUPINGS, isCakeNarrowed, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
 import { shiftDay } from "../integrations/day-windows";
 import { isoOrNull } from "../lib/time";
 import {
@@ -20,6 +20,7 @@ import {
   type StatsMetrics,
   type StatsReport,
   type StatsRow,
+  type StatsTraffic,
 } from "../schemas/stats";
 
 interface Group {
@@ -89,6 +90,13 @@ export function metrics(f: Figures): StatsMetrics {
   };
 }
 
+/** The report's own-traffic figures from its campaigns' clicks and exits. */
+function ownTraffic(campaigns: { clicks: number; exits: number }[]): StatsTraffic {
+  const linkClicks = campaigns.reduce((s, c) => s + c.clicks, 0);
+  const exitClicks = campaigns.reduce((s, c) => s + c.exits, 0);
+  return { linkClicks, exitClicks, landerCtr: linkClicks === 0 ? 0 : (exitClicks / linkClicks) * 100 };
+}
+
 const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
   campaign: ["campaign", "campaigns"],
   spark: ["spark", "sparks"],
@@ -148,6 +156,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   let unlinked = 0;
   let rangeSpend = 0;
   const ourClicks = new Map<string, { clicks: number; exits: number }>();
+  const cakeCampaigns = new Set<string>();
   const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
   for (const r of data.rows) {
     if (r.kind === "g") {
@@ -165,13 +174,14 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     else if (r.kind === "e") add(spendByDay, r.key, r.amount);
     else if (r.kind === "u") unlinked = r.amount;
     else if (r.kind === "t") rangeSpend = r.amount;
+    else if (r.kind === "k") cakeCampaigns.add(r.key);
     else ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits });
   }
 
+  // Our clicks do not know the spark or media buyer: with those narrowing the report, a campaign
+  // counts only when CAKE's rows place it in the report, with all its own clicks.
+  const cakeNarrowed = ctx.member || isCakeNarrowed(q);
   if (groupBy === "campaign") {
-    // Our clicks do not know the spark or media buyer: with those narrowing the report, a
-    // campaign only CAKE's rows place in it is shown, with its own clicks.
-    const cakeNarrowed = ctx.member || q.filters.sparkId !== undefined || q.filters.mediaBuyer !== undefined;
     for (const [key, c] of ourClicks) {
       const g = cakeNarrowed ? groups.get(key) : group(key);
       if (!g) continue;
@@ -242,6 +252,13 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     exitClicks: campaignGrouping ? sum((g) => g.exitClicks ?? 0) : null,
   });
 
+  // The campaign grouping's rows already are those campaigns; elsewhere they are picked the same way.
+  const traffic = ownTraffic(
+    campaignGrouping
+      ? [{ clicks: totals.linkClicks ?? 0, exits: totals.exitClicks ?? 0 }]
+      : [...ourClicks].filter(([key]) => !cakeNarrowed || cakeCampaigns.has(key)).map(([, c]) => c),
+  );
+
   const days: string[] = [];
   for (let d = q.range.startDate; d <= q.range.endDate; d = shiftDay(d, 1)) days.push(d);
   const dailySpend = roundToTotal(
@@ -283,6 +300,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     groupBy,
     rows,
     totals,
+    traffic,
     spendNote: notes.length ? notes.join(" ") : null,
     daily,
     lastSync: {

@@ -3,6 +3,7 @@
  * sources"). Anything missing or malformed makes the source "not configured" with the reasons,
  * so a half-set-up source makes no calls instead of failing every 15 minutes.
  */
+import type { SyncSource } from "../db/schema";
 import type { Bindings } from "../env";
 import type { CakeConfig } from "../integrations/cake";
 import type { TikTokConfig } from "../integrations/tiktok";
@@ -18,6 +19,39 @@ export interface Setup<C> {
   /** Empty when the source is configured. */
   problems: string[];
   config: C | null;
+}
+
+/** Where a setting lives: a Worker secret (credentials) or a `[vars]` entry in wrangler.toml. */
+export interface SettingHelp {
+  name: string;
+  secret: boolean;
+  /** What to put there, in a phrase. */
+  what: string;
+}
+
+/** The settings of each source, as the status call explains a missing or malformed one. */
+export const SOURCE_SETTINGS: Record<SyncSource, SettingHelp[]> = {
+  cake: [
+    { name: "CAKE_BASE_URL", secret: true, what: "the network's own address, like https://login.network.com" },
+    { name: "CAKE_API_KEY", secret: true, what: "the affiliate API key (CAKE portal, Reporting API)" },
+    { name: "CAKE_AFFILIATE_ID", secret: true, what: "your numeric affiliate id (CAKE portal, Reporting API)" },
+  ],
+  tiktok: [
+    { name: "TIKTOK_ACCESS_TOKEN", secret: true, what: "a Business API access token allowed to read the advertisers' reports" },
+    { name: "TIKTOK_ADVERTISER_IDS", secret: true, what: "the advertiser ids to pull, separated by commas" },
+    { name: "TIKTOK_BASE_URL", secret: false, what: "https://business-api.tiktok.com (point it at a fake to test)" },
+  ],
+};
+
+/**
+ * The settings behind a source's problems, each with the first problem that names it. Every
+ * problem starts with the name of the setting it is about.
+ */
+export function settingsToFix(source: SyncSource, problems: string[]): (SettingHelp & { problem: string })[] {
+  return SOURCE_SETTINGS[source].flatMap((setting) => {
+    const problem = problems.find((p) => p.startsWith(`${setting.name} `));
+    return problem ? [{ ...setting, problem }] : [];
+  });
 }
 
 const value = (v: string | undefined) => v?.trim() ?? "";

@@ -1,4 +1,5 @@
 import type { TemplateToken } from "../schemas/offers";
+import { recordedValue } from "./values";
 
 function queryKey(part: string) {
   const raw = part.split("=", 1)[0]!.replace(/\+/g, " ");
@@ -40,11 +41,12 @@ export function appendQuery(href: string, query: string, replace: readonly strin
 export type TemplateValues = Record<TemplateToken, string | null | undefined>;
 
 /**
- * Fills an offer's template: each `{token}` becomes its value URL-encoded, a missing value becomes
- * empty. The template's own text is the admin's and is kept as is (validated on save).
+ * Fills an offer's template: each `{token}` becomes its value URL-encoded; a missing value, or one
+ * that is still an unfilled `__MACRO__` placeholder (recorded before that rule, tracking/values.ts),
+ * becomes empty. The template's own text is the admin's and is kept as is (validated on save).
  */
 export function fillTemplate(template: string, values: TemplateValues): string {
   return template.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) =>
-    Object.hasOwn(values, name) ? encodeURIComponent(values[name as TemplateToken] ?? "") : whole,
+    Object.hasOwn(values, name) ? encodeURIComponent(recordedValue(values[name as TemplateToken]) ?? "") : whole,
   );
 }

@@ -34,16 +34,18 @@ interface StatCardProps {
   valueClassName?: string;
 }
 
-/** A summary figure: label, big tabular number, optional note. */
+/**
+ * A summary figure: label, big tabular number, optional note. The icon sits in the corner beside
+ * the label only, so the figure and its note have the card's whole width (four cards in a row at
+ * 1280 px keep one line each).
+ */
 export const StatCard = ({ label, value, note, icon, valueClassName }: StatCardProps) => (
-  <Card>
-    <div className="flex items-start justify-between gap-3 p-5">
-      <div className="min-w-0">
-        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</p>
-        <p className={cn("tabular mt-1.5 truncate text-2xl font-semibold text-slate-900", valueClassName)}>{value}</p>
-        {note ? <p className="mt-1 text-xs text-slate-500">{note}</p> : null}
-      </div>
-      {icon ? <div className="rounded-md bg-brand-50 p-2 text-brand-700 [&_svg]:size-5">{icon}</div> : null}
+  <Card className="relative">
+    <div className="min-w-0 p-5">
+      <p className={cn("text-xs font-medium uppercase tracking-wide text-slate-500", icon && "pr-10")}>{label}</p>
+      <p className={cn("tabular mt-1.5 truncate text-2xl font-semibold text-slate-900", valueClassName)}>{value}</p>
+      {note ? <p className="mt-1 text-xs text-slate-500">{note}</p> : null}
     </div>
+    {icon ? <div className="absolute right-4 top-4 rounded-md bg-brand-50 p-1.5 text-brand-700 [&_svg]:size-4">{icon}</div> : null}
   </Card>
 );

@@ -1,11 +1,23 @@
 import { CalendarDays } from "lucide-react";
 import { Popover } from "radix-ui";
-import { useState } from "react";
+import { startOfMonth, subMonths } from "date-fns";
+import { useState, type CSSProperties } from "react";
 import { DayPicker, type DateRange } from "react-day-picker";
 import "react-day-picker/style.css";
 import { cn } from "@/lib/cn";
 import { fromDay, QUICK_RANGES, rangeLabel, toDay, type DayRange } from "@/lib/date-ranges";
 import { Button } from "./button";
+
+const CALENDAR_COLOURS = {
+  "--rdp-accent-color": "var(--color-brand-700)",
+  "--rdp-accent-background-color": "var(--color-brand-50)",
+  "--rdp-today-color": "var(--color-brand-700)",
+  "--rdp-day-height": "38px",
+  "--rdp-day-width": "38px",
+  "--rdp-day_button-height": "36px",
+  "--rdp-day_button-width": "36px",
+  "--rdp-months-gap": "1.5rem",
+} as CSSProperties;
 
 interface Props {
   value: DayRange;
@@ -65,14 +77,20 @@ export function DateRangePicker({ value, onChange, today = new Date(), className
                 </li>
               ))}
             </ul>
-            <div className="p-3 [--rdp-accent-color:var(--color-brand-700)] [--rdp-accent-background-color:var(--color-brand-50)]">
+            <div className="p-3">
               <DayPicker
                 mode="range"
                 numberOfMonths={2}
                 selected={draft}
                 onSelect={setDraft}
-                defaultMonth={draft?.from ?? today}
+                // The chosen range's last month on the right and the month before it on the left: the
+                // ranges picked here are past ones, and a month after today has no day to pick.
+                defaultMonth={subMonths(startOfMonth(draft?.to ?? draft?.from ?? today), 1)}
+                endMonth={today}
                 disabled={{ after: today }}
+                // The library's own stylesheet sets its colours on its root (unlayered CSS beats our
+                // utility classes), so ours go on the root inline.
+                style={CALENDAR_COLOURS}
               />
               <div className="mt-3 flex items-center justify-between gap-2 border-t border-slate-200 pt-3">
                 <p className="tabular text-xs text-slate-500">

@@ -1,4 +1,5 @@
 import type { UseMutationResult } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { ConfirmDialog } from "./dialog";
 import { toast, toastError } from "./toast";
 
@@ -10,11 +11,13 @@ interface DeleteDialogProps<T extends { id: number; name: string }> {
   remove: UseMutationResult<unknown, Error, number>;
   /** "lander" → "Delete lander?", "Lander deleted", "Failed to delete lander" (spec §8). */
   noun: string;
-  description(item: T | null): string;
+  description(item: T | null): ReactNode;
+  /** While true the delete waits: what goes with the row is still being counted for the description. */
+  preparing?: boolean;
 }
 
 /** Asks before deleting an admin table's row, then deletes it with the spec's toasts. */
-export function DeleteDialog<T extends { id: number; name: string }>({ item, onClose, remove, noun, description }: DeleteDialogProps<T>) {
+export function DeleteDialog<T extends { id: number; name: string }>({ item, onClose, remove, noun, description, preparing }: DeleteDialogProps<T>) {
   const title = `${noun[0]!.toUpperCase()}${noun.slice(1)}`;
   return (
     <ConfirmDialog
@@ -23,7 +26,7 @@ export function DeleteDialog<T extends { id: number; name: string }>({ item, onC
       title={`Delete ${noun}?`}
       description={description(item)}
       confirmLabel={`Delete ${noun}`}
-      busy={remove.isPending}
+      busy={remove.isPending || preparing}
       onConfirm={() =>
         item &&
         remove.mutate(item.id, {

@@ -3,6 +3,7 @@ import { X } from "lucide-react";
 import type { ReactNode } from "react";
 import { cn } from "@/lib/cn";
 import { Button } from "./button";
+import { useDialogFocus } from "./dialog-focus";
 
 const overlay = "fixed inset-0 z-40 bg-slate-900/40 backdrop-blur-[1px] data-[state=open]:animate-in";
 const panel =
@@ -20,11 +21,12 @@ interface DialogProps {
 
 /** A modal dialog with a title (announced to screen readers), body and footer. */
 export function Dialog({ open, onOpenChange, title, description, children, footer, className }: DialogProps) {
+  const returnFocus = useDialogFocus(open, onOpenChange);
   return (
     <DialogPrimitive.Root open={open} onOpenChange={onOpenChange}>
       <DialogPrimitive.Portal>
         <DialogPrimitive.Overlay className={overlay} />
-        <DialogPrimitive.Content className={cn(panel, className)}>
+        <DialogPrimitive.Content className={cn(panel, className)} onCloseAutoFocus={returnFocus}>
           <div className="grid gap-1 pr-6">
             <DialogPrimitive.Title className="text-lg font-semibold text-slate-900">{title}</DialogPrimitive.Title>
             {description ? (
@@ -58,13 +60,17 @@ interface ConfirmProps {
 
 /** Asks before something irreversible; focus starts on Cancel. */
 export function ConfirmDialog({ open, onOpenChange, title, description, confirmLabel, onConfirm, busy }: ConfirmProps) {
+  const returnFocus = useDialogFocus(open, onOpenChange);
   return (
     <AlertPrimitive.Root open={open} onOpenChange={onOpenChange}>
       <AlertPrimitive.Portal>
         <AlertPrimitive.Overlay className={overlay} />
-        <AlertPrimitive.Content className={cn(panel, "max-w-md")}>
+        <AlertPrimitive.Content className={cn(panel, "max-w-md")} onCloseAutoFocus={returnFocus}>
           <AlertPrimitive.Title className="text-lg font-semibold text-slate-900">{title}</AlertPrimitive.Title>
-          <AlertPrimitive.Description className="text-sm text-slate-600">{description}</AlertPrimitive.Description>
+          {/* A div, so a description may hold paragraphs and a list. */}
+          <AlertPrimitive.Description asChild>
+            <div className="grid gap-2 text-sm text-slate-600">{description}</div>
+          </AlertPrimitive.Description>
           <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
             <AlertPrimitive.Cancel asChild>
               <Button variant="secondary">Cancel</Button>

@@ -4,7 +4,10 @@ import type { ReactNode } from "react";
 export const PageHeader = ({ title, description, actions }: { title: ReactNode; description?: ReactNode; actions?: ReactNode }) => (
   <div className="mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
     <div className="min-w-0">
-      <h1 className="text-2xl font-semibold tracking-tight text-slate-900">{title}</h1>
+      {/* Focusable from script: where focus goes when a dialog's opener is gone (dialog-focus.ts). */}
+      <h1 tabIndex={-1} className="text-2xl font-semibold tracking-tight text-slate-900 focus:outline-none">
+        {title}
+      </h1>
       {description ? <p className="mt-1 text-sm text-slate-500">{description}</p> : null}
     </div>
     {actions ? <div className="flex flex-wrap items-center gap-2">{actions}</div> : null}

@@ -2,6 +2,7 @@ import { Toast as ToastPrimitive } from "radix-ui";
 import { X } from "lucide-react";
 import { useSyncExternalStore } from "react";
 import { cn } from "@/lib/cn";
+import { closeTopDialog } from "./dialog-focus";
 
 export interface ToastInput {
   title: string;
@@ -53,6 +54,12 @@ export function Toaster() {
           key={t.id}
           open={t.open}
           onOpenChange={(open) => !open && dismiss(t.id)}
+          onEscapeKeyDown={(e) => {
+            // A toast over a dialog would take the first Escape for itself; the dialog is what the
+            // user means to close (the toast goes by itself). Escape inside a focused toast is its own.
+            if (e.target instanceof Element && e.target.closest("[data-toast-viewport]")) return;
+            if (closeTopDialog()) e.preventDefault();
+          }}
           className={cn(
             "group pointer-events-auto relative flex w-full items-start gap-3 rounded-lg border p-4 pr-9 shadow-lg data-[swipe=cancel]:translate-x-0 data-[swipe=end]:translate-x-[var(--radix-toast-swipe-end-x)] data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)] data-[state=closed]:opacity-0 transition-[opacity,transform]",
             t.variant === "destructive" ? "border-danger-600 bg-danger-600 text-white" : "border-slate-200 bg-white text-slate-900",
@@ -72,6 +79,7 @@ export function Toaster() {
         </ToastPrimitive.Root>
       ))}
       <ToastPrimitive.Viewport
+        data-toast-viewport=""
         hotkey={["F8"]}
         label="Notification"
         className="fixed bottom-0 right-0 z-[100] flex max-h-dvh w-full flex-col gap-2 p-4 outline-none md:max-w-[420px]"

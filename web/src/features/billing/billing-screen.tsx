@@ -40,6 +40,14 @@ export default function BillingScreen() {
     setPage(1);
   };
 
+  // Said under Max, where the mistake usually is; the call still goes out and matches nothing.
+  const min = Number(filters.minAmount);
+  const max = Number(filters.maxAmount);
+  const rangeError =
+    filters.minAmount.trim() && filters.maxAmount.trim() && Number.isFinite(min) && Number.isFinite(max) && min > max
+      ? "Max must be at least Min"
+      : undefined;
+
   const summary = list.data?.summary;
   const rows = list.data?.transactions ?? [];
 
@@ -48,7 +56,10 @@ export default function BillingScreen() {
       <SecondaryNav />
       <PageHeader title="Billing Statements" description="Virtual-card transactions from your card provider's exports." />
       <div className="grid grid-cols-1 gap-6">
-        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
+        {/* Four in a row only where each card keeps its figure and note on one line (the content
+            width, not the window's: the sidebar may be open or not). */}
+        <div className="@container">
+          <div className="grid grid-cols-1 gap-4 @xl:grid-cols-2 @5xl:grid-cols-4">
           <StatCard
             label="Total Transactions"
             icon={<CreditCard />}
@@ -58,9 +69,11 @@ export default function BillingScreen() {
           <StatCard label="Pending" icon={<Clock />} value={summary ? summary.pending.count.toLocaleString("en-US") : "—"} note="Awaiting clearance" />
           <StatCard label="Cleared" icon={<CheckCircle2 />} value={summary ? summary.cleared.count.toLocaleString("en-US") : "—"} note="Completed" />
           <StatCard label="Declined" icon={<XCircle />} value={summary ? summary.declined.count.toLocaleString("en-US") : "—"} note="Failed transactions" />
+          </div>
         </div>
 
-        <div className={isAdmin(user) ? "grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "grid grid-cols-1 gap-6"}>
+        {/* items-start: the upload card is as tall as what it says, not as the summary beside it. */}
+        <div className={isAdmin(user) ? "grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "grid grid-cols-1 gap-6"}>
           <VcnSummaryCard />
           {isAdmin(user) ? <UploadCard /> : null}
         </div>
@@ -74,7 +87,8 @@ export default function BillingScreen() {
               </Button>
             ) : null}
           </CardHeader>
-          <CardContent className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
+          {/* items-start: an error under one field does not move its neighbours. */}
+          <CardContent className="grid grid-cols-1 items-start gap-4 sm:grid-cols-2 lg:grid-cols-4">
             <Field label="Status">
               <Select
                 value={filters.status}
@@ -97,14 +111,14 @@ export default function BillingScreen() {
             <Field label="Min Amount ($)">
               <Input type="number" step={0.01} inputMode="decimal" className="tabular" value={filters.minAmount} onChange={(e) => setFilter({ minAmount: e.target.value })} />
             </Field>
-            <Field label="Max Amount ($)">
+            <Field label="Max Amount ($)" error={rangeError}>
               <Input type="number" step={0.01} inputMode="decimal" className="tabular" value={filters.maxAmount} onChange={(e) => setFilter({ maxAmount: e.target.value })} />
             </Field>
           </CardContent>
         </Card>
 
         <Card>
-          <Table>
+          <Table aria-label="Transactions">
             <TableHeader>
               <TableRow>
                 <TableHead>Date</TableHead>
@@ -122,7 +136,19 @@ export default function BillingScreen() {
                 colSpan={6}
                 loading="Loading transactions..."
                 failed="Failed to fetch transactions"
-                empty="No transactions found. Upload a CSV file to get started."
+                empty={
+                  // Filtered to nothing is not the same as nothing uploaded yet.
+                  active ? (
+                    <span className="inline-flex flex-wrap items-center justify-center gap-x-2 gap-y-1">
+                      No transaction matches these filters.
+                      <Button variant="link" size="sm" onClick={() => setFilter(NO_FILTERS)}>
+                        Clear filters
+                      </Button>
+                    </span>
+                  ) : (
+                    "No transactions found. Upload a CSV file to get started."
+                  )
+                }
               >
                 {(t) => (
                   <TableRow key={t.id}>
@@ -133,7 +159,7 @@ export default function BillingScreen() {
                     <TableCell className="max-w-56 truncate" title={t.merchantName ?? undefined}>
                       {dash(t.merchantName)}
                     </TableCell>
-                    <TableCell>{dash(t.vcnNickname)}</TableCell>
+                    <TableCell className="whitespace-nowrap">{dash(t.vcnNickname)}</TableCell>
                     <TableCell className="tabular">{dash(t.vcnLast4)}</TableCell>
                     <TableCell numeric className="whitespace-nowrap">{formatMoney(t.authBillingAmount)}</TableCell>
                   </TableRow>

@@ -43,3 +43,12 @@ export function useDeleteCampaign() {
     onSuccess: () => qc.invalidateQueries({ queryKey: key }),
   });
 }
+
+/** What deleting the campaign takes along; read fresh each time the confirmation opens. */
+export const campaignDeletionImpactQuery = (id: number) =>
+  queryOptions({
+    queryKey: [...key, id, "deletion-impact"],
+    queryFn: () => unwrap(api.campaigns[":id"]["deletion-impact"].$get({ param: { id: String(id) } })),
+    staleTime: 0,
+    gcTime: 0,
+  });

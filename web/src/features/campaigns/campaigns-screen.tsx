@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, Code2, Link2, Megaphone, Plus } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
+import { DeletionImpactSummary } from "@/components/deletion-impact";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useCopy } from "@/components/ui/copy-button";
@@ -12,7 +13,7 @@ import { RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
+import { campaignDeletionImpactQuery, trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
 import { CampaignDialog } from "./components/campaign-dialog";
 import { CodeDialog } from "./components/code-dialog";
 
@@ -34,6 +35,19 @@ function CopyUtmButton({ campaign }: { campaign: Campaign }) {
   );
 }
 
+/** BH Toggle in words: off sends paid traffic to a holding page, and that must not go unnoticed. */
+function RedirectState({ id, on }: { id: string; on: boolean }) {
+  return on ? (
+    <span id={id} className="whitespace-nowrap text-xs text-slate-500">
+      To lander
+    </span>
+  ) : (
+    <span id={id} className="whitespace-nowrap text-xs font-medium text-amber-700">
+      Off: visitors see a holding page
+    </span>
+  );
+}
+
 export default function CampaignsScreen() {
   const { data: user } = useUser();
   const admin = isAdmin(user);
@@ -44,6 +58,7 @@ export default function CampaignsScreen() {
   const [editing, setEditing] = useState<Campaign | null | undefined>(undefined);
   const [viewing, setViewing] = useState<Campaign | null>(null);
   const [deleting, setDeleting] = useState<Campaign | null>(null);
+  const impact = useQuery({ ...campaignDeletionImpactQuery(deleting?.id ?? 0), enabled: deleting !== null });
   const rows = campaigns.data ?? [];
   const columns = admin ? 6 : 5;
 
@@ -52,7 +67,11 @@ export default function CampaignsScreen() {
     update.mutate(
       { id: c.id, bhToggle },
       {
-        onSuccess: () => toast({ title: "Campaign updated", description: `${c.name}: redirect to lander ${bhToggle ? "on" : "off"}` }),
+        onSuccess: () =>
+          toast({
+            title: "Campaign updated",
+            description: `${c.name}: redirect to lander ${bhToggle ? "on" : "off: visitors now see a holding page, not the lander"}`,
+          }),
         onError: (err) => toastError("Error", err, "Failed to update campaign"),
       },
     );
@@ -89,7 +108,7 @@ export default function CampaignsScreen() {
         </Card>
       ) : null}
       <Card>
-        <Table>
+        <Table aria-label="Campaigns" phone="cards">
           <TableHeader>
             <TableRow>
               <TableHead>Campaign Name</TableHead>
@@ -114,27 +133,35 @@ export default function CampaignsScreen() {
             >
               {(c) => (
                 <TableRow key={c.id}>
-                  <TableCell className="font-medium text-slate-900">{c.name}</TableCell>
-                  <TableCell className="text-slate-600">{c.landerName ?? "Unknown"}</TableCell>
-                  <TableCell>
-                    <Switch
-                      checked={c.bhToggle}
-                      disabled={!admin || update.isPending}
-                      onCheckedChange={(on) => toggle(c, on)}
-                      aria-label={`Redirect ${c.name} to its lander`}
-                    />
+                  <TableCell cardRole="title" className="font-medium text-slate-900">
+                    {c.name}
                   </TableCell>
-                  <TableCell>
+                  <TableCell label="Lander" className="text-slate-600">
+                    {c.landerName ?? "Unknown"}
+                  </TableCell>
+                  <TableCell label="BH Toggle">
+                    <div className="flex items-center gap-2">
+                      <Switch
+                        checked={c.bhToggle}
+                        disabled={!admin || update.isPending}
+                        onCheckedChange={(on) => toggle(c, on)}
+                        aria-label={`Redirect ${c.name} to its lander`}
+                        aria-describedby={`redirect-state-${c.id}`}
+                      />
+                      <RedirectState id={`redirect-state-${c.id}`} on={c.bhToggle} />
+                    </div>
+                  </TableCell>
+                  <TableCell cardRole="inline">
                     <CopyUtmButton campaign={c} />
                   </TableCell>
-                  <TableCell>
+                  <TableCell cardRole="inline">
                     <Button size="sm" variant="secondary" onClick={() => setViewing(c)}>
                       <Code2 />
                       View Code
                     </Button>
                   </TableCell>
                   {admin ? (
-                    <TableCell>
+                    <TableCell cardRole="actions">
                       <RowActions name={c.name} onEdit={() => setEditing(c)} onDelete={() => setDeleting(c)} />
                     </TableCell>
                   ) : null}
@@ -151,7 +178,15 @@ export default function CampaignsScreen() {
         onClose={() => setDeleting(null)}
         remove={remove}
         noun="campaign"
-        description={(item) => `${item?.name ?? "This campaign"} and its recorded clicks will be deleted. Ads still pointing at its link will get a not-found page.`}
+        preparing={impact.isPending}
+        description={(item) => (
+          <DeletionImpactSummary
+            name={item?.name ?? "this campaign"}
+            kind="campaign"
+            impact={impact}
+            consequence="Ads still pointing at its link will get a not-found page. Revenue and spend already synced stay in the Stats totals. This cannot be undone."
+          />
+        )}
       />
     </>
   );

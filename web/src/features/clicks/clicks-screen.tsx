@@ -4,6 +4,7 @@ import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, StatCard } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
 import { DateRangePicker } from "@/components/ui/date-range-picker";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Pagination } from "@/components/ui/pagination";
@@ -15,12 +16,28 @@ import { exportUrl, useCampaignChoices, useClickLog, type Click } from "./api";
 
 const lastSevenDays = (): DayRange => ({ startDate: toDay(subDays(new Date(), 6)), endDate: toDay(new Date()) });
 
-function AdField({ id, name }: { id: string | null; name: string | null }) {
+/** An id shown whole (TikTok's ids share their first digits), with a copy button. */
+function CopyableId({ id, what, short = false }: { id: string; what: string; short?: boolean }) {
+  return (
+    <span className="flex items-center gap-0.5">
+      <span className="tabular whitespace-nowrap font-mono text-xs text-slate-500" title={id}>
+        {short ? `${id.slice(0, 8)}...` : id}
+      </span>
+      <CopyButton variant="ghost" text={id} label={`Copy ${what} ${id}`} description={id} className="size-6 text-slate-500 [&_svg]:size-3.5" />
+    </span>
+  );
+}
+
+function AdField({ id, name, what }: { id: string | null; name: string | null; what: string }) {
   if (!id && !name) return <span className="text-slate-400">—</span>;
   return (
-    <div className="grid max-w-48 leading-tight">
-      {name ? <span className="truncate text-slate-800" title={name}>{name}</span> : null}
-      {id ? <span className="tabular truncate text-xs text-slate-500" title={id}>{id}</span> : null}
+    <div className="grid leading-tight">
+      {name ? (
+        <span className="max-w-48 truncate text-slate-800" title={name}>
+          {name}
+        </span>
+      ) : null}
+      {id ? <CopyableId id={id} what={what} /> : null}
     </div>
   );
 }
@@ -31,8 +48,8 @@ function ClickRow({ click }: { click: Click }) {
       <TableCell>
         {click.exitedAt ? <Badge variant="success">Exited</Badge> : <Badge variant="secondary">No Exit</Badge>}
       </TableCell>
-      <TableCell className="font-mono text-xs" title={click.clickId}>
-        {click.clickId.slice(0, 8)}...
+      <TableCell>
+        <CopyableId id={click.clickId} what="click ID" short />
       </TableCell>
       <TableCell className="max-w-40 truncate" title={click.campaign ?? undefined}>
         {click.campaign ?? "Unknown"}
@@ -42,13 +59,13 @@ function ClickRow({ click }: { click: Click }) {
         {click.exitedAt ? <div className="text-emerald-700">Exit {formatDateTime(click.exitedAt)}</div> : null}
       </TableCell>
       <TableCell>
-        <AdField id={click.tiktokCampaignId} name={click.campaignName} />
+        <AdField id={click.tiktokCampaignId} name={click.campaignName} what="TikTok campaign ID" />
       </TableCell>
       <TableCell>
-        <AdField id={click.tiktokAdGroupId} name={click.adGroupName} />
+        <AdField id={click.tiktokAdGroupId} name={click.adGroupName} what="ad group ID" />
       </TableCell>
       <TableCell>
-        <AdField id={click.tiktokCreativeId} name={click.creativeName} />
+        <AdField id={click.tiktokCreativeId} name={click.creativeName} what="ad ID" />
       </TableCell>
       <TableCell className="whitespace-nowrap">{click.placement || "—"}</TableCell>
       <TableCell className="tabular whitespace-nowrap text-xs">{click.ipAddress || "—"}</TableCell>
@@ -108,7 +125,7 @@ export default function ClicksScreen() {
           <StatCard label="Lander CTR" icon={<Percent />} value={data ? `${data.ctr.toFixed(2)}%` : "—"} note="Exit clicks / clicks" />
         </div>
         <Card>
-          <Table>
+          <Table aria-label="Click log">
             <TableHeader>
               <TableRow>
                 <TableHead>Status</TableHead>

@@ -10,6 +10,7 @@ import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
+import { cn } from "@/lib/cn";
 import { formatDate, formatMoney } from "@/lib/format";
 import { invoiceSchema } from "../../../../worker/src/schemas/invoices";
 import { mediaBuyerSuggestionsQuery, useDeleteInvoice, useInvoices, useSaveInvoice, type Invoice } from "./api";
@@ -140,7 +141,7 @@ export default function InvoicingScreen() {
           <CardHeader>
             <CardTitle>Invoice History</CardTitle>
           </CardHeader>
-          <Table>
+          <Table aria-label="Invoice history" phone="cards">
             <TableHeader>
               <TableRow>
                 <TableHead>Date</TableHead>
@@ -161,18 +162,27 @@ export default function InvoicingScreen() {
                 emptyState={<EmptyState icon={<FileText />} title="No invoices yet. Create your first invoice above." />}
               >
                 {(i) => (
-                  <TableRow key={i.id} className={i.id === editingId ? "bg-brand-50/60" : undefined}>
-                    <TableCell className="tabular whitespace-nowrap">{formatDate(i.invoiceDate)}</TableCell>
-                    <TableCell className="font-medium text-slate-900">{i.mediaBuyer}</TableCell>
-                    <TableCell numeric>{formatMoney(i.amountPaid)}</TableCell>
-                    <TableCell numeric>{Number(i.revenueSharePercent).toFixed(2)}%</TableCell>
-                    <TableCell numeric className={Number(i.profit) < 0 ? "text-danger-600" : undefined}>
+                  <TableRow key={i.id} className={i.id === editingId ? "bg-brand-50" : undefined}>
+                    {/* The pinned first cell has its own background: it takes the row's highlight too. */}
+                    <TableCell label="Date" className={cn("tabular whitespace-nowrap", i.id === editingId && "first:bg-brand-50")}>
+                      {formatDate(i.invoiceDate)}
+                    </TableCell>
+                    <TableCell cardRole="title" className="font-medium text-slate-900">
+                      {i.mediaBuyer}
+                    </TableCell>
+                    <TableCell label="Amount Paid" numeric>
+                      {formatMoney(i.amountPaid)}
+                    </TableCell>
+                    <TableCell label="Rev Share" numeric>
+                      {Number(i.revenueSharePercent).toFixed(2)}%
+                    </TableCell>
+                    <TableCell label="Profit" numeric className={Number(i.profit) < 0 ? "text-danger-600" : undefined}>
                       {formatMoney(i.profit)}
                     </TableCell>
-                    <TableCell className="max-w-64 truncate text-slate-600" title={i.notes ?? undefined}>
+                    <TableCell label="Notes" className="max-w-64 truncate text-slate-600" title={i.notes ?? undefined}>
                       {i.notes || "—"}
                     </TableCell>
-                    <TableCell>
+                    <TableCell cardRole="actions">
                       <div className="flex justify-end gap-1">
                         <Button
                           variant="ghost"

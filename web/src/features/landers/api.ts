@@ -25,3 +25,12 @@ export function useDeleteLander() {
     onSuccess: () => qc.invalidateQueries({ queryKey: key }),
   });
 }
+
+/** What deleting the lander takes along; read fresh each time the confirmation opens. */
+export const landerDeletionImpactQuery = (id: number) =>
+  queryOptions({
+    queryKey: [...key, id, "deletion-impact"],
+    queryFn: () => unwrap(api.landers[":id"]["deletion-impact"].$get({ param: { id: String(id) } })),
+    staleTime: 0,
+    gcTime: 0,
+  });

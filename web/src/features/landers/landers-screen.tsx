@@ -1,5 +1,7 @@
+import { useQuery } from "@tanstack/react-query";
 import { PanelsTopLeft, Plus } from "lucide-react";
 import { useState, type FormEvent } from "react";
+import { DeletionImpactSummary } from "@/components/deletion-impact";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { DeleteDialog } from "@/components/ui/delete-dialog";
@@ -10,21 +12,46 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
+import { ApiError } from "@/lib/api";
 import { isAdmin, useUser } from "@/lib/auth";
-import { useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
+import { createLanderSchema } from "../../../../worker/src/schemas/landers";
+import { landerDeletionImpactQuery, useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
+
+type Errors = Partial<Record<"name" | "url", string>>;
+
+/** `field: message` details of a 400 (the server's own check) as messages under their fields. */
+function fieldErrors(err: unknown): Errors {
+  const found: Errors = {};
+  if (!(err instanceof ApiError) || err.status !== 400) return found;
+  for (const line of err.details) {
+    const [field, ...rest] = line.split(": ");
+    if ((field === "name" || field === "url") && rest.length) found[field] ??= rest.join(": ");
+  }
+  return found;
+}
 
 function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; open: boolean; onOpenChange(o: boolean): void }) {
   const save = useSaveLander();
   const [name, setName] = useState(lander?.name ?? "");
   const [url, setUrl] = useState(lander?.url ?? "");
+  const [errors, setErrors] = useState<Errors>({});
   const editing = lander !== null;
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (!name.trim() || !url.trim()) {
+      // Spec §8's toast for the blank form; each field also says what it needs.
       toast({ title: "Validation error", description: "Please provide both name and URL", variant: "destructive" });
+    }
+    // The server's own schema: the form and the API give the same message, under the field.
+    const parsed = createLanderSchema.safeParse({ name, url });
+    if (!parsed.success) {
+      const next: Errors = {};
+      for (const issue of parsed.error.issues) next[issue.path[0] as keyof Errors] ??= issue.message;
+      setErrors(next);
       return;
     }
+    setErrors({});
     save.mutate(
       { id: lander?.id, name, url },
       {
@@ -32,7 +59,11 @@ function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; o
           toast({ title: editing ? "Lander updated" : "Lander created", description: name.trim() });
           onOpenChange(false);
         },
-        onError: (err) => toastError("Error", err, editing ? "Failed to update lander" : "Failed to create lander"),
+        onError: (err) => {
+          const found = fieldErrors(err);
+          if (Object.keys(found).length) setErrors(found);
+          else toastError("Error", err, editing ? "Failed to update lander" : "Failed to create lander");
+        },
       },
     );
   };
@@ -40,10 +71,10 @@ function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; o
   return (
     <Dialog open={open} onOpenChange={onOpenChange} title={editing ? "Edit Lander" : "Add Lander"} description="The landing page visitors reach from a campaign's tracking link.">
       <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-        <Field label="Name">
+        <Field label="Name" error={errors.name}>
           <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Spring quiz lander" maxLength={255} />
         </Field>
-        <Field label="URL">
+        <Field label="URL" error={errors.url}>
           <Input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://lander.example.com/quiz" />
         </Field>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
@@ -66,6 +97,7 @@ export default function LandersScreen() {
   const remove = useDeleteLander();
   const [editing, setEditing] = useState<Lander | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<Lander | null>(null);
+  const impact = useQuery({ ...landerDeletionImpactQuery(deleting?.id ?? 0), enabled: deleting !== null });
   const columns = admin ? 3 : 2;
   const rows = landers.data ?? [];
 
@@ -84,7 +116,7 @@ export default function LandersScreen() {
         }
       />
       <Card>
-        <Table>
+        <Table aria-label="Landers" phone="cards">
           <TableHeader>
             <TableRow>
               <TableHead>Name</TableHead>
@@ -106,12 +138,14 @@ export default function LandersScreen() {
             >
               {(l) => (
                 <TableRow key={l.id}>
-                  <TableCell className="font-medium text-slate-900">{l.name}</TableCell>
-                  <TableCell className="max-w-md">
+                  <TableCell cardRole="title" className="font-medium text-slate-900">
+                    {l.name}
+                  </TableCell>
+                  <TableCell label="URL" className="max-w-md">
                     <ExternalUrl url={l.url} />
                   </TableCell>
                   {admin ? (
-                    <TableCell>
+                    <TableCell cardRole="actions">
                       <RowActions name={l.name} onEdit={() => setEditing(l)} onDelete={() => setDeleting(l)} />
                     </TableCell>
                   ) : null}
@@ -129,7 +163,15 @@ export default function LandersScreen() {
         onClose={() => setDeleting(null)}
         remove={remove}
         noun="lander"
-        description={(item) => `Deleting ${item?.name ?? "this lander"} also deletes the campaigns that use it and their clicks.`}
+        preparing={impact.isPending}
+        description={(item) => (
+          <DeletionImpactSummary
+            name={item?.name ?? "this lander"}
+            kind="lander"
+            impact={impact}
+            consequence="Revenue and spend already synced stay in the Stats totals. This cannot be undone."
+          />
+        )}
       />
     </>
   );

@@ -119,7 +119,7 @@ export default function OfferConfigScreen() {
         }
       />
       <Card>
-        <Table>
+        <Table aria-label="Offers" phone="cards">
           <TableHeader>
             <TableRow>
               <TableHead>Name</TableHead>
@@ -142,15 +142,17 @@ export default function OfferConfigScreen() {
             >
               {(o) => (
                 <TableRow key={o.id}>
-                  <TableCell className="font-medium text-slate-900">{o.name}</TableCell>
-                  <TableCell className="max-w-xs">
+                  <TableCell cardRole="title" className="font-medium text-slate-900">
+                    {o.name}
+                  </TableCell>
+                  <TableCell label="URL" className="max-w-xs">
                     <ExternalUrl url={o.url} />
                   </TableCell>
-                  <TableCell className="font-mono text-xs text-slate-600" title={o.utmTemplate}>
+                  <TableCell label="UTM Template" className="font-mono text-xs text-slate-600" title={o.utmTemplate}>
                     {previewTemplate(o.utmTemplate)}
                   </TableCell>
                   {admin ? (
-                    <TableCell>
+                    <TableCell cardRole="actions">
                       <RowActions name={o.name} onEdit={() => setEditing(o)} onDelete={() => setDeleting(o)} />
                     </TableCell>
                   ) : null}

@@ -12,6 +12,7 @@ import { settingSchema, type SettingInput } from "../../../../worker/src/schemas
 import { useSaveSettings, useSettings } from "./api";
 import { DnsInstructionsCard } from "./components/dns-instructions-card";
 import { RedeployWorkerCard } from "./components/redeploy-worker-card";
+import { ReportTimeZoneCard } from "./components/report-time-zone-card";
 
 type Errors = Partial<Record<SettingInput["key"], string>>;
 
@@ -131,6 +132,7 @@ function SettingsForms() {
             </form>
           </CardContent>
         </Card>
+        <ReportTimeZoneCard />
       </div>
       <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-2">
         <RedeployWorkerCard />

@@ -47,6 +47,7 @@ function report(rows: ReportRow[], groupBy: Report["groupBy"] = "campaign"): Rep
     groupBy,
     rows,
     totals: { ...metrics(520, 8, "370.00", "200.00") },
+    traffic: { linkClicks: 500, exitClicks: 250, landerCtr: 50 },
     spendNote: null,
     daily: [{ date: "2026-11-22", revenue: "370.00", spend: "200.00", profit: "170.00" }],
     lastSync: { cake: null, tiktok: null },
@@ -143,6 +144,19 @@ describe("Stats screen", () => {
     expect(screen.getByText("CR 1.54%")).toBeTruthy();
     expect(screen.getByText("EPV $0.712")).toBeTruthy();
     expect(screen.getByText("ROI / ROAS").parentElement!.textContent).toContain("85.0% / 1.85x");
+  });
+
+  it("shows our own traffic (link clicks, exits, lander CTR) in every grouping, and says CAKE has not synced yet", async () => {
+    renderScreen();
+    await screen.findByText("Alpha");
+    const traffic = screen.getByRole("region", { name: "Our traffic" });
+    expect(within(traffic).getByText("Link Clicks").nextElementSibling!.textContent).toBe("500");
+    expect(within(traffic).getByText("Exit Clicks").nextElementSibling!.textContent).toBe("250");
+    expect(within(traffic).getByText("Lander CTR").nextElementSibling!.textContent).toBe("50.00%");
+    expect(within(traffic).getByText(/come from CAKE.*until their first sync/)).toBeTruthy();
+    fireEvent.mouseDown(screen.getByRole("tab", { name: "Sparks" }), { button: 0 });
+    await waitFor(() => expect(reportCalls(fetchMock).at(-1)!.searchParams.get("groupBy")).toBe("spark"));
+    await waitFor(() => expect(within(screen.getByRole("region", { name: "Our traffic" })).getByText("Link Clicks").nextElementSibling!.textContent).toBe("500"));
   });
 
   it("a campaign row toggles the campaign filter, with the chip and the Filtered badge; Direct does not", async () => {

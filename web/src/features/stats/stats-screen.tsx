@@ -17,6 +17,7 @@ import { DataSources } from "./components/data-sources";
 import { FilterRow, NO_FILTERS, type Filters } from "./components/filter-row";
 import { StatsTable } from "./components/stats-table";
 import { SummaryCards } from "./components/summary-cards";
+import { TrafficStrip } from "./components/traffic-strip";
 import { downloadText, statsCsv, statsCsvName } from "./csv";
 import { groupingOf, nameLabelOf, TABS, type Tab } from "./groupings";
 import { nextSort, sortRows, type Sort } from "./sort";
@@ -127,6 +128,8 @@ export default function StatsScreen() {
           </div>
         ) : null}
 
+        {/* Ours first: it has figures from the first click, before CAKE and TikTok are connected. */}
+        <TrafficStrip report={report.data} />
         <SummaryCards report={report.data} />
 
         <Card>

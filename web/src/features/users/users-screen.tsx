@@ -11,7 +11,7 @@ import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRo
 import { toast, toastError } from "@/components/ui/toast";
 import { useUser } from "@/lib/auth";
 import { formatDate } from "@/lib/format";
-import { FEATURE_LABELS, FEATURE_NAMES } from "../../../../worker/src/schemas/users";
+import { FEATURE_LABELS, FEATURE_NAMES, FEATURE_NOTES } from "../../../../worker/src/schemas/users";
 import { assignmentOptionsQuery, useDeleteUser, useUsers, type AssignmentKind, type UserRow } from "./api";
 import { AssignmentDialog, type AssignmentCopy } from "./components/assignment-dialog";
 import { CreateUserDialog } from "./components/create-user-dialog";
@@ -61,7 +61,7 @@ export default function UsersScreen() {
     const o = options.data;
     switch (kind) {
       case "permissions":
-        return FEATURE_NAMES.map((f) => ({ value: f, label: FEATURE_LABELS[f] }));
+        return FEATURE_NAMES.map((f) => ({ value: f, label: FEATURE_LABELS[f], description: FEATURE_NOTES[f] }));
       case "vcns":
         return (o?.vcnNicknames ?? []).map((v) => ({ value: v, label: v }));
       case "mediaBuyers":

@@ -10,6 +10,9 @@ export const insertLander = async (db: Db, values: { name: string; url: string }
   (await db.insert(landers).values({ ...values, createdAt: Date.now() }).returning(columns))[0]!;
 
 /** Undefined when there is no such lander. */
+export const getLander = (db: Db, id: number) => db.select(columns).from(landers).where(eq(landers.id, id)).get();
+
+/** Undefined when there is no such lander. */
 export const updateLander = (db: Db, id: number, values: { name?: string; url?: string }) =>
   db.update(landers).set(values).where(eq(landers.id, id)).returning(columns).get();
 

@@ -63,11 +63,13 @@ export type SpendLink = "direct" | "our-clicks" | "cake-clicks";
 export const isRestricted = (q: ReportQuery) =>
   q.buyerScope !== undefined || Object.values(q.filters).some((v) => v !== undefined);
 
+/** A narrowing only CAKE's rows can apply: a spark, a media buyer, a member's buyers. */
+export const isCakeNarrowed = (q: ReportQuery) =>
+  q.buyerScope !== undefined || q.filters.sparkId !== undefined || q.filters.mediaBuyer !== undefined;
+
 export function spendLink(q: ReportQuery): SpendLink {
-  // A narrowing only CAKE's rows can apply (spark, media buyer, a member's buyers) needs weights
-  // that carry it: the CAKE rows matched to our clicks.
-  const cakeNarrowed = q.buyerScope !== undefined || q.filters.sparkId !== undefined || q.filters.mediaBuyer !== undefined;
-  if (cakeNarrowed || CAKE_ONLY_GROUPINGS.includes(q.groupBy)) return "cake-clicks";
+  // A narrowing only CAKE's rows can apply needs weights that carry it: the CAKE rows matched to our clicks.
+  if (isCakeNarrowed(q) || CAKE_ONLY_GROUPINGS.includes(q.groupBy)) return "cake-clicks";
   // An ad campaign's spend is its own group's, clicks or not, unless a filter has to split it.
   if (q.groupBy === "tiktokCampaignId" && !isRestricted(q)) return "direct";
   return "our-clicks";
@@ -180,7 +182,11 @@ function ourClicksCtes(range: ReportRange, field: ClickField | undefined, byCamp
  * - `d` per day the revenue, `e` per day the spend the report shows (what is credited to the
  *   rows when narrowed; all of it otherwise, since unlinked spend then shows too);
  * - `u` the spend nothing links to a group, `t` the range's whole spend;
- * - `c` (campaign grouping) our clicks and exits per campaign.
+ * - `c` our clicks and exits per campaign (one row under campaign 0 when nothing needs them per
+ *   campaign): the campaign grouping's Link Clicks, and the report's own-traffic figures;
+ * - `k` (narrowed by something only CAKE's rows know, outside the campaign grouping) the campaigns
+ *   CAKE's rows place in the report: the own-traffic figures count those campaigns' clicks, as
+ *   the campaign grouping's rows would.
  *
  * Linking spend: each ad campaign's spend over the range is shared out by the weights of the
  * groups its clicks of the range reached: our clicks (`our-clicks`) or the CAKE clicks of our
@@ -195,13 +201,14 @@ export function reportStatement(q: ReportQuery): SQL {
   const restricted = isRestricted(q);
   const field = CLICK_FIELD_OF[q.groupBy];
   const clickFilters = clickConditions(q);
-  const withClicks = q.groupBy === "campaign" || link === "our-clicks";
-  const byCampaign = q.groupBy === "campaign" || q.groupBy === "lander" || clickFilters.length > 0;
+  const cakeNarrowed = isCakeNarrowed(q);
+  // Our clicks are read in every grouping: the report's own-traffic figures come from them.
+  const byCampaign = q.groupBy === "campaign" || q.groupBy === "lander" || clickFilters.length > 0 || cakeNarrowed;
   const conditions = cakeConditions(q);
   const days = sql`date between ${startDate} and ${endDate}`;
   const ctes: SQL[] = [];
   const parts: SQL[] = [];
-  if (withClicks) ctes.push(ourClicksCtes(q.range, field, byCampaign));
+  ctes.push(ourClicksCtes(q.range, field, byCampaign));
   ctes.push(sql`sp as materialized (select tiktok_campaign_id as t, sum(spend_cents) as cents from tiktok_spend where ${days} group by t)`);
 
   const revenue = sql`from ${cakeFrom(q.groupBy)} where r.${days}${andAll(conditions)}`;
@@ -258,10 +265,13 @@ export function reportStatement(q: ReportQuery): SQL {
     );
   }
   parts.push(sql`select 't', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0 from sp`);
-  if (q.groupBy === "campaign") {
+  parts.push(sql`
+    select 'c', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits) from oc o
+    where ${all(clickFilters)} group by o.campaign_id`);
+  if (cakeNarrowed && q.groupBy !== "campaign") {
     parts.push(sql`
-      select 'c', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits) from oc o
-      where ${all(clickFilters)} group by o.campaign_id`);
+      select 'k', cast(r.campaign_id as text), null, 0, 0, 0, 0, 0, 0 from cake_attributed_daily r
+      where r.${days} and r.campaign_id <> 0${andAll(conditions)} group by r.campaign_id`);
   }
   return sql`with ${sql.join(ctes, sql`, `)} ${unionAll(parts)}`;
 }
@@ -281,7 +291,7 @@ function unionAll(parts: SQL[]): SQL {
 
 /** One output row of reportStatement. */
 export interface ReportRow {
-  kind: "g" | "a" | "d" | "e" | "u" | "t" | "c";
+  kind: "g" | "a" | "d" | "e" | "u" | "t" | "c" | "k";
   key: string;
   hint: string | null;
   visits: number;

@@ -26,17 +26,17 @@ export function VcnSummaryCard() {
       <CardContent className="grid gap-4">
         {/* Top-aligned, so the end date's error below its input does not push the start date
             down; the button sits level with the inputs (label line + gap above it). */}
-        <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
+        <div className="grid grid-cols-1 items-start gap-3 sm:grid-cols-[minmax(0,11rem)_minmax(0,11rem)_auto]">
           <Field label="Start Date">
-            <Input type="date" value={startDate} max={endDate || undefined} onChange={(e) => setStartDate(e.target.value)} />
+            <Input type="date" className="w-full" value={startDate} max={endDate || undefined} onChange={(e) => setStartDate(e.target.value)} />
           </Field>
           <Field label="End Date" error={invalid ? "End date must be on or after the start date" : undefined}>
-            <Input type="date" value={endDate} min={startDate || undefined} onChange={(e) => setEndDate(e.target.value)} />
+            <Input type="date" className="w-full" value={endDate} min={startDate || undefined} onChange={(e) => setEndDate(e.target.value)} />
           </Field>
           {datesSet ? (
             <Button
               variant="secondary"
-              className="sm:mt-6.5"
+              className="justify-self-start sm:mt-6.5"
               onClick={() => {
                 setStartDate("");
                 setEndDate("");
@@ -46,7 +46,7 @@ export function VcnSummaryCard() {
             </Button>
           ) : null}
         </div>
-        <Table>
+        <Table aria-label="VCN spend summary">
           <TableHeader>
             <TableRow>
               <TableHead>VCN Nickname</TableHead>
@@ -70,7 +70,7 @@ export function VcnSummaryCard() {
             >
               {(r) => (
                 <TableRow key={r.vcnNickname}>
-                  <TableCell className="font-medium text-slate-900">{r.vcnNickname}</TableCell>
+                  <TableCell className="whitespace-nowrap font-medium text-slate-900">{r.vcnNickname}</TableCell>
                   <TableCell numeric>{r.transactions.toLocaleString("en-US")}</TableCell>
                   <TableCell numeric>{formatMoney(r.totalSpend)}</TableCell>
                 </TableRow>

@@ -1,6 +1,7 @@
 import { AlertTriangle } from "lucide-react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Dialog } from "@/components/ui/dialog";
+import { HOLDING_PAGE_TEXT } from "../../../../../worker/src/schemas/campaigns";
 import type { Campaign } from "../api";
 
 function CodeBlock({ code, label }: { code: string; label: string }) {
@@ -22,6 +23,16 @@ export function CodeDialog({ campaign, onClose }: { campaign: Campaign; onClose(
       : null;
   return (
     <Dialog open onOpenChange={(o) => !o && onClose()} title={`Tracking Setup for ${campaign.name}`} className="max-w-2xl">
+      {campaign.bhToggle ? null : (
+        <div role="note" className="flex items-start gap-2 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+          <AlertTriangle className="mt-0.5 size-4 shrink-0 text-amber-600" aria-hidden="true" />
+          <p>
+            <strong>Redirect is off (BH Toggle).</strong> Visitors who tap this ad see a plain page saying &ldquo;{HOLDING_PAGE_TEXT}&rdquo; and never
+            reach {campaign.landerName ?? "the lander"}. Their clicks are still recorded. Turn BH Toggle on in the campaign list to send them to the
+            lander.
+          </p>
+        </div>
+      )}
       <section className="grid gap-2">
         <h3 className="text-sm font-semibold text-slate-900">1. Ad tracking URL</h3>
         <p className="text-xs text-slate-500">Paste this as the destination URL of your TikTok ad. TikTok fills in the __MACROS__.</p>

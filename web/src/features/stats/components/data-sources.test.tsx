@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/ui/toast";
 import { admin, renderWithUser } from "@/test/render";
@@ -9,6 +9,7 @@ const source = (s: "cake" | "tiktok", extra: Record<string, unknown>) => ({
   label: s === "cake" ? "CAKE" : "TikTok",
   configured: true,
   problems: [],
+  fix: [],
   lastRun: null,
   lastSuccessAt: null,
   ...extra,
@@ -19,7 +20,19 @@ const STATUS = {
   schedule: { everyMinutes: 15, recent: 3, daily: 14 },
   sources: [
     source("cake", { lastSuccessAt: new Date(Date.now() - 5 * 60_000).toISOString() }),
-    source("tiktok", { configured: false, problems: ["TIKTOK_ACCESS_TOKEN is not set", "TIKTOK_ADVERTISER_IDS is not set"] }),
+    source("tiktok", {
+      configured: false,
+      problems: ["TIKTOK_ACCESS_TOKEN is not set", "TIKTOK_ADVERTISER_IDS must be numbers separated by commas (not: abc)"],
+      fix: [
+        { name: "TIKTOK_ACCESS_TOKEN", secret: true, what: "a Business API access token", problem: "TIKTOK_ACCESS_TOKEN is not set" },
+        {
+          name: "TIKTOK_ADVERTISER_IDS",
+          secret: true,
+          what: "the advertiser ids to pull",
+          problem: "TIKTOK_ADVERTISER_IDS must be numbers separated by commas (not: abc)",
+        },
+      ],
+    }),
   ],
   postback: { configured: false, problems: ["POSTBACK_TOKEN is not set"], lastReceivedAt: null, url: "http://localhost/postback/cake?token=YOUR_POSTBACK_TOKEN" },
 };
@@ -37,7 +50,19 @@ describe("data sources strip", () => {
     expect(await screen.findByText("last synced")).toBeTruthy();
     expect(screen.getByText("5 minutes ago")).toBeTruthy();
     expect(screen.getByText("not configured")).toBeTruthy();
-    expect(screen.getByText("TIKTOK_ACCESS_TOKEN is not set; TIKTOK_ADVERTISER_IDS is not set")).toBeTruthy();
+    // Each missing setting, what it is, and where it goes: the wrangler command and .dev.vars.
+    const steps = screen.getByRole("list", { name: "TikTok settings to set" });
+    expect(steps.textContent).toContain("TIKTOK_ACCESS_TOKEN (secret) is not set: a Business API access token.");
+    expect(steps.textContent).toContain("TIKTOK_ADVERTISER_IDS (secret) must be numbers separated by commas (not: abc): the advertiser ids to pull.");
+    expect(screen.getByText("npx wrangler secret put NAME")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Commands for these settings" }));
+    expect(screen.getByText((_, el) => el?.tagName === "PRE" && el.textContent === "npx wrangler secret put TIKTOK_ACCESS_TOKEN\nnpx wrangler secret put TIKTOK_ADVERTISER_IDS")).toBeTruthy();
+    expect(screen.getByText((_, el) => el?.tagName === "PRE" && el.textContent === "TIKTOK_ACCESS_TOKEN=…\nTIKTOK_ADVERTISER_IDS=…")).toBeTruthy();
+    // The README section opens in the app.
+    fireEvent.click(screen.getByRole("button", { name: "README: Performance data sources" }));
+    const readme = await screen.findByRole("dialog", { name: "README: Performance data sources" });
+    expect(await within(readme).findByText(/Set secrets with/)).toBeTruthy();
+    expect(within(readme).getByRole("table")).toBeTruthy();
   });
 
   it("Sync now runs both sources and says how each went; a failure says why", async () => {

@@ -2,6 +2,7 @@ import { ArrowDown, ArrowUp, ArrowUpDown } from "lucide-react";
 import { useRef, type KeyboardEvent, type PointerEvent } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/spinner";
+import { InViewport, stickyShadowClass, TableScroller } from "@/components/ui/table";
 import { cn } from "@/lib/cn";
 import type { ReportRow, ReportTotals } from "../api";
 import { MAX_WIDTH, MIN_WIDTH, type Column, type ColumnKey } from "../columns";
@@ -85,14 +86,14 @@ const ariaSort = (active: boolean, sort: Sort<ColumnKey>) => (active ? (sort.dir
 
 /** A cell's classes: the Name column sticks to the left edge while the figures scroll. */
 const cellClass = (c: Column) =>
-  cn("overflow-hidden text-ellipsis whitespace-nowrap px-3", c.key === "name" ? "sticky left-0 z-10 bg-inherit text-left" : "tabular text-right");
+  cn("overflow-hidden text-ellipsis whitespace-nowrap px-3", c.key === "name" ? cn("sticky left-0 z-10 bg-inherit text-left", stickyShadowClass) : "tabular text-right");
 
 export function StatsTable(p: Props) {
   const { columns, rows, totals, sort } = p;
   const width = columns.reduce((sum, c) => sum + p.widthOf(c.key), 0);
 
   return (
-    <div className="w-full overflow-x-auto">
+    <TableScroller label="Stats">
       {/* Columns keep their set widths; when they need less than the card, a last empty column takes the rest. */}
       <table className="table-fixed border-separate border-spacing-0 text-sm" style={{ width: `max(100%, ${width}px)` }} aria-label="Stats" aria-busy={p.loading}>
         <colgroup>
@@ -160,21 +161,25 @@ export function StatsTable(p: Props) {
         <tbody>
           {p.loading ? (
             <tr>
-              <td colSpan={columns.length + 1} className="px-3 py-12 text-center">
-                <Spinner label="Loading stats" />
+              <td colSpan={columns.length + 1} className="py-12 text-center">
+                <InViewport>
+                  <Spinner label="Loading stats" />
+                </InViewport>
               </td>
             </tr>
           ) : p.error !== null ? (
             <tr>
-              <td colSpan={columns.length + 1} className="px-3 py-12 text-center text-sm text-danger-700" role="alert">
-                Failed to fetch stats
-                {p.error ? <span className="mt-1 block text-xs text-slate-500">{p.error}</span> : null}
+              <td colSpan={columns.length + 1} className="py-12 text-center text-sm text-danger-700" role="alert">
+                <InViewport className="px-3">
+                  Failed to fetch stats
+                  {p.error ? <span className="mt-1 block text-xs text-slate-500">{p.error}</span> : null}
+                </InViewport>
               </td>
             </tr>
           ) : rows.length === 0 ? (
             <tr>
-              <td colSpan={columns.length + 1} className="px-3 py-12 text-center text-sm text-slate-500">
-                No data available for the selected filters
+              <td colSpan={columns.length + 1} className="py-12 text-center text-sm text-slate-500">
+                <InViewport className="px-3">No data available for the selected filters</InViewport>
               </td>
             </tr>
           ) : (
@@ -235,6 +240,6 @@ export function StatsTable(p: Props) {
           </tfoot>
         ) : null}
       </table>
-    </div>
+    </TableScroller>
   );
 }

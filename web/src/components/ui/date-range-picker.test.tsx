@@ -1,0 +1,29 @@
+import { fireEvent, render, screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { DateRangePicker } from "./date-range-picker";
+
+const captions = () => screen.getAllByRole("grid").map((g) => g.getAttribute("aria-label"));
+
+describe("DateRangePicker", () => {
+  it("shows the previous and the current month, never a month after today", () => {
+    const today = new Date(2026, 10, 23);
+    render(<DateRangePicker value={{ startDate: "2026-11-23", endDate: "2026-11-23" }} onChange={vi.fn()} today={today} />);
+    fireEvent.click(screen.getByRole("button", { name: /Date range/ }));
+    expect(captions()).toEqual(["October 2026", "November 2026"]);
+    const next = screen.getByRole("button", { name: /Next Month/i });
+    expect(next.hasAttribute("disabled") || next.getAttribute("aria-disabled") === "true").toBe(true);
+  });
+
+  it("opens on the chosen range's last month and the one before", () => {
+    const onChange = vi.fn();
+    render(<DateRangePicker value={{ startDate: "2026-07-28", endDate: "2026-08-03" }} onChange={onChange} today={new Date(2026, 10, 23)} />);
+    fireEvent.click(screen.getByRole("button", { name: /Date range/ }));
+    expect(captions()).toEqual(["July 2026", "August 2026"]);
+    // Picking a past range still works: two days of July, then Apply.
+    const july = screen.getAllByRole("grid")[0]!;
+    fireEvent.click(within(july).getByRole("button", { name: /July 6th, 2026/ }));
+    fireEvent.click(within(july).getByRole("button", { name: /July 9th, 2026/ }));
+    fireEvent.click(screen.getByRole("button", { name: "Apply" }));
+    expect(onChange).toHaveBeenCalledWith({ startDate: "2026-07-06", endDate: "2026-07-09" });
+  });
+});
