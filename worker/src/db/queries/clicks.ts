@@ -7,7 +7,10 @@ import { campaigns, clicks, landerClicks } from "../schema";
 export type NewClick = typeof clicks.$inferInsert;
 
 /** Every column but the rowid, in the order each row's JSON tuple lists its values. */
-const INSERTED = Object.entries(getTableColumns(clicks)).filter(([key]) => key !== "id") as [Exclude<keyof NewClick, "id">, { name: string }][];
+const INSERTED = Object.entries(getTableColumns(clicks)).filter(([key]) => key !== "id") as [
+  Exclude<keyof NewClick, "id">,
+  { name: string; default?: unknown },
+][];
 
 /**
  * Rows travel as JSON tuples, one bound parameter per statement (lib/json-chunks.ts): a VALUES
@@ -22,7 +25,8 @@ const INSERT_FROM_JSON = sql.raw(
 
 /** Many clicks in one round trip and one transaction: all stored, or none. */
 export async function insertClicks(db: Db, rows: NewClick[]) {
-  const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key]) => row[key] ?? null)));
+  // A value left out takes the column's default (the bot flag), as a VALUES insert would.
+  const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key, column]) => row[key] ?? column.default ?? null)));
   if (chunks.length) await rawBatch(db, chunks.map((chunk) => sql`${INSERT_FROM_JSON} from json_each(${chunk})`));
 }
 
