@@ -22,7 +22,7 @@ export interface Setup<C> {
 
 const value = (v: string | undefined) => v?.trim() ?? "";
 
-function httpUrl(raw: string): string | null {
+export function httpUrl(raw: string): string | null {
   try {
     const url = new URL(raw);
     return url.protocol === "https:" || url.protocol === "http:" ? url.origin + url.pathname.replace(/\/+$/, "") : null;
