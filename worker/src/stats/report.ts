@@ -34,6 +34,9 @@ interface Group {
   even: boolean;
   linkClicks: number | null;
   exitClicks: number | null;
+  /** Bot-flagged clicks, and all our clicks, bots included (campaign grouping). */
+  botClicks: number | null;
+  allClicks: number | null;
 }
 
 /**
@@ -66,6 +69,9 @@ interface Figures {
   spendCents: number;
   linkClicks: number | null;
   exitClicks: number | null;
+  /** Campaign grouping: bot-flagged clicks and all our clicks (bots included); else left out. */
+  botClicks?: number | null;
+  allClicks?: number | null;
 }
 
 /** Spec §9: profit = revenue - spend; ROI and ROAS 0 without spend; CR, EPV, CPV per visit. */
@@ -86,6 +92,7 @@ export function metrics(f: Figures): StatsMetrics {
     linkClicks: f.linkClicks,
     exitClicks: f.exitClicks,
     landerCtr: f.linkClicks === null ? null : f.linkClicks === 0 ? 0 : ((f.exitClicks ?? 0) / f.linkClicks) * 100,
+    botShare: f.botClicks == null || f.allClicks == null ? null : f.allClicks === 0 ? 0 : (f.botClicks / f.allClicks) * 100,
   };
 }
 
@@ -102,7 +109,23 @@ const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
   adGroupName: ["ad group name", "ad group names"],
   tiktokCreativeId: ["ad", "ads"],
   creativeName: ["ad name", "ad names"],
+  country: ["country", "countries"],
+  device: ["device type", "device types"],
+  os: ["operating system", "operating systems"],
+  browser: ["browser", "browsers"],
 };
+
+const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
+
+/** "United States (US)" for a country code Cloudflare sent; the code itself when Intl does not know it. */
+function countryName(code: string): string {
+  try {
+    const name = regionNames.of(code);
+    return name && name !== code ? `${name} (${code})` : code;
+  } catch {
+    return code;
+  }
+}
 
 function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string>): string {
   if (g.key === UNATTRIBUTED_KEY) return "Unattributed spend";
@@ -119,6 +142,13 @@ function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string
       return g.key === NO_SPARK ? "No Spark" : (names.get(g.key) ?? g.key);
     case "mediaBuyer":
       return g.key === "" ? "No media buyer" : g.key;
+    case "country":
+    case "device":
+    case "os":
+    case "browser":
+      if (g.key === DIRECT_KEY) return "Direct";
+      if (g.key === "") return "Unknown";
+      return groupBy === "country" ? countryName(g.key) : g.key;
     default:
       return g.key === DIRECT_KEY ? "Direct" : g.key === "" ? "(not set)" : g.key;
   }
@@ -137,7 +167,20 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   const group = (key: string) => {
     let g = groups.get(key);
     if (!g) {
-      g = { key, hint: null, visits: 0, conversions: 0, revenueCents: 0, spend: 0, attributed: false, even: false, linkClicks: null, exitClicks: null };
+      g = {
+        key,
+        hint: null,
+        visits: 0,
+        conversions: 0,
+        revenueCents: 0,
+        spend: 0,
+        attributed: false,
+        even: false,
+        linkClicks: null,
+        exitClicks: null,
+        botClicks: null,
+        allClicks: null,
+      };
       groups.set(key, g);
     }
     return g;
@@ -147,7 +190,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   const spendByDay = new Map<string, number>();
   let unlinked = 0;
   let rangeSpend = 0;
-  const ourClicks = new Map<string, { clicks: number; exits: number }>();
+  const ourClicks = new Map<string, { clicks: number; exits: number; bots: number }>();
   const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
   for (const r of data.rows) {
     if (r.kind === "g") {
@@ -165,7 +208,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     else if (r.kind === "e") add(spendByDay, r.key, r.amount);
     else if (r.kind === "u") unlinked = r.amount;
     else if (r.kind === "t") rangeSpend = r.amount;
-    else ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits });
+    else ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits, bots: r.bots });
   }
 
   if (groupBy === "campaign") {
@@ -177,11 +220,16 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
       if (!g) continue;
       g.linkClicks = c.clicks;
       g.exitClicks = c.exits;
+      g.botClicks = c.bots;
+      // With bots left out, link clicks are people's; the share is of everyone's clicks.
+      g.allClicks = q.includeBots ? c.clicks : c.clicks + c.bots;
     }
     for (const g of groups.values()) {
       if (g.key !== DIRECT_KEY && g.linkClicks === null) {
         g.linkClicks = 0;
         g.exitClicks = 0;
+        g.botClicks = 0;
+        g.allClicks = 0;
       }
     }
   }
@@ -240,6 +288,8 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     spendCents: shownSpend,
     linkClicks: campaignGrouping ? sum((g) => g.linkClicks ?? 0) : null,
     exitClicks: campaignGrouping ? sum((g) => g.exitClicks ?? 0) : null,
+    botClicks: campaignGrouping ? sum((g) => g.botClicks ?? 0) : null,
+    allClicks: campaignGrouping ? sum((g) => g.allClicks ?? 0) : null,
   });
 
   const days: string[] = [];
