@@ -61,6 +61,7 @@ export const ACCESS = {
   "GET /api/clicks": feature("clicks"),
   "GET /api/clicks/by-campaign": feature("clicks", "dashboard"),
   "GET /api/clicks/export": feature("clicks"),
+  "GET /api/clicks/facets": feature("clicks"),
   // billing statements (data scoped per member) and invoicing
   "POST /api/transactions/upload": "admin",
   "GET /api/transactions": "signed-in",

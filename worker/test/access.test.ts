@@ -90,6 +90,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/clicks": () => ({ path: "/api/clicks?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/clicks/by-campaign": () => ({ path: "/api/clicks/by-campaign?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/clicks/export": () => ({ path: "/api/clicks/export?startDate=2025-01-01&endDate=2025-01-07" }),
+  "GET /api/clicks/facets": () => ({ path: "/api/clicks/facets?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/sync/status": () => ({ path: "/api/sync/status" }),
   // The test Worker has no data-source secrets: "all" answers 200 with each source not configured.
   "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),

@@ -18,6 +18,8 @@ export interface ReportParams extends DayRange {
   sparkId: string | null;
   mediaBuyer: string | null;
   campaignId: number | null;
+  /** Count bot-flagged clicks in Link Clicks, Lander CTR and the click shares of spend. */
+  includeBots: boolean;
 }
 
 const statsKey = ["stats"] as const;
@@ -36,6 +38,7 @@ export function reportRequest(p: ReportParams) {
     ...(p.sparkId !== null && { sparkId: p.sparkId }),
     ...(p.mediaBuyer !== null && { mediaBuyer: p.mediaBuyer }),
     ...(p.campaignId !== null && { campaignId: String(p.campaignId) }),
+    ...(p.includeBots && { includeBots: "true" }),
   } satisfies Record<string, string>;
 }
 

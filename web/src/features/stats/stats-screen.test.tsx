@@ -22,6 +22,7 @@ const metrics = (visits: number, conversions: number, revenue: string, spend: st
     linkClicks: visits,
     exitClicks: Math.floor(visits / 2),
     landerCtr: visits ? 50 : null,
+    botShare: visits ? 10 : null,
   };
 };
 
