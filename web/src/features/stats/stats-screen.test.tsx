@@ -235,7 +235,7 @@ describe("Stats screen", () => {
     expect(puts()).toEqual([]);
     await waitFor(() => expect(puts()).toHaveLength(1), { timeout: 2000 });
     expect(puts()[0]).toEqual({
-      visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr"],
+      visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr", "botShare"],
       columnWidths: { name: 50 },
     });
   });
