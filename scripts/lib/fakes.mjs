@@ -67,8 +67,7 @@ export async function startFakes({ port = 0, eventsToken = FAKE_EVENTS_TOKEN } =
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([, v]) => typeof v === "string"));
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
     let response;
     try {
