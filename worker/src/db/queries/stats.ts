@@ -142,7 +142,8 @@ const andAll = (conditions: SQL[]) => (conditions.length ? sql` and ${sql.join(c
  */
 function cakeFrom(groupBy: StatsGrouping) {
   const dim = AUDIENCE_DIM_OF[groupBy];
-  if (dim) return sql`(select *, null as offer_name from cake_audience_daily where dim = ${dim}) r`;
+  // The dimension is one of our constants, written into the statement (D1 allows 100 parameters).
+  if (dim) return sql.raw(`(select *, null as offer_name from cake_audience_daily where dim = '${dim}') r`);
   return joinsCampaign(groupBy)
     ? sql`cake_attributed_daily r left join campaigns c on c.id = r.campaign_id`
     : sql`cake_attributed_daily r`;
@@ -157,7 +158,7 @@ function clickSource(groupBy: StatsGrouping): { rolled: SQL; g: SQL; raw: SQL } 
   const dim = AUDIENCE_DIM_OF[groupBy];
   if (dim) {
     return {
-      rolled: sql`(select * from click_audience_daily where dim = ${dim})`,
+      rolled: sql.raw(`(select * from click_audience_daily where dim = '${dim}')`),
       g: sql.raw("d.value"),
       raw: sql.raw(`coalesce(k.${AUDIENCE_COLUMN[dim]}, '')`),
     };
