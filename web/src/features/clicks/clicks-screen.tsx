@@ -83,6 +83,9 @@ function ClickRow({ click }: { click: Click }) {
         {click.exitedAt ? <div className="text-emerald-700">Exit {formatDateTime(click.exitedAt)}</div> : null}
       </TableCell>
       <TableCell>
+        <Visitor click={click} />
+      </TableCell>
+      <TableCell>
         <AdField id={click.tiktokCampaignId} name={click.campaignName} />
       </TableCell>
       <TableCell>
@@ -92,9 +95,6 @@ function ClickRow({ click }: { click: Click }) {
         <AdField id={click.tiktokCreativeId} name={click.creativeName} />
       </TableCell>
       <TableCell className="whitespace-nowrap">{click.placement || "—"}</TableCell>
-      <TableCell>
-        <Visitor click={click} />
-      </TableCell>
       <TableCell className="tabular whitespace-nowrap text-xs">{click.ipAddress || "—"}</TableCell>
     </TableRow>
   );
@@ -156,7 +156,7 @@ export default function ClicksScreen() {
             setPage(1);
           }}
         />
-        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <div className="grid grid-cols-2 gap-3 sm:gap-4 lg:grid-cols-4">
           <StatCard label="Total Clicks" icon={<MousePointerClick />} value={data ? data.total.toLocaleString("en-US") : "—"} />
           <StatCard label="Exit Clicks" icon={<LogOut />} value={data ? data.exitClicks.toLocaleString("en-US") : "—"} />
           <StatCard label="Lander CTR" icon={<Percent />} value={data ? `${data.ctr.toFixed(2)}%` : "—"} note="Exit clicks / clicks" />
@@ -175,11 +175,11 @@ export default function ClicksScreen() {
                 <TableHead>Click ID</TableHead>
                 <TableHead>Campaign</TableHead>
                 <TableHead>Clicked At</TableHead>
+                <TableHead>Visitor</TableHead>
                 <TableHead>TikTok Campaign</TableHead>
                 <TableHead>Ad Group</TableHead>
                 <TableHead>Creative</TableHead>
                 <TableHead>Placement</TableHead>
-                <TableHead>Visitor</TableHead>
                 <TableHead>IP Address</TableHead>
               </TableRow>
             </TableHeader>

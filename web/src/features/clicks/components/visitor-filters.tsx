@@ -34,7 +34,7 @@ export function VisitorFiltersRow({
   facets: ClickFacets | undefined;
 }) {
   return (
-    <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-5">
+    <div className="grid grid-cols-2 gap-3 lg:grid-cols-5">
       <Field label="Visitors">
         <Select value={value.bot} onValueChange={(v) => onChange({ bot: v as VisitorFilters["bot"] })} options={BOT_CHOICES} />
       </Field>
