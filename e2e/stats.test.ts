@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCakeFake, type FakeCakeClick, type FakeCakeConversion } from "../worker/test/fakes/cake-fake";
 import { createTikTokFake, type FakeTikTokRow } from "../worker/test/fakes/tiktok-fake";
+import { callApi } from "./support/api";
 import { useHarness } from "./support/harness";
 
 /** Screens settle after a request or two; Playwright's own waits allow 30 s, these allow 10. */
@@ -164,18 +165,7 @@ afterAll(async () => {
 // Page helpers
 // ---------------------------------------------------------------------------------------------
 
-/** A call to our API from the signed-in page (its session cookie, same origin for CSRF). */
-async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await page.evaluate(
-    async ({ method, path, body }) => {
-      const r = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: r.status, text: await r.text() };
-    },
-    { method, path, body },
-  );
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-  return JSON.parse(res.text) as T;
-}
+const call = callApi;
 
 async function statCard(page: Page, label: string) {
   const card = page.locator("main p").filter({ hasText: new RegExp(`^${label.replace(/[/]/g, "\\/")}$`) }).locator("xpath=..");

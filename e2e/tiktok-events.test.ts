@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Page } from "playwright-core";
 import { FAKE_EVENTS_TOKEN, startFakes } from "../scripts/lib/fakes.mjs";
+import { callApi } from "./support/api";
 import { createFirstAdmin, useHarness } from "./support/harness";
 
 const POSTBACK_TOKEN = "e2e-postback-token-0123456789";
@@ -28,17 +29,7 @@ beforeAll(async () => {
 const h = useHarness("tiktok-events", vars);
 afterAll(() => fakes?.close());
 
-async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await page.evaluate(
-    async ({ method, path, body }) => {
-      const r = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: r.status, text: await r.text() };
-    },
-    { method, path, body },
-  );
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-  return JSON.parse(res.text) as T;
-}
+const call = callApi;
 
 /** Desktop and phone screenshots of the page as it is, from the top. */
 async function shots(page: Page, name: string) {

@@ -9,6 +9,7 @@
 import { formatCents, formatScaled } from "../lib/money";
 import { CAKE_ONLY_GROUPINGS, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
 import { shiftDay } from "../integrations/day-windows";
+import { countryLabel } from "../lib/country";
 import { isoOrNull } from "../lib/time";
 import {
   DIRECT_KEY,
@@ -115,18 +116,6 @@ const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
   browser: ["browser", "browsers"],
 };
 
-const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
-
-/** "United States (US)" for a country code Cloudflare sent; the code itself when Intl does not know it. */
-function countryName(code: string): string {
-  try {
-    const name = regionNames.of(code);
-    return name && name !== code ? `${name} (${code})` : code;
-  } catch {
-    return code;
-  }
-}
-
 function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string>): string {
   if (g.key === UNATTRIBUTED_KEY) return "Unattributed spend";
   switch (groupBy) {
@@ -148,7 +137,7 @@ function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string
     case "browser":
       if (g.key === DIRECT_KEY) return "Direct";
       if (g.key === "") return "Unknown";
-      return groupBy === "country" ? countryName(g.key) : g.key;
+      return groupBy === "country" ? countryLabel(g.key) : g.key;
     default:
       return g.key === DIRECT_KEY ? "Direct" : g.key === "" ? "(not set)" : g.key;
   }

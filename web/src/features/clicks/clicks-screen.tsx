@@ -13,7 +13,8 @@ import { toDay, type DayRange } from "@/lib/date-ranges";
 import { formatDateTime } from "@/lib/format";
 import { exportUrl, NO_VISITOR_FILTERS, useCampaignChoices, useClickFacets, useClickLog, type Click, type VisitorFilters } from "./api";
 import { VisitorFiltersRow } from "./components/visitor-filters";
-import { agentLabel, countryLabel } from "./visitor";
+import { countryLabel } from "../../../../worker/src/lib/country";
+import { agentLabel } from "./visitor";
 
 const lastSevenDays = (): DayRange => ({ startDate: toDay(subDays(new Date(), 6)), endDate: toDay(new Date()) });
 

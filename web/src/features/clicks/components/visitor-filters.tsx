@@ -2,7 +2,7 @@ import { Field } from "@/components/ui/field";
 import { Select, type SelectOption } from "@/components/ui/select";
 import { UNKNOWN_VALUE } from "../../../../../worker/src/schemas/clicks";
 import { ALL, type ClickFacets, type VisitorFilters } from "../api";
-import { countryLabel } from "../visitor";
+import { countryLabel } from "../../../../../worker/src/lib/country";
 
 type Facet = ClickFacets["countries"][number];
 
