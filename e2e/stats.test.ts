@@ -461,7 +461,7 @@ test("a month of tracked clicks, CAKE revenue and TikTok spend: tabs, variables,
   for (let i = 0; i < 4; i++) await page.keyboard.press("Shift+ArrowRight");
   await saved;
   await expect.poll(() => call<{ visibleColumns: string[]; columnWidths: Record<string, number> }>(page, "GET", "/api/user/preferences"), POLL).toEqual({
-    visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr"],
+    visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr", "botShare"],
     columnWidths: { name: before + 200 },
   });
   // The mouse works too: drag Revenue's edge 40 px to the right.
