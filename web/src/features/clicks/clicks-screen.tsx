@@ -33,7 +33,7 @@ function Visitor({ click }: { click: Click }) {
   const place = [click.city, click.country].filter(Boolean).join(", ");
   if (!place && !agent) return <span className="text-slate-400">—</span>;
   return (
-    <div className="grid max-w-52 leading-tight">
+    <div className="grid min-w-40 max-w-52 leading-tight">
       {place ? (
         <span className="truncate text-slate-800" title={[click.city, click.region, click.country && countryLabel(click.country)].filter(Boolean).join(", ")}>
           {place}
@@ -157,7 +157,7 @@ export default function ClicksScreen() {
             setPage(1);
           }}
         />
-        <div className="grid grid-cols-2 gap-3 sm:gap-4 lg:grid-cols-4">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <StatCard label="Total Clicks" icon={<MousePointerClick />} value={data ? data.total.toLocaleString("en-US") : "—"} />
           <StatCard label="Exit Clicks" icon={<LogOut />} value={data ? data.exitClicks.toLocaleString("en-US") : "—"} />
           <StatCard label="Lander CTR" icon={<Percent />} value={data ? `${data.ctr.toFixed(2)}%` : "—"} note="Exit clicks / clicks" />
