@@ -18,6 +18,16 @@ export default defineConfig({
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
                 SESSION_SECRET: "test-secret-that-is-long-enough-for-hs256-signing",
+                // The Events API as the tests' fake answers it (worker/test/tiktok-events-*.test.ts
+                // route this host to it). Sending also needs a pixel code, which only those tests set.
+                TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",
+                TIKTOK_BASE_URL: "https://tiktok.test",
+                TIKTOK_EVENTS_RETRY_SECONDS: "0",
+              },
+              // Queue deliveries after 50 ms instead of wrangler.toml's seconds.
+              queueConsumers: {
+                "trackyard-tiktok-events": { maxBatchTimeout: 0.05 },
+                "trackyard-tiktok-events-dlq": { maxBatchTimeout: 0.05 },
               },
             },
           })),

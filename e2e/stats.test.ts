@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { createCakeFake, type FakeCakeClick, type FakeCakeConversion } from "../worker/test/fakes/cake-fake";
 import { createTikTokFake, type FakeTikTokRow } from "../worker/test/fakes/tiktok-fake";
 import { serveFetch } from "../scripts/lib/serve-fetch.mjs";
+import { callApi } from "./support/api";
 import { useHarness } from "./support/harness";
 
 /** Screens settle after a request or two; Playwright's own waits allow 30 s, these allow 10. */
@@ -146,18 +147,7 @@ afterAll(async () => {
 // Page helpers
 // ---------------------------------------------------------------------------------------------
 
-/** A call to our API from the signed-in page (its session cookie, same origin for CSRF). */
-async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await page.evaluate(
-    async ({ method, path, body }) => {
-      const r = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: r.status, text: await r.text() };
-    },
-    { method, path, body },
-  );
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-  return JSON.parse(res.text) as T;
-}
+const call = callApi;
 
 async function statCard(page: Page, label: string) {
   const card = page.locator("main p").filter({ hasText: new RegExp(`^${label.replace(/[/]/g, "\\/")}$`) }).locator("xpath=..");
@@ -453,7 +443,7 @@ test("a month of tracked clicks, CAKE revenue and TikTok spend: tabs, variables,
   for (let i = 0; i < 4; i++) await page.keyboard.press("Shift+ArrowRight");
   await saved;
   await expect.poll(() => call<{ visibleColumns: string[]; columnWidths: Record<string, number> }>(page, "GET", "/api/user/preferences"), POLL).toEqual({
-    visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr"],
+    visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr", "botShare"],
     columnWidths: { name: before + 200 },
   });
   // The mouse works too: drag Revenue's edge 40 px to the right.

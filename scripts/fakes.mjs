@@ -1,8 +1,10 @@
-// `npm run fakes`: the local stand-ins for Namecheap and Cloudflare (worker/test/fakes/), an HTTPS
-// relay like the README's nginx one, and a SOCKS5 proxy, served on 127.0.0.1 for `npm start` /
-// `npm run dev` to call. Prints the variables to start Trackyard with. Ctrl+C stops them.
+// `npm run fakes`: the local stand-ins (worker/test/fakes/) served on 127.0.0.1 for `npm start` /
+// `npm run dev` to call: Namecheap and Cloudflare, an HTTPS relay like the README's nginx one and
+// a SOCKS5 proxy (domain automation), and CAKE, TikTok's reports and TikTok's Events API on one
+// port (scripts/lib/fakes.mjs). Prints the variables to start Trackyard with. Ctrl+C stops them.
 //
-//   FAKES_PORT (default 9000): Namecheap on it, Cloudflare +1, the relay +2, SOCKS5 +3.
+//   FAKES_PORT (default 9000): Namecheap on it, Cloudflare +1, the relay +2, SOCKS5 +3,
+//     CAKE / TikTok / Events API +20.
 //   FAKE_ACTIVATION_DELAY_MS (default 20000): how long after Trackyard asks Cloudflare to re-check a
 //     zone whose nameservers point at it that the zone turns active (the cron, or Retry
 //     Configuration, then attaches the tracking hostname).
@@ -10,19 +12,15 @@
 // Names with a story: taken.xyz (registered), gold.xyz (premium, $450), vip.xyz (premium, $3.50),
 // early.xyz (Early Access fee). Control: POST http://127.0.0.1:<cloudflare port>/__fake/activate?zone=name
 // makes a zone active at once; GET /__fake/state on either fake shows what it holds and was asked.
-import path from "node:path";
-import { runnerImport } from "vite";
-import { ROOT } from "./lib/server.mjs";
+import { FAKE_ADVERTISER, FAKE_EVENTS_TOKEN, loadFakeModule, startFakes } from "./lib/fakes.mjs";
 import { serveFetch } from "./lib/serve-fetch.mjs";
 import { startSocks5Server } from "./fakes/socks5-server.mjs";
 
 const base = Number(process.env.FAKES_PORT ?? 9000);
 const activationDelayMs = Number(process.env.FAKE_ACTIVATION_DELAY_MS ?? 20_000);
 
-// The fakes are TypeScript shared with the worker tests; Vite's module runner loads them as they are.
-const load = async (file) => (await runnerImport(path.join(ROOT, "worker/test/fakes", file), { configFile: false, logLevel: "silent" })).module;
-const { createNamecheapFake, createRelayFake } = await load("namecheap-fake.ts");
-const { createCloudflareFake } = await load("cloudflare-fake.ts");
+const { createNamecheapFake, createRelayFake } = await loadFakeModule("namecheap-fake.ts");
+const { createCloudflareFake } = await loadFakeModule("cloudflare-fake.ts");
 
 const namecheap = createNamecheapFake({
   premium: { "gold.xyz": { registration: "450.00", renewal: "450.00" }, "vip.xyz": { registration: "3.50", renewal: "3.50" } },
@@ -70,6 +68,7 @@ const servers = await Promise.all([
   serveFetch(relay.handle, base + 2),
 ]);
 const socks = await startSocks5Server({ port: base + 3 });
+const data = await startFakes({ port: base + 20 });
 
 const common = [
   `NAMECHEAP_API_USER=${namecheap.state.apiUser}`,
@@ -93,13 +92,19 @@ through the relay:
 through the SOCKS5 proxy (experimental):
   ${nc} NAMECHEAP_PROXY=socks5://fake:fake@127.0.0.1:${socks.port} ${common} npm start
 
+CAKE, TikTok's reports and its Events API (${data.url}), for .dev.vars or the command line:
+  CAKE_BASE_URL=${data.url} CAKE_API_KEY=${data.cake.state.apiKey} CAKE_AFFILIATE_ID=${data.cake.state.affiliateId}
+  TIKTOK_BASE_URL=${data.url} TIKTOK_ACCESS_TOKEN=${data.tiktok.state.accessToken} TIKTOK_ADVERTISER_IDS=${FAKE_ADVERTISER}
+  TIKTOK_EVENTS_ACCESS_TOKEN=${FAKE_EVENTS_TOKEN}
+What the Events API received: curl ${data.url}/__fake/events
+
 The cron finishes waiting zones every 15 minutes; to run it now: curl http://localhost:8787/__scheduled
 Ctrl+C stops the fakes.`);
 
 const stop = () => {
   for (const { server } of servers) server.close();
   socks.server.close();
-  process.exit(0);
+  data.close().then(() => process.exit(0));
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

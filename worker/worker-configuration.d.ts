@@ -3,6 +3,7 @@
 declare namespace Cloudflare {
 	interface Env {
 		DB: D1Database;
+		TIKTOK_EVENTS_QUEUE: Queue;
 		ASSETS: Fetcher;
 		CODES_RECIPIENTS: string;
 		CODES_RETENTION_HOURS: string;

@@ -71,6 +71,26 @@ async function bundleWorkerCode() {
 }
 
 /**
+ * Who clicked (issue 12): 12 countries (1 in 50 clicks without one), mostly phones, 5 systems, 6
+ * browsers, and 1 click in 20 a bot.
+ */
+const AUDIENCE_SEED = `
+  case when i % 50 = 1 then null else substr('USGBDECAFRAUBRMXESITNLJP', 1 + 2 * ((i / 7) % 12), 2) end,
+  case when i % 10 < 8 then 'Mobile' when i % 10 = 8 then 'Tablet' else 'Desktop' end,
+  case i % 10 when 0 then 'Windows' when 9 then 'Mac OS' when 8 then 'iOS' else case when i % 3 = 0 then 'iOS' else 'Android' end end,
+  case (i / 11) % 6 when 0 then 'TikTok' when 1 then 'Mobile Safari' when 2 then 'Chrome' when 3 then 'Chrome WebView'
+    when 4 then 'Facebook' else 'Instagram' end,
+  i % 20 = 0, case when i % 20 = 0 then 'ad review: TikTok landing-page preloader' end`;
+
+/** cake_audience_daily's rows for a dimension, computed from the raw rows (the naive way). */
+const rawAudienceCake = (dim) => {
+  const column = { country: "country", device: "device_type", os: "os", browser: "browser" }[dim];
+  return `(select s.date, coalesce(k.campaign_id, 0) as campaign_id, coalesce(k.tiktok_campaign_id, '') as tiktok_campaign_id,
+      coalesce(k.${column}, '') as value, s.subid1, s.subid3, s.clicks, s.conversions, s.revenue_cents, null as offer_name
+    from cake_stats s left join clicks k on s.subid2 <> '' and k.click_id = s.subid2) r`;
+};
+
+/**
  * An account shaped like a real one: 222 TikTok campaigns (each 2 ad groups of 2 ads, shown in 2
  * placements) sending to 40 of our campaigns on 10 landers; 40% of visitors exit to the offer.
  * A day then has under 1,800 combinations of ad fields however many clicks it has: the size the
@@ -93,7 +113,8 @@ async function seed(d1) {
       .prepare(
         `with recursive n(i) as (select cast(?1 as integer) union all select i + 1 from n where i < ?2)
          insert into clicks (id, click_id, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement,
-           campaign_name, ad_group_name, creative_name, ip_address, user_agent, clicked_at, exited_at)
+           campaign_name, ad_group_name, creative_name, ip_address, user_agent, clicked_at, exited_at,
+           country, device_type, os, browser, bot, bot_reason)
          select i, 'k' || i, (i % ${TT_CAMPAIGNS}) % ${OUR_CAMPAIGNS} + 1, 'tt' || (i % ${TT_CAMPAIGNS}),
            'ag' || (i % ${TT_CAMPAIGNS}) || '-' || (i / ${TT_CAMPAIGNS} % 2),
            'cr' || (i % ${TT_CAMPAIGNS}) || '-' || (i / ${TT_CAMPAIGNS} % 2) || '-' || (i / ${TT_CAMPAIGNS * 2} % 2),
@@ -101,7 +122,8 @@ async function seed(d1) {
            'TT campaign ' || (i % ${TT_CAMPAIGNS}), 'Group ' || (i % ${TT_CAMPAIGNS}) || '-' || (i / ${TT_CAMPAIGNS} % 2),
            'Ad ' || (i % ${TT_CAMPAIGNS}) || '-' || (i / ${TT_CAMPAIGNS} % 2) || '-' || (i / ${TT_CAMPAIGNS * 2} % 2),
            '203.0.113.' || (i % 250), 'Mozilla/5.0 (bench)', ${clickedAt("i")},
-           case when i % 5 < 2 then ${clickedAt("i")} + 45000 end
+           case when i % 5 < 2 then ${clickedAt("i")} + 45000 end,
+           ${AUDIENCE_SEED}
          from n`,
       )
       .bind(from, to)
@@ -164,7 +186,8 @@ try {
       .prepare(
         `select (select count(*) from clicks) as clicks, (select count(*) from cake_stats) as cake,
            (select count(*) from tiktok_spend) as spend, (select count(*) from cake_attributed_daily) as cakeRollup,
-           (select count(*) from click_daily_stats) as clickRollup`,
+           (select count(*) from click_daily_stats) as clickRollup, (select count(*) from cake_audience_daily) as cakeAudience,
+           (select count(*) from click_audience_daily) as clickAudience`,
       )
       .first();
   console.log(`seeded in ${ms(performance.now() - t)}`);
@@ -179,7 +202,7 @@ try {
     `click rollup job, first run over ${int(s.clicks)} clicks: ${ms(rollupMs)} in ${run.steps} steps (${run.behind ? "BEHIND" : "caught up"})`,
   );
   console.log(
-    `sizes: clicks ${int(s.clicks)}, cake_stats ${int(s.cake)}, tiktok_spend ${int(s.spend)} -> cake_attributed_daily ${int(s.cakeRollup)}, click_daily_stats ${int(s.clickRollup)}`,
+    `sizes: clicks ${int(s.clicks)}, cake_stats ${int(s.cake)}, tiktok_spend ${int(s.spend)} -> cake_attributed_daily ${int(s.cakeRollup)}, click_daily_stats ${int(s.clickRollup)}, cake_audience_daily ${int(s.cakeAudience)}, click_audience_daily ${int(s.clickAudience)}`,
   );
 
   const startDate = dayOf(Date.parse(`${today}T00:00:00Z`) - (REPORT_DAYS - 1) * DAY_MS);
@@ -195,7 +218,10 @@ try {
     const q = { range: { startDate, endDate: today, timeZone, ...code.zoneDayRange(startDate, today, "UTC") }, groupBy, filters: {} };
     const prepared = [code.reportStatement(q)].map((st) => {
       const query = dialect.sqlToQuery(st);
-      const text = naive ? query.sql.replaceAll("cake_attributed_daily r", rawCake) : query.sql;
+      let text = naive ? query.sql.replaceAll("cake_attributed_daily r", rawCake) : query.sql;
+      for (const dim of ["country", "device", "os", "browser"]) {
+        if (naive) text = text.replaceAll(`(select *, null as offer_name from cake_audience_daily where dim = '${dim}') r`, rawAudienceCake(dim));
+      }
       return d1.prepare(text).bind(...query.params);
     });
     return { q, prepared };

@@ -24,6 +24,9 @@ export const DOCUMENTED_ENV = [
   "POSTBACK_TOKEN",
   "SYNC_RECENT_DAYS",
   "SYNC_DAILY_DAYS",
+  // Conversions sent to TikTok's Events API
+  "TIKTOK_EVENTS_ACCESS_TOKEN",
+  "TIKTOK_EVENTS_RETRY_SECONDS",
   // Domain automation: Namecheap, the route to it, Cloudflare
   "NAMECHEAP_API_USER",
   "NAMECHEAP_API_KEY",

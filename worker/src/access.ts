@@ -64,6 +64,7 @@ export const ACCESS = {
   "GET /api/clicks": feature("clicks"),
   "GET /api/clicks/by-campaign": feature("clicks", "dashboard"),
   "GET /api/clicks/export": feature("clicks"),
+  "GET /api/clicks/facets": feature("clicks"),
   // billing statements (data scoped per member) and invoicing
   "POST /api/transactions/upload": "admin",
   "GET /api/transactions": "signed-in",
@@ -78,6 +79,10 @@ export const ACCESS = {
   // that need only the synced tables; members are scoped to their media buyers in the queries
   "GET /api/sync/status": "admin",
   "POST /api/sync/run": "admin",
+  // conversions sent to TikTok's Events API: settings, send state and resend (admin)
+  "GET /api/tiktok-events": "admin",
+  "PUT /api/tiktok-events/settings": "admin",
+  "POST /api/tiktok-events/resend": "admin",
   "GET /api/tiktok/spend": feature("dashboard"),
   "GET /api/cake/offers": feature("offers", "performance", "dashboard"),
   "GET /api/cake/stats": feature("dashboard"),

@@ -24,6 +24,7 @@ import { statsRoutes } from "./routes/stats";
 import { sparkRoutes } from "./routes/sparks";
 import { syncRoutes } from "./routes/sync";
 import { tiktokRoutes } from "./routes/tiktok";
+import { tiktokEventsRoutes } from "./routes/tiktok-events";
 import { trackingRoutes } from "./routes/tracking";
 import { transactionRoutes } from "./routes/transactions";
 import { userRoutes } from "./routes/users";
@@ -49,6 +50,7 @@ const api = new Hono<AppEnv>()
   .route("/sync", syncRoutes)
   .route("/cake", cakeRoutes)
   .route("/tiktok", tiktokRoutes)
+  .route("/tiktok-events", tiktokEventsRoutes)
   .route("/stats", statsRoutes)
   .route("/user/preferences", preferenceRoutes)
   .route("/domains", domainRoutes)

@@ -31,6 +31,13 @@ export interface Secrets {
   NAMECHEAP_RELAY_KEY?: string;
   CLOUDFLARE_API_TOKEN?: string;
   CLOUDFLARE_ACCOUNT_ID?: string;
+  /** The Events API token generated for the pixel (README, "Conversions sent to TikTok"). */
+  TIKTOK_EVENTS_ACCESS_TOKEN?: string;
+}
+
+/** A message of the TikTok events queue: tiktok_event_sends ids claimed for sending (at most 1,000). */
+export interface TikTokEventsMessage {
+  ids: number[];
 }
 
 /** [vars] of wrangler.toml read by the syncs; optional so a missing one falls back to its default. */
@@ -38,6 +45,8 @@ export interface SyncVars {
   TIKTOK_BASE_URL?: string;
   SYNC_RECENT_DAYS?: string;
   SYNC_DAILY_DAYS?: string;
+  /** Seconds before the first retry of a failed Events API call (doubling each time); default 30. */
+  TIKTOK_EVENTS_RETRY_SECONDS?: string;
 }
 
 /** [vars] of domain automation; optional so a missing one falls back to its default. */

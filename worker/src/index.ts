@@ -2,6 +2,7 @@ import { app } from "./app";
 import { handleEmail } from "./email/handler";
 import type { Bindings } from "./env";
 import { runScheduled } from "./jobs";
+import { consumeDeadLetters, consumeEvents, TIKTOK_EVENTS_DLQ_NAME, TIKTOK_EVENTS_QUEUE_NAME } from "./tiktok-events/consume";
 
 export default {
   fetch: app.fetch,
@@ -10,5 +11,10 @@ export default {
   },
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(runScheduled(env, controller.scheduledTime));
+  },
+  async queue(batch, env, _ctx) {
+    if (batch.queue === TIKTOK_EVENTS_QUEUE_NAME) return consumeEvents(batch, env);
+    if (batch.queue === TIKTOK_EVENTS_DLQ_NAME) return consumeDeadLetters(batch, env);
+    throw new Error(`queue(): no consumer for queue ${batch.queue}`);
   },
 } satisfies ExportedHandler<Bindings>;

@@ -99,9 +99,13 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/clicks": () => ({ path: "/api/clicks?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/clicks/by-campaign": () => ({ path: "/api/clicks/by-campaign?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/clicks/export": () => ({ path: "/api/clicks/export?startDate=2025-01-01&endDate=2025-01-07" }),
+  "GET /api/clicks/facets": () => ({ path: "/api/clicks/facets?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/sync/status": () => ({ path: "/api/sync/status" }),
   // The test Worker has no data-source secrets: "all" answers 200 with each source not configured.
   "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),
+  "GET /api/tiktok-events": () => ({ path: "/api/tiktok-events" }),
+  "PUT /api/tiktok-events/settings": () => ({ path: "/api/tiktok-events/settings", json: { pixelCode: "", testEventCode: "", pendingEvent: "", currency: "USD" } }),
+  "POST /api/tiktok-events/resend": () => ({ path: "/api/tiktok-events/resend", json: {} }),
   "GET /api/tiktok/spend": () => ({ path: "/api/tiktok/spend?startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/cake/offers": () => ({ path: "/api/cake/offers?startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/cake/stats": () => ({ path: "/api/cake/stats?startDate=2025-01-01&endDate=2025-01-31" }),

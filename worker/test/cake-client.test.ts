@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cakeDay, cakeWindows, createCakeClient, type CakeConfig } from "../src/integrations/cake";
+import { cakeInstant, cakeDay, cakeWindows, createCakeClient, type CakeConfig } from "../src/integrations/cake";
 import { dayIn, shiftDay, splitDays } from "../src/integrations/day-windows";
 import { decimalToCents } from "../src/integrations/decimal";
 import { createCakeFake, type FakeCakeConversion } from "./fakes/cake-fake";
@@ -113,8 +113,19 @@ describe("CAKE client", () => {
       subid3: "",
       revenueCents: 18000,
       disposition: "Approved",
+      convertedAt: Date.parse("2025-01-10T10:00:00Z"),
     });
     expect(second).toMatchObject({ revenueCents: 29, disposition: "Rejected" });
+  });
+
+  it("reads when a conversion happened: the network's wall clock in its time zone, an offset or instant as given, a bare day as unknown", () => {
+    expect(cakeInstant("2025-03-01T23:10:00", "America/New_York")).toBe(Date.parse("2025-03-02T04:10:00Z"));
+    expect(cakeInstant("07/04/2025 11:30:00 PM", "America/New_York")).toBe(Date.parse("2025-07-05T03:30:00Z"));
+    expect(cakeInstant("03/01/2025 08:05:09", "UTC")).toBe(Date.parse("2025-03-01T08:05:09Z"));
+    expect(cakeInstant("2025-03-01T23:10:00+02:00", "America/New_York")).toBe(Date.parse("2025-03-01T21:10:00Z"));
+    expect(cakeInstant("/Date(1740870600000)/", "Asia/Tokyo")).toBe(1740870600000);
+    expect(cakeInstant("2025-03-01", "UTC")).toBeNull();
+    expect(cakeInstant("soon", "UTC")).toBeNull();
   });
 
   it("reads clicks with their sub ids, nested offers and the other sub id spelling", async () => {

@@ -144,11 +144,31 @@ describe("GET /api/clicks/by-campaign", () => {
 describe("GET /api/clicks/export", () => {
   const parseCsv = (text: string) => text.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
 
-  it("downloads the spec's columns, newest first, with formula injection defused", async () => {
+  it("downloads the spec's columns, then the visitor's, newest first, with formula injection defused", async () => {
     const admin = await makeAdmin();
     const id = await campaign("Summer, \"Hot\"");
     const [older, newer] = await seed(id, [
-      { at: "2018-06-01T10:00:00Z", exited: true, values: { campaignName: "=HYPERLINK(\"https://evil.example\")", placement: "+feed", ipAddress: "203.0.113.5", userAgent: "Mozilla/5.0 (X; -1)" } },
+      {
+        at: "2018-06-01T10:00:00Z",
+        exited: true,
+        values: {
+          campaignName: "=HYPERLINK(\"https://evil.example\")",
+          placement: "+feed",
+          ipAddress: "203.0.113.5",
+          userAgent: "Mozilla/5.0 (X; -1)",
+          ttclid: "E.C.P.x1",
+          country: "US",
+          region: "New York, NY",
+          city: "=cmd",
+          asn: 701,
+          asOrganization: "Verizon",
+          deviceType: "Mobile",
+          os: "iOS",
+          browser: "TikTok",
+          bot: true,
+          botReason: "empty user agent",
+        },
+      },
       { at: "2018-06-02T10:00:00Z", values: { adGroupName: "@SUM(1)", creativeName: "-2+3", tiktokCampaignId: "1799" } },
     ]);
     const res = await call(`/api/clicks/export?startDate=2018-06-01&endDate=2018-06-02&campaignId=${id}`, { cookie: admin.cookie });
@@ -160,11 +180,13 @@ describe("GET /api/clicks/export", () => {
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = parseCsv(new TextDecoder().decode(bytes));
     expect(lines[0]).toBe(
-      "Click ID,Campaign,Clicked At,Exited,Exit Time,TikTok Campaign ID,TikTok Ad Group ID,TikTok Creative ID,Placement,Campaign Name,Ad Group Name,Creative Name,IP Address,User Agent",
+      "Click ID,Campaign,Clicked At,Exited,Exit Time,TikTok Campaign ID,TikTok Ad Group ID,TikTok Creative ID,Placement,Campaign Name,Ad Group Name,Creative Name,IP Address,User Agent," +
+        "TTCLID,Country,Region,City,ASN,ISP,Device,OS,Browser,Bot,Bot Reason",
     );
-    expect(lines[1]).toBe(`${newer!.clickId},"Summer, ""Hot""",2018-06-02T10:00:00.000Z,No,,1799,,,,,'@SUM(1),'-2+3,,`);
+    expect(lines[1]).toBe(`${newer!.clickId},"Summer, ""Hot""",2018-06-02T10:00:00.000Z,No,,1799,,,,,'@SUM(1),'-2+3,,,,,,,,,,,,No,`);
     expect(lines[2]).toBe(
-      `${older!.clickId},"Summer, ""Hot""",2018-06-01T10:00:00.000Z,Yes,2018-06-01T10:00:01.000Z,,,,'+feed,"'=HYPERLINK(""https://evil.example"")",,,203.0.113.5,Mozilla/5.0 (X; -1)`,
+      `${older!.clickId},"Summer, ""Hot""",2018-06-01T10:00:00.000Z,Yes,2018-06-01T10:00:01.000Z,,,,'+feed,"'=HYPERLINK(""https://evil.example"")",,,203.0.113.5,Mozilla/5.0 (X; -1),` +
+        `E.C.P.x1,US,"New York, NY",'=cmd,701,Verizon,Mobile,iOS,TikTok,Yes,empty user agent`,
     );
     expect(lines).toHaveLength(3);
   });

@@ -27,6 +27,7 @@ const UNSET = {
   TIKTOK_ADVERTISER_IDS: undefined,
   TIKTOK_BASE_URL: undefined,
   POSTBACK_TOKEN: undefined,
+  TIKTOK_EVENTS_ACCESS_TOKEN: undefined,
 } satisfies Partial<Bindings>;
 
 /** The test Worker's bindings with every data source configured against the fakes. */

@@ -44,6 +44,11 @@ export interface ClickSeed {
   aname?: string | null;
   crname?: string | null;
   clickId?: string;
+  country?: string | null;
+  deviceType?: string | null;
+  os?: string | null;
+  browser?: string | null;
+  bot?: boolean;
 }
 
 const ms = (t: string | number) => (typeof t === "number" ? t : Date.parse(t));
@@ -62,6 +67,12 @@ export async function seedClicks(rows: ClickSeed[]): Promise<string[]> {
     creativeName: r.crname ?? null,
     clickedAt: ms(r.at),
     exitedAt: r.exitedAt == null ? null : ms(r.exitedAt),
+    country: r.country ?? null,
+    deviceType: r.deviceType ?? null,
+    os: r.os ?? null,
+    browser: r.browser ?? null,
+    bot: r.bot ?? false,
+    botReason: r.bot ? "ad review: TikTok landing-page preloader" : null,
   }));
   // One statement per click keeps under D1's 100 bound parameters whatever the list's length.
   for (const v of values) await db().insert(clicks).values(v);

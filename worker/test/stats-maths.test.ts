@@ -30,6 +30,7 @@ describe("metrics (spec §9)", () => {
       linkClicks: null,
       exitClicks: null,
       landerCtr: null,
+      botShare: null,
     });
     expect(metrics({ visits: 0, conversions: 0, revenueCents: 500, spendCents: 0, linkClicks: 0, exitClicks: 0 })).toMatchObject({
       roi: 0,

@@ -84,6 +84,7 @@ describe("GET /api/stats/report: campaign grouping", () => {
       linkClicks: 3,
       exitClicks: 1,
       landerCtr: (1 / 3) * 100,
+      botShare: 0,
     });
     expect(rowByKey(r, String(ids.c2))).toMatchObject({
       name: "Campaign Two",
@@ -140,6 +141,7 @@ describe("GET /api/stats/report: campaign grouping", () => {
       linkClicks: 6,
       exitClicks: 1,
       landerCtr: (1 / 6) * 100,
+      botShare: 0,
     });
     expect(r.daily).toEqual([{ date: DAY, revenue: "15.00", spend: "15.00", profit: "0.00" }]);
     expect(r.spendNote).toContain("$2.00");
@@ -404,7 +406,7 @@ describe("GET /api/stats/report: input", () => {
     ["startDate=2024-02-30&endDate=2024-03-01", "startDate"],
     ["startDate=2024-03-02&endDate=2024-03-01", "startDate must not be after endDate"],
     ["startDate=2024-01-01&endDate=2025-01-01", "at most 366 days"],
-    ["startDate=2024-01-01&endDate=2024-01-02&groupBy=browser", "groupBy must be one of"],
+    ["startDate=2024-01-01&endDate=2024-01-02&groupBy=city", "groupBy must be one of"],
     ["startDate=2024-01-01&endDate=2024-01-02&offerId=abc", "offerId must be a whole number"],
     ["startDate=2024-01-01&endDate=2024-01-02&campaignId=-3", "campaignId must be a whole number"],
   ])("refuses %s with 400", async (query, message) => {

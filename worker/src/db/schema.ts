@@ -328,6 +328,21 @@ export const clicks = sqliteTable(
     userAgent: text("user_agent"),
     clickedAt: integer("clicked_at").notNull(),
     exitedAt: integer("exited_at"),
+    /** TikTok's click id (the `__CLICKID__` macro, or the `ttclid` TikTok appends), cut to 1,000 characters. */
+    ttclid: text("ttclid"),
+    /** From Cloudflare's request properties (`request.cf`); null where there are none (local runs). */
+    country: text("country"),
+    region: text("region"),
+    city: text("city"),
+    asn: integer("asn"),
+    asOrganization: text("as_organization"),
+    /** Parsed from the user agent when the click batch is written (tracking/user-agent.ts), never on /r/. */
+    deviceType: text("device_type"),
+    os: text("os"),
+    browser: text("browser"),
+    /** Flagged (tracking/bots.ts), never treated differently: every visitor gets the same redirect. */
+    bot: integer("bot", { mode: "boolean" }).notNull().default(false),
+    botReason: text("bot_reason"),
   },
   (t) => [
     index("clicks_clicked_at_idx").on(t.clickedAt),
@@ -556,6 +571,8 @@ export const clickDailyStats = sqliteTable(
     campaignName: text("campaign_name").notNull().default(""),
     adGroupName: text("ad_group_name").notNull().default(""),
     creativeName: text("creative_name").notNull().default(""),
+    /** 1: bot-flagged clicks (kept apart so the report can leave them out). */
+    bot: integer("bot").notNull().default(0),
     clicks: integer("clicks").notNull().default(0),
     exits: integer("exits").notNull().default(0),
   },
@@ -570,6 +587,7 @@ export const clickDailyStats = sqliteTable(
       t.campaignName,
       t.adGroupName,
       t.creativeName,
+      t.bot,
     ),
     index("click_daily_stats_campaign_idx").on(t.campaignId, t.date),
   ],
@@ -591,3 +609,111 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
   exitWatermark: integer("exit_watermark").notNull().default(0),
   updatedAt: integer("updated_at").notNull(),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Who clicked (issue 12): audience rollups for the Country / Device / OS / Browser groupings, and
+// the conversions sent back to TikTok's Events API.
+// ---------------------------------------------------------------------------------------------
+
+/** The audience dimensions of a click the stats can group by, as `dim` values of the rollups. */
+export const AUDIENCE_DIMS = ["country", "device", "os", "browser"] as const;
+export type AudienceDim = (typeof AUDIENCE_DIMS)[number];
+
+/**
+ * Our clicks per report day, campaign, ad campaign and one audience value (`dim` = country,
+ * device, os or browser; '' when unknown). One row per value rather than per combination, so rows
+ * grow with the distinct values of a day, never with clicks. Kept by the same cron step as
+ * click_daily_stats, under the same watermarks.
+ */
+export const clickAudienceDaily = sqliteTable(
+  "click_audience_daily",
+  {
+    id: integer("id").primaryKey(),
+    dim: text("dim", { enum: AUDIENCE_DIMS }).notNull(),
+    date: text("date").notNull(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    tiktokCampaignId: text("tiktok_campaign_id").notNull().default(""),
+    value: text("value").notNull().default(""),
+    bot: integer("bot").notNull().default(0),
+    clicks: integer("clicks").notNull().default(0),
+    exits: integer("exits").notNull().default(0),
+  },
+  (t) => [uniqueIndex("click_audience_daily_key_unique").on(t.dim, t.date, t.campaignId, t.tiktokCampaignId, t.value, t.bot)],
+);
+
+/**
+ * CAKE's figures per CAKE day over one audience value of the click each row came from (sub2 =
+ * clickId; `campaignId` 0 = no click of ours, the report's "Direct"). Rebuilt and bumped with
+ * cake_attributed_daily.
+ */
+export const cakeAudienceDaily = sqliteTable(
+  "cake_audience_daily",
+  {
+    id: integer("id").primaryKey(),
+    dim: text("dim", { enum: AUDIENCE_DIMS }).notNull(),
+    date: text("date").notNull(),
+    campaignId: integer("campaign_id").notNull().default(0),
+    tiktokCampaignId: text("tiktok_campaign_id").notNull().default(""),
+    value: text("value").notNull().default(""),
+    subid1: text("subid1").notNull().default(""),
+    subid3: text("subid3").notNull().default(""),
+    clicks: integer("clicks").notNull().default(0),
+    conversions: integer("conversions").notNull().default(0),
+    revenueCents: integer("revenue_cents").notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex("cake_audience_daily_key_unique").on(t.dim, t.date, t.campaignId, t.tiktokCampaignId, t.value, t.subid1, t.subid3),
+  ],
+);
+
+/**
+ * `queued`: claimed and handed to the queue; `sending`: a consumer holds it (until `leaseUntil`);
+ * `sent`: TikTok answered code 0; `failed`: TikTok refused it (its message kept) or the queue gave
+ * up; `skipped`: not sent, for `skipReason`.
+ */
+export const TIKTOK_SEND_STATUSES = ["queued", "sending", "sent", "failed", "skipped"] as const;
+export type TikTokSendStatus = (typeof TIKTOK_SEND_STATUSES)[number];
+export const TIKTOK_SKIP_REASONS = ["no_ttclid", "not_tiktok", "outside_window", "not_configured"] as const;
+export type TikTokSkipReason = (typeof TIKTOK_SKIP_REASONS)[number];
+
+/**
+ * One row per CAKE conversion and TikTok event: the send state that makes each event reach the
+ * Events API once. A producer (postback, pull, cron sweep) claims the row before it enqueues;
+ * the queue consumer leases it, sends, and confirms. The unique key is what stops the same
+ * conversion arriving by postback and by pull from being sent twice. The click's values are
+ * copied in at claim time, so a later clean-up of old clicks does not change what is sent.
+ */
+export const tiktokEventSends = sqliteTable(
+  "tiktok_event_sends",
+  {
+    id: integer("id").primaryKey(),
+    conversionId: text("conversion_id").notNull(),
+    event: text("event").notNull(),
+    status: text("status", { enum: TIKTOK_SEND_STATUSES }).notNull(),
+    skipReason: text("skip_reason", { enum: TIKTOK_SKIP_REASONS }),
+    clickId: text("click_id"),
+    ttclid: text("ttclid"),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+    pageUrl: text("page_url"),
+    valueCents: integer("value_cents"),
+    currency: text("currency"),
+    /** When the conversion happened (epoch ms): the event's `event_time`. */
+    eventAt: integer("event_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** TikTok's `code` and `message` of the last failed attempt. */
+    code: integer("code"),
+    message: text("message"),
+    leaseUntil: integer("lease_until"),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at").notNull().default(nowMs),
+    sentAt: integer("sent_at"),
+  },
+  (t) => [
+    uniqueIndex("tiktok_event_sends_conversion_event_unique").on(t.conversionId, t.event),
+    index("tiktok_event_sends_status_idx").on(t.status, t.updatedAt),
+    index("tiktok_event_sends_updated_idx").on(t.updatedAt),
+  ],
+);

@@ -9,6 +9,7 @@
  * ⚠ marks what integrations.md could not confirm; those parts read the answer defensively.
  */
 import { realDay } from "../schemas/calendar-date";
+import { wallTimeToInstant } from "../lib/zone-days";
 import { dayIn, shiftDay, splitDays } from "./day-windows";
 import { decimalToCents } from "./decimal";
 import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
@@ -49,6 +50,8 @@ export interface CakeConversion extends CakeRowKey {
   conversionId: string;
   revenueCents: number;
   disposition: string;
+  /** When it happened (epoch ms), when CAKE sent a time and not only a day; null otherwise. */
+  convertedAt: number | null;
 }
 
 export interface CakeClick extends CakeRowKey {
@@ -76,6 +79,34 @@ export function cakeDay(value: unknown, timeZone: string): string | null {
   const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:$|\s)/.exec(text);
   if (us) return realDay(Number(us[3]), Number(us[1]), Number(us[2]));
   return null;
+}
+
+/**
+ * The instant of a CAKE timestamp: `/Date(ms)/` as is, a written date and time with an offset as
+ * written, and one without (the network's wall clock) read in `timeZone`. Null for a bare day or
+ * anything else: the caller then knows only the day.
+ */
+export function cakeInstant(value: unknown, timeZone: string): number | null {
+  if (typeof value !== "string") return null;
+  const text = value.trim();
+  const instant = /^\/?Date\((-?\d+)(?:[+-]\d{4})?\)\/?$/.exec(text);
+  if (instant) return Number(instant[1]);
+  let wall: number | null = null;
+  const iso = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/.exec(text);
+  if (iso) {
+    if (iso[7]) {
+      const ms = Date.parse(text.replace(" ", "T"));
+      return Number.isFinite(ms) ? ms : null;
+    }
+    wall = Date.UTC(Number(iso[1]), Number(iso[2]) - 1, Number(iso[3]), Number(iso[4]), Number(iso[5]), Number(iso[6] ?? 0));
+  }
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(AM|PM)?$/i.exec(text);
+  if (us) {
+    let hour = Number(us[4]) % (us[7] ? 12 : 24);
+    if (us[7]?.toUpperCase() === "PM") hour += 12;
+    wall = Date.UTC(Number(us[3]), Number(us[1]) - 1, Number(us[2]), hour, Number(us[5]), Number(us[6] ?? 0));
+  }
+  return wall === null || !Number.isFinite(wall) ? null : wallTimeToInstant(wall, timeZone);
 }
 
 /** First present field among the names, also looking one level down (⚠ `offer: {offer_id}`). */
@@ -127,6 +158,7 @@ export function parseConversion(row: unknown, timeZone: string): CakeConversion 
     ...subids(row),
     revenueCents,
     disposition: text(isRecord(disposition) ? pick(disposition, ["disposition_name", "name"]) : disposition),
+    convertedAt: cakeInstant(row.conversion_date, timeZone),
   };
 }
 

@@ -5,6 +5,7 @@ import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
 import { rollUpClicksJob } from "./roll-up-clicks";
 import { purgeSyncRunsJob, syncCakeJob, syncTikTokJob } from "./sync-data-sources";
+import { sweepTikTokEventsJob } from "./tiktok-events";
 
 /** A unit of cron work. Each job runs on its own: one failing never stops the others. */
 export interface Job {
@@ -13,7 +14,16 @@ export interface Job {
 }
 
 /** Every job the cron runs, in order. Later features add theirs here. */
-export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes, syncCakeJob, syncTikTokJob, purgeSyncRunsJob, rollUpClicksJob, finishDomainsJob];
+export const JOBS: Job[] = [
+  purgeExpiredSessions,
+  purgeOldCodes,
+  syncCakeJob,
+  syncTikTokJob,
+  purgeSyncRunsJob,
+  rollUpClicksJob,
+  finishDomainsJob,
+  sweepTikTokEventsJob,
+];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {
   const db = createDb(env.DB);

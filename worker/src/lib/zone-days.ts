@@ -36,6 +36,12 @@ export function zoneOffsetMs(ms: number, timeZone: string): number {
   return wall - Math.floor(ms / 1000) * 1000;
 }
 
+/** The instant a zone's wall clock reads `wallMs` (a wall time written as if it were UTC). */
+export function wallTimeToInstant(wallMs: number, timeZone: string): number {
+  const guess = wallMs - zoneOffsetMs(wallMs, timeZone);
+  return wallMs - zoneOffsetMs(guess, timeZone);
+}
+
 /** One stretch of constant offset: instants before `untilMs` (null: all later ones) use `offsetMs`. */
 export interface OffsetSpan {
   untilMs: number | null;

@@ -1,14 +1,16 @@
 import { Hono } from "hono";
-import { clickCountsByCampaign, clickLogPage, clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
+import { clickCountsByCampaign, clickFacets, clickLogPage, clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
 import { reportTimeZone } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { dayIn, shiftDay } from "../integrations/day-windows";
-import { CSV_BOM, csvRow } from "../lib/csv";
+import type { z } from "zod";
+import { CSV_BOM } from "../lib/csv";
 import { badRequest } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
+import { clickCsvHeader, clickCsvLine } from "../tracking/click-csv";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/zone-days";
-import { clickExportQuery, clickLogQuery, dateRangeQuery } from "../schemas/clicks";
+import { clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
 
 const DEFAULT_DAYS = 7;
 const EXPORT_PAGE_ROWS = 1000;
@@ -28,40 +30,20 @@ export const ctrPercent = (exits: number, total: number) => (total === 0 ? 0 : M
 
 const clickJson = (r: ClickLogRow) => ({ ...r, clickedAt: iso(r.clickedAt), exitedAt: isoOrNull(r.exitedAt) });
 
-export const CLICK_CSV_COLUMNS = [
-  "Click ID",
-  "Campaign",
-  "Clicked At",
-  "Exited",
-  "Exit Time",
-  "TikTok Campaign ID",
-  "TikTok Ad Group ID",
-  "TikTok Creative ID",
-  "Placement",
-  "Campaign Name",
-  "Ad Group Name",
-  "Creative Name",
-  "IP Address",
-  "User Agent",
-] as const;
-
-const clickCsvRow = (r: ClickLogRow) =>
-  csvRow([
-    r.clickId,
-    r.campaign,
-    iso(r.clickedAt),
-    r.exitedAt === null ? "No" : "Yes",
-    isoOrNull(r.exitedAt),
-    r.tiktokCampaignId,
-    r.tiktokAdGroupId,
-    r.tiktokCreativeId,
-    r.placement,
-    r.campaignName,
-    r.adGroupName,
-    r.creativeName,
-    r.ipAddress,
-    r.userAgent,
-  ]);
+/** The request's filter: its days, campaign, people or bots, and visitor values ("(unknown)": not known). */
+function clickFilter(range: { startMs: number; endMs: number }, q: z.output<typeof clickExportQuery>): ClickFilter {
+  const value = (v: string | undefined) => (v === undefined ? undefined : v === UNKNOWN_VALUE ? null : v);
+  return {
+    startMs: range.startMs,
+    endMs: range.endMs,
+    campaignId: q.campaignId,
+    bot: q.bot === "all" ? undefined : q.bot === "bot",
+    country: value(q.country),
+    deviceType: value(q.device),
+    os: value(q.os),
+    browser: value(q.browser),
+  };
+}
 
 export const clickRoutes = new Hono<AppEnv>()
   /** The Click Log: one page newest first, with the totals of everything the filter matches. */
@@ -69,8 +51,7 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const filter: ClickFilter = { startMs: range.startMs, endMs: range.endMs, campaignId: q.campaignId };
-    const { total, exits, rows } = await clickLogPage(db, filter, q.page, q.pageSize);
+    const { total, exits, bots, rows } = await clickLogPage(db, clickFilter(range, q), q.page, q.pageSize);
     return c.json(
       {
         startDate: range.startDate,
@@ -79,6 +60,7 @@ export const clickRoutes = new Hono<AppEnv>()
         total,
         exitClicks: exits,
         ctr: ctrPercent(exits, total),
+        botClicks: bots,
         page: q.page,
         pageSize: q.pageSize,
         totalPages: Math.max(1, Math.ceil(total / q.pageSize)),
@@ -98,6 +80,15 @@ export const clickRoutes = new Hono<AppEnv>()
     );
   })
 
+  /** The visitor values of the days' clicks, for the Click Log's filters, most clicks first. */
+  .get("/facets", validate("query", dateRangeQuery), async (c) => {
+    const db = c.get("db");
+    const range = await resolveRange(db, c.req.valid("query"));
+    const facets = await clickFacets(db, range);
+    const of = (dim: string) => facets.filter((f) => f.dim === dim).map(({ value, clicks }) => ({ value, clicks }));
+    return c.json({ countries: of("country"), devices: of("device"), oses: of("os"), browsers: of("browser") }, 200);
+  })
+
   /**
    * The Click Log as CSV, every matching click newest first. Streamed a page at a time (keyset
    * paging), so a month of clicks never sits in memory. The first page is read before answering,
@@ -107,15 +98,15 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const filter: ClickFilter = { startMs: range.startMs, endMs: range.endMs, campaignId: q.campaignId };
+    const filter = clickFilter(range, q);
     const encoder = new TextEncoder();
     let rows = await clickRowsAfter(db, filter, null, EXPORT_PAGE_ROWS);
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(encoder.encode(CSV_BOM + csvRow(CLICK_CSV_COLUMNS)));
+        controller.enqueue(encoder.encode(CSV_BOM + clickCsvHeader()));
       },
       async pull(controller) {
-        if (rows.length) controller.enqueue(encoder.encode(rows.map(clickCsvRow).join("")));
+        if (rows.length) controller.enqueue(encoder.encode(rows.map(clickCsvLine).join("")));
         const last = rows.at(-1);
         if (rows.length < EXPORT_PAGE_ROWS || !last) {
           controller.close();

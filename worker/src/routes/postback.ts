@@ -17,6 +17,7 @@ import { validate } from "../lib/validate";
 import { database } from "../middleware/database";
 import { cakePostbackQuery } from "../schemas/performance";
 import { postbackSetup } from "../sync/config";
+import { produceSends } from "../tiktok-events/produce";
 import { constantTimeEqual } from "../lib/constant-time";
 
 const encoder = new TextEncoder();
@@ -62,6 +63,14 @@ export const postbackRoutes = new Hono<AppEnv>().get(
       revenueCents,
       receivedAt,
     });
+    // On to TikTok (a postback carries no disposition: CAKE fires it for a credited conversion).
+    // One the pull already reported was handed on by the pull, with the network's disposition. A
+    // failure here is logged, not answered: the conversion is counted, and the cron's sweep
+    // claims what a postback left unclaimed.
+    if (result !== "already-reported") {
+      const seen = { conversionId: q.leadid, disposition: "", subid2: q.s2, revenueCents, eventAt: receivedAt };
+      await produceSends(db, c.env, [seen], receivedAt).catch((err: unknown) => console.error("postback: not handed on to TikTok", err));
+    }
     return c.json({ ok: true, result }, 200);
   },
 );

@@ -17,12 +17,13 @@ export const statsRoutes = new Hono<AppEnv>()
   .get("/report", validate("query", statsReportQuery), async (c) => {
     const db = c.get("db");
     const user = c.get("user")!;
-    const { startDate, endDate, groupBy, ...filters } = c.req.valid("query");
+    const { startDate, endDate, groupBy, includeBots, ...filters } = c.req.valid("query");
     const timeZone = await reportTimeZone(db);
     const query: ReportQuery = {
       range: { startDate, endDate, timeZone, ...zoneDayRange(startDate, endDate, timeZone) },
       groupBy,
       filters,
+      includeBots,
       buyerScope: mediaBuyerScope(user, sql.raw("r.subid1")),
     };
     const report = buildReport(query, await readReport(db, query), { member: user.role !== "admin" });

@@ -11,13 +11,40 @@ import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } fr
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { exitBase } from "../tracking/links";
 import { appendQuery, fillTemplate } from "../tracking/urls";
-import { recordedValue } from "../tracking/values";
+import { isUnfilledMacro, recordedValue } from "../tracking/values";
 
 /**
  * Every value /r/ and /click record goes through this one rule (tracking/values.ts): cut to 255
  * characters, and an unfilled `__MACRO__` placeholder is empty.
  */
 const cut = recordedValue;
+
+/** A real ttclid is a few hundred characters; anything longer is cut rather than stored whole. */
+export const TTCLID_MAX = 1000;
+
+/**
+ * TikTok's click id: our tracking URL carries `ttclid=__CLICKID__` and TikTok may append its own
+ * `ttclid` as well, so the first filled one wins (an unfilled macro is no value).
+ */
+function ttclidOf(q: URLSearchParams): string | null {
+  for (const raw of q.getAll("ttclid")) {
+    const value = raw.trim();
+    if (value && !isUnfilledMacro(value)) return value.length > TTCLID_MAX ? value.slice(0, TTCLID_MAX) : value;
+  }
+  return null;
+}
+
+/** Where Cloudflare places the visitor (`request.cf`; absent under local runs and in tests). */
+function placeOf(cf: IncomingRequestCfProperties | undefined) {
+  const asn = cf?.asn;
+  return {
+    country: cut(typeof cf?.country === "string" ? cf.country : null),
+    region: cut(typeof cf?.region === "string" ? cf.region : null),
+    city: cut(typeof cf?.city === "string" ? cf.city : null),
+    asn: typeof asn === "number" && Number.isInteger(asn) && asn > 0 ? asn : null,
+    asOrganization: cut(typeof cf?.asOrganization === "string" ? cf.asOrganization : null),
+  };
+}
 
 const parseCampaignId = (raw: string | null | undefined) => (raw && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null);
 const CLICK_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -99,6 +126,9 @@ export const trackingRoutes = new Hono<AppEnv>()
         ipAddress: cut(c.req.header("cf-connecting-ip")),
         userAgent: cut(c.req.header("user-agent")),
         clickedAt: Date.now(),
+        ttclid: ttclidOf(q),
+        // The user agent is parsed and the bot flag set when the batch is written, not here.
+        ...placeOf(c.req.raw.cf as IncomingRequestCfProperties | undefined),
       });
     }
 

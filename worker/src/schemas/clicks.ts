@@ -22,7 +22,26 @@ const campaignFilter = z.object({
   campaignId: z.coerce.number({ error: "campaignId must be a campaign id" }).int("campaignId must be a campaign id").positive("campaignId must be a campaign id").optional(),
 });
 
-export const clickExportQuery = z.intersection(dateRangeQuery, campaignFilter);
+/** The value of a visitor filter meaning "not known" (no country from Cloudflare, an agent the parser could not read). */
+export const UNKNOWN_VALUE = "(unknown)";
+export const BOT_FILTERS = ["all", "human", "bot"] as const;
+
+const visitorValue = (name: string) =>
+  z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.string({ error: `${name} must be text` }).trim().max(100, `${name} must be at most 100 characters`).optional(),
+  );
+
+/** Who clicked: people or bots (all by default), and the country, device, OS and browser. */
+const visitorFilter = z.object({
+  bot: z.enum(BOT_FILTERS, { error: 'bot must be "all", "human" or "bot"' }).default("all"),
+  country: visitorValue("country"),
+  device: visitorValue("device"),
+  os: visitorValue("os"),
+  browser: visitorValue("browser"),
+});
+
+export const clickExportQuery = z.intersection(z.intersection(dateRangeQuery, campaignFilter), visitorFilter);
 
 export const clickLogQuery = z.intersection(
   clickExportQuery,

@@ -28,8 +28,16 @@ export const STATS_GROUPINGS = [
   "adGroupName",
   "tiktokCreativeId",
   "creativeName",
+  // Who clicked (Cloudflare's country, the parsed user agent): the spec's placeholders made real.
+  "country",
+  "device",
+  "os",
+  "browser",
 ] as const;
 export type StatsGrouping = (typeof STATS_GROUPINGS)[number];
+
+/** The groupings by an audience value of the click (keys: country code, device, OS, browser; '' unknown). */
+export const AUDIENCE_GROUPINGS = ["country", "device", "os", "browser"] as const satisfies readonly StatsGrouping[];
 
 /** The sparkId filter value meaning "No Spark" (CAKE rows without a sub3). */
 export const NO_SPARK = "none";
@@ -57,6 +65,13 @@ export const statsReportQuery = dateRangeQuery.and(
     mediaBuyer: optional(z.string().trim().min(1, "mediaBuyer must not be empty").max(50, "mediaBuyer must be at most 50 characters")),
     /** One of our campaigns. */
     campaignId: optional(positiveId("campaignId")),
+    /**
+     * Count bot-flagged clicks in Link Clicks, Lander CTR and the click shares that split spend
+     * (left out by default).
+     */
+    includeBots: optional(
+      z.enum(["true", "false", "1", "0"], { error: "includeBots must be true or false" }).transform((v) => v === "true" || v === "1"),
+    ).transform((v) => v ?? false),
   }),
 );
 export type StatsReportQuery = z.input<typeof statsReportQuery>;
@@ -90,6 +105,8 @@ export interface StatsMetrics {
   linkClicks: number | null;
   exitClicks: number | null;
   landerCtr: number | null;
+  /** Campaign grouping only: bot-flagged clicks / all our clicks x 100; null otherwise. */
+  botShare: number | null;
 }
 
 /** Reserved row keys. */
@@ -161,6 +178,7 @@ export const STATS_COLUMNS = [
   "linkClicks",
   "exitClicks",
   "landerCtr",
+  "botShare",
 ] as const;
 export type StatsColumn = (typeof STATS_COLUMNS)[number];
 

@@ -9,6 +9,7 @@
 import { formatCents, formatScaled } from "../lib/money";
 import { CAKE_ONLY_GROUPINGS, isCakeNarrowed, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
 import { shiftDay } from "../integrations/day-windows";
+import { countryLabel } from "../lib/country";
 import { isoOrNull } from "../lib/time";
 import {
   DIRECT_KEY,
@@ -35,6 +36,9 @@ interface Group {
   even: boolean;
   linkClicks: number | null;
   exitClicks: number | null;
+  /** Bot-flagged clicks, and all our clicks, bots included (campaign grouping). */
+  botClicks: number | null;
+  allClicks: number | null;
 }
 
 /**
@@ -67,6 +71,9 @@ interface Figures {
   spendCents: number;
   linkClicks: number | null;
   exitClicks: number | null;
+  /** Campaign grouping: bot-flagged clicks and all our clicks (bots included); else left out. */
+  botClicks?: number | null;
+  allClicks?: number | null;
 }
 
 /** Spec §9: profit = revenue - spend; ROI and ROAS 0 without spend; CR, EPV, CPV per visit. */
@@ -87,6 +94,7 @@ export function metrics(f: Figures): StatsMetrics {
     linkClicks: f.linkClicks,
     exitClicks: f.exitClicks,
     landerCtr: f.linkClicks === null ? null : f.linkClicks === 0 ? 0 : ((f.exitClicks ?? 0) / f.linkClicks) * 100,
+    botShare: f.botClicks == null || f.allClicks == null ? null : f.allClicks === 0 ? 0 : (f.botClicks / f.allClicks) * 100,
   };
 }
 
@@ -110,6 +118,10 @@ const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
   adGroupName: ["ad group name", "ad group names"],
   tiktokCreativeId: ["ad", "ads"],
   creativeName: ["ad name", "ad names"],
+  country: ["country", "countries"],
+  device: ["device type", "device types"],
+  os: ["operating system", "operating systems"],
+  browser: ["browser", "browsers"],
 };
 
 function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string>): string {
@@ -127,6 +139,13 @@ function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string
       return g.key === NO_SPARK ? "No Spark" : (names.get(g.key) ?? g.key);
     case "mediaBuyer":
       return g.key === "" ? "No media buyer" : g.key;
+    case "country":
+    case "device":
+    case "os":
+    case "browser":
+      if (g.key === DIRECT_KEY) return "Direct";
+      if (g.key === "") return "Unknown";
+      return groupBy === "country" ? countryLabel(g.key) : g.key;
     default:
       return g.key === DIRECT_KEY ? "Direct" : g.key === "" ? "(not set)" : g.key;
   }
@@ -145,7 +164,20 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   const group = (key: string) => {
     let g = groups.get(key);
     if (!g) {
-      g = { key, hint: null, visits: 0, conversions: 0, revenueCents: 0, spend: 0, attributed: false, even: false, linkClicks: null, exitClicks: null };
+      g = {
+        key,
+        hint: null,
+        visits: 0,
+        conversions: 0,
+        revenueCents: 0,
+        spend: 0,
+        attributed: false,
+        even: false,
+        linkClicks: null,
+        exitClicks: null,
+        botClicks: null,
+        allClicks: null,
+      };
       groups.set(key, g);
     }
     return g;
@@ -155,7 +187,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   const spendByDay = new Map<string, number>();
   let unlinked = 0;
   let rangeSpend = 0;
-  const ourClicks = new Map<string, { clicks: number; exits: number }>();
+  const ourClicks = new Map<string, { clicks: number; exits: number; bots: number }>();
   const cakeCampaigns = new Set<string>();
   const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
   for (const r of data.rows) {
@@ -175,7 +207,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     else if (r.kind === "u") unlinked = r.amount;
     else if (r.kind === "t") rangeSpend = r.amount;
     else if (r.kind === "k") cakeCampaigns.add(r.key);
-    else ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits });
+    else ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits, bots: r.bots });
   }
 
   // Our clicks do not know the spark or media buyer: with those narrowing the report, a campaign
@@ -187,11 +219,16 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
       if (!g) continue;
       g.linkClicks = c.clicks;
       g.exitClicks = c.exits;
+      g.botClicks = c.bots;
+      // With bots left out, link clicks are people's; the share is of everyone's clicks.
+      g.allClicks = q.includeBots ? c.clicks : c.clicks + c.bots;
     }
     for (const g of groups.values()) {
       if (g.key !== DIRECT_KEY && g.linkClicks === null) {
         g.linkClicks = 0;
         g.exitClicks = 0;
+        g.botClicks = 0;
+        g.allClicks = 0;
       }
     }
   }
@@ -250,6 +287,8 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     spendCents: shownSpend,
     linkClicks: campaignGrouping ? sum((g) => g.linkClicks ?? 0) : null,
     exitClicks: campaignGrouping ? sum((g) => g.exitClicks ?? 0) : null,
+    botClicks: campaignGrouping ? sum((g) => g.botClicks ?? 0) : null,
+    allClicks: campaignGrouping ? sum((g) => g.allClicks ?? 0) : null,
   });
 
   // The campaign grouping's rows already are those campaigns; elsewhere they are picked the same way.

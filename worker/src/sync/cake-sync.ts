@@ -55,6 +55,8 @@ export interface CakeSyncInput {
   runId: number;
   now: number;
   days: DayRange;
+  /** Called with each written week's conversions (they go on to TikTok); its failure never fails the sync. */
+  onConversions?: (conversions: CakeConversion[]) => Promise<unknown>;
 }
 
 /**
@@ -69,7 +71,7 @@ export const CAKE_WRITE_CHUNK_DAYS = 7;
  * the weeks already written stay written (each is whole) and the error says which days those
  * are; when it fails at once, the ExternalApiError is thrown.
  */
-export async function syncCake({ db, config, http, runId, now, days }: CakeSyncInput) {
+export async function syncCake({ db, config, http, runId, now, days, onConversions }: CakeSyncInput) {
   const client = createCakeClient(config, http);
   let rowsFetched = 0;
   let rowsUpserted = 0;
@@ -95,6 +97,9 @@ export async function syncCake({ db, config, http, runId, now, days }: CakeSyncI
     });
     rowsFetched += pulledConversions.length + clicks.length;
     savedFrom = chunk.start;
+    // After the write: a conversion is claimed for TikTok only once it is in the ledger. Each run
+    // pulls the same days again, so a claim lost here is made by the next run.
+    await onConversions?.(pulledConversions).catch((err: unknown) => console.error("cake sync: conversions not handed on", err));
   }
   return { rowsFetched, rowsUpserted, error: null };
 }

@@ -56,7 +56,7 @@ export function settingsToFix(source: SyncSource, problems: string[]): (SettingH
 
 const value = (v: string | undefined) => v?.trim() ?? "";
 
-function httpUrl(raw: string): string | null {
+export function httpUrl(raw: string): string | null {
   try {
     const url = new URL(raw);
     return url.protocol === "https:" || url.protocol === "http:" ? url.origin + url.pathname.replace(/\/+$/, "") : null;

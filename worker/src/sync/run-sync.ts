@@ -11,6 +11,8 @@ import type { Bindings, Db } from "../env";
 import { dayIn, shiftDay } from "../integrations/day-windows";
 import { ExternalApiError, type HttpOptions } from "../integrations/http";
 import { iso, isoOrNull } from "../lib/time";
+import type { CakeConversion } from "../integrations/cake";
+import { produceSends, seenConversion } from "../tiktok-events/produce";
 import { syncCake } from "./cake-sync";
 import { cakeSetup, tiktokSetup } from "./config";
 import { syncTikTok } from "./tiktok-sync";
@@ -78,7 +80,8 @@ type SyncResult = { rowsFetched: number; rowsUpserted: number; error: string | n
 function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { db: Db; http: HttpOptions; now: number; days: DayRange }) {
   if (source === "cake") {
     const { problems, config } = cakeSetup(env, timeZone);
-    return { problems, run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId })) };
+    const onConversions = (conversions: CakeConversion[]) => produceSends(input.db, env, conversions.map(seenConversion(input.now)), input.now);
+    return { problems, run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, onConversions })) };
   }
   const { problems, config } = tiktokSetup(env);
   return { problems, run: config && ((): Promise<SyncResult> => syncTikTok({ ...input, config })) };

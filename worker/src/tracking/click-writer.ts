@@ -2,6 +2,7 @@ import { insertClick, insertClicks, recordExit, type ExitRecord, type NewClick }
 import type { Db } from "../env";
 import { isForeignKeyViolation, isUniqueViolation } from "../lib/db-errors";
 import { sleep, withRetries, type RetryPolicy } from "../lib/retry";
+import { describeVisitor } from "./visitor";
 
 type Click = NewClick & { clickId: string };
 /** The part of the request's ExecutionContext used here (Hono's and the runtime's types differ). */
@@ -80,6 +81,8 @@ const pending = new Map<string, { click: Click; batch: Batch }>();
 async function flush(batch: Batch, db: Db) {
   if (open === batch) open = null;
   try {
+    // Parsed here, after every visitor of the batch was answered, never on /r/ itself.
+    for (const click of batch.clicks) Object.assign(click, describeVisitor(click.userAgent, click.asn));
     batch.lost = await writeBatch(db, batch.clicks);
   } finally {
     batch.lost ??= new Set(batch.clicks.map((c) => c.clickId));

@@ -3,7 +3,7 @@ import { normaliseBaseUrl } from "../schemas/settings";
 
 /** TikTok's macros on our query names (AID is the ad group, CID the ad). */
 export const TRACKING_QUERY =
-  "cid=__CAMPAIGN_ID__&ad=__AID__&cr=__CID__&plc=__PLACEMENT__&cname=__CAMPAIGN_NAME__&aname=__AID_NAME__&crname=__CID_NAME__";
+  "cid=__CAMPAIGN_ID__&ad=__AID__&cr=__CID__&plc=__PLACEMENT__&cname=__CAMPAIGN_NAME__&aname=__AID_NAME__&crname=__CID_NAME__&ttclid=__CLICKID__";
 
 export interface DomainChoice {
   domain: string;

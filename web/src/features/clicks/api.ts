@@ -2,23 +2,45 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import type { DayRange } from "@/lib/date-ranges";
+import type { BOT_FILTERS } from "../../../../worker/src/schemas/clicks";
 
 export type ClickLog = InferResponseType<typeof api.clicks.$get, 200>;
 export type Click = ClickLog["clicks"][number];
+export type ClickFacets = InferResponseType<typeof api.clicks.facets.$get, 200>;
 
 /** Spec §9: the click log refreshes every 10 seconds. */
 const POLL_MS = 10_000;
 
+/** Who clicked, as the filters hold it: "all" is no filter; a value may be "(unknown)". */
+export interface VisitorFilters {
+  bot: (typeof BOT_FILTERS)[number];
+  country: string;
+  device: string;
+  os: string;
+  browser: string;
+}
+
+export const ALL = "all";
+export const NO_VISITOR_FILTERS: VisitorFilters = { bot: "all", country: ALL, device: ALL, os: ALL, browser: ALL };
+
+/** The call's query: the range, and each filter only when it narrows. */
+function logQuery(range: DayRange, campaignId: string, v: VisitorFilters) {
+  return {
+    ...range,
+    ...(campaignId !== ALL && { campaignId }),
+    ...(v.bot !== "all" && { bot: v.bot }),
+    ...(v.country !== ALL && { country: v.country }),
+    ...(v.device !== ALL && { device: v.device }),
+    ...(v.os !== ALL && { os: v.os }),
+    ...(v.browser !== ALL && { browser: v.browser }),
+  };
+}
+
 /** endDate is inclusive on the server (worker/src/schemas/clicks.ts): sent as picked, no +1 day. */
-export function useClickLog(range: DayRange, campaignId: string, page: number) {
+export function useClickLog(range: DayRange, campaignId: string, visitors: VisitorFilters, page: number) {
   return useQuery({
-    queryKey: ["clicks", "log", range, campaignId, page],
-    queryFn: () =>
-      unwrap(
-        api.clicks.$get({
-          query: { ...range, page: String(page), ...(campaignId !== "all" && { campaignId }) },
-        }),
-      ),
+    queryKey: ["clicks", "log", range, campaignId, visitors, page],
+    queryFn: () => unwrap(api.clicks.$get({ query: { ...logQuery(range, campaignId, visitors), page: String(page) } })),
     refetchInterval: POLL_MS,
     placeholderData: keepPreviousData,
   });
@@ -34,7 +56,15 @@ export function useCampaignChoices(range: DayRange) {
   });
 }
 
-export const exportUrl = (range: DayRange, campaignId: string) => {
-  const q = new URLSearchParams({ ...range, ...(campaignId !== "all" && { campaignId }) });
-  return `/api/clicks/export?${q}`;
-};
+/** The range's countries, devices, systems and browsers, for the visitor filters. */
+export function useClickFacets(range: DayRange) {
+  return useQuery({
+    queryKey: ["clicks", "facets", range],
+    queryFn: () => unwrap(api.clicks.facets.$get({ query: range })),
+    refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export const exportUrl = (range: DayRange, campaignId: string, visitors: VisitorFilters) =>
+  `/api/clicks/export?${new URLSearchParams(logQuery(range, campaignId, visitors))}`;

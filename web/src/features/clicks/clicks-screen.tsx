@@ -1,5 +1,5 @@
 import { subDays } from "date-fns";
-import { Download, LogOut, MousePointerClick, Percent } from "lucide-react";
+import { Bot, Download, LogOut, MousePointerClick, Percent } from "lucide-react";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -12,7 +12,10 @@ import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toDay, type DayRange } from "@/lib/date-ranges";
 import { formatDateTime } from "@/lib/format";
-import { exportUrl, useCampaignChoices, useClickLog, type Click } from "./api";
+import { exportUrl, NO_VISITOR_FILTERS, useCampaignChoices, useClickFacets, useClickLog, type Click, type VisitorFilters } from "./api";
+import { VisitorFiltersRow } from "./components/visitor-filters";
+import { countryLabel } from "../../../../worker/src/lib/country";
+import { agentLabel } from "./visitor";
 
 const lastSevenDays = (): DayRange => ({ startDate: toDay(subDays(new Date(), 6)), endDate: toDay(new Date()) });
 
@@ -42,14 +45,51 @@ function AdField({ id, name, what }: { id: string | null; name: string | null; w
   );
 }
 
+function Visitor({ click }: { click: Click }) {
+  const agent = agentLabel(click);
+  const place = [click.city, click.country].filter(Boolean).join(", ");
+  if (!place && !agent) return <span className="text-slate-400">—</span>;
+  return (
+    <div className="grid min-w-40 max-w-52 leading-tight">
+      {place ? (
+        <span className="truncate text-slate-800" title={[click.city, click.region, click.country && countryLabel(click.country)].filter(Boolean).join(", ")}>
+          {place}
+        </span>
+      ) : null}
+      {agent ? (
+        <span className="truncate text-xs text-slate-500" title={click.userAgent ?? undefined}>
+          {agent}
+        </span>
+      ) : null}
+      {click.asOrganization ? (
+        <span className="truncate text-xs text-slate-500" title={click.asn ? `AS${click.asn}` : undefined}>
+          {click.asOrganization}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
 function ClickRow({ click }: { click: Click }) {
   return (
     <TableRow>
       <TableCell>
-        {click.exitedAt ? <Badge variant="success">Exited</Badge> : <Badge variant="secondary">No Exit</Badge>}
+        <div className="flex flex-col items-start gap-1">
+          {click.exitedAt ? <Badge variant="success">Exited</Badge> : <Badge variant="secondary">No Exit</Badge>}
+          {click.bot ? (
+            <Badge variant="warning" title={click.botReason ?? undefined} aria-label={`Bot: ${click.botReason ?? "flagged"}`}>
+              Bot
+            </Badge>
+          ) : null}
+        </div>
       </TableCell>
-      <TableCell>
+      <TableCell className="text-xs">
         <CopyableId id={click.clickId} what="click ID" short />
+        {click.ttclid ? (
+          <div className="max-w-32 truncate text-slate-500" title={click.ttclid}>
+            ttclid {click.ttclid.slice(0, 10)}…
+          </div>
+        ) : null}
       </TableCell>
       <TableCell className="max-w-40 truncate" title={click.campaign ?? undefined}>
         {click.campaign ?? "Unknown"}
@@ -57,6 +97,9 @@ function ClickRow({ click }: { click: Click }) {
       <TableCell className="tabular whitespace-nowrap text-xs">
         <div>{formatDateTime(click.clickedAt)}</div>
         {click.exitedAt ? <div className="text-emerald-700">Exit {formatDateTime(click.exitedAt)}</div> : null}
+      </TableCell>
+      <TableCell>
+        <Visitor click={click} />
       </TableCell>
       <TableCell>
         <AdField id={click.tiktokCampaignId} name={click.campaignName} what="TikTok campaign ID" />
@@ -76,9 +119,11 @@ function ClickRow({ click }: { click: Click }) {
 export default function ClicksScreen() {
   const [range, setRange] = useState<DayRange>(lastSevenDays);
   const [campaignId, setCampaignId] = useState("all");
+  const [visitors, setVisitors] = useState<VisitorFilters>(NO_VISITOR_FILTERS);
   const [page, setPage] = useState(1);
-  const log = useClickLog(range, campaignId, page);
+  const log = useClickLog(range, campaignId, visitors, page);
   const choices = useCampaignChoices(range);
+  const facets = useClickFacets(range);
   const data = log.data;
   const rows = data?.clicks ?? [];
 
@@ -110,7 +155,7 @@ export default function ClicksScreen() {
               ]}
             />
             <Button asChild variant="secondary">
-              <a href={exportUrl(range, campaignId)} download>
+              <a href={exportUrl(range, campaignId, visitors)} download>
                 <Download />
                 Download CSV
               </a>
@@ -119,10 +164,24 @@ export default function ClicksScreen() {
         }
       />
       <div className="grid grid-cols-1 gap-6">
-        <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+        <VisitorFiltersRow
+          value={visitors}
+          facets={facets.data}
+          onChange={(patch) => {
+            setVisitors((v) => ({ ...v, ...patch }));
+            setPage(1);
+          }}
+        />
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <StatCard label="Total Clicks" icon={<MousePointerClick />} value={data ? data.total.toLocaleString("en-US") : "—"} />
           <StatCard label="Exit Clicks" icon={<LogOut />} value={data ? data.exitClicks.toLocaleString("en-US") : "—"} />
           <StatCard label="Lander CTR" icon={<Percent />} value={data ? `${data.ctr.toFixed(2)}%` : "—"} note="Exit clicks / clicks" />
+          <StatCard
+            label="Bot Clicks"
+            icon={<Bot />}
+            value={data ? data.botClicks.toLocaleString("en-US") : "—"}
+            note={data && data.total ? `${((data.botClicks / data.total) * 100).toFixed(2)}% of these clicks` : "Crawlers, ad reviewers, preloaders"}
+          />
         </div>
         <Card>
           <Table aria-label="Click log">
@@ -132,6 +191,7 @@ export default function ClicksScreen() {
                 <TableHead>Click ID</TableHead>
                 <TableHead>Campaign</TableHead>
                 <TableHead>Clicked At</TableHead>
+                <TableHead>Visitor</TableHead>
                 <TableHead>TikTok Campaign</TableHead>
                 <TableHead>Ad Group</TableHead>
                 <TableHead>Creative</TableHead>
@@ -143,7 +203,7 @@ export default function ClicksScreen() {
               <QueryRows
                 query={log}
                 rows={rows}
-                colSpan={9}
+                colSpan={10}
                 loading="Loading clicks..."
                 failed="Failed to fetch clicks"
                 emptyState={<EmptyState icon={<MousePointerClick />} title="No clicks found for the selected filters" />}

@@ -2,6 +2,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import type { DayRange } from "@/lib/date-ranges";
+import type { TikTokEventSettingsInput } from "../../../../worker/src/schemas/tiktok-events";
 
 export type Report = InferResponseType<typeof api.stats.report.$get, 200>;
 export type ReportRow = Report["rows"][number];
@@ -9,6 +10,7 @@ export type ReportTotals = Report["totals"];
 export type GroupBy = Report["groupBy"];
 export type Preferences = InferResponseType<typeof api.user.preferences.$get, 200>;
 export type SyncStatus = InferResponseType<typeof api.sync.status.$get, 200>;
+export type TikTokEventsStatus = InferResponseType<(typeof api)["tiktok-events"]["$get"], 200>;
 
 /** The report's inputs as the screen holds them; empty filters are left out of the call. */
 export interface ReportParams extends DayRange {
@@ -18,6 +20,8 @@ export interface ReportParams extends DayRange {
   sparkId: string | null;
   mediaBuyer: string | null;
   campaignId: number | null;
+  /** Count bot-flagged clicks in Link Clicks, Lander CTR and the click shares of spend. */
+  includeBots: boolean;
 }
 
 const statsKey = ["stats"] as const;
@@ -36,6 +40,7 @@ export function reportRequest(p: ReportParams) {
     ...(p.sparkId !== null && { sparkId: p.sparkId }),
     ...(p.mediaBuyer !== null && { mediaBuyer: p.mediaBuyer }),
     ...(p.campaignId !== null && { campaignId: String(p.campaignId) }),
+    ...(p.includeBots && { includeBots: "true" }),
   } satisfies Record<string, string>;
 }
 
@@ -88,3 +93,28 @@ export function useSyncNow() {
 }
 
 export const useReport = (p: ReportParams) => useQuery(reportQuery(p));
+
+// Conversions sent to TikTok's Events API (admins).
+const eventsKey = ["tiktok-events"] as const;
+
+export const tiktokEventsQuery = queryOptions({
+  queryKey: eventsKey,
+  queryFn: () => unwrap(api["tiktok-events"].$get()),
+  refetchInterval: STATS_REFRESH_MS,
+});
+
+export function useSaveEventSettings() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (json: TikTokEventSettingsInput) => unwrap(api["tiktok-events"].settings.$put({ json })),
+    onSettled: () => qc.invalidateQueries({ queryKey: eventsKey }),
+  });
+}
+
+export function useResendFailed() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api["tiktok-events"].resend.$post()),
+    onSettled: () => qc.invalidateQueries({ queryKey: eventsKey }),
+  });
+}

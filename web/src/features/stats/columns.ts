@@ -57,6 +57,10 @@ export const COLUMNS: Column[] = [
     sortable: false,
     campaignOnly: true,
   }),
+  metric("botShare", "Bot Share", "Bot Share (bot-flagged clicks / all our clicks)", (r) => orDash(r.botShare, percent), {
+    sortable: false,
+    campaignOnly: true,
+  }),
 ];
 
 export const MIN_WIDTH = MIN_COLUMN_WIDTH;

@@ -7,6 +7,11 @@ export const TABS = [
   { value: "offer", label: "Offers", nameLabel: "Offer" },
   { value: "lander", label: "Landers", nameLabel: "Lander" },
   { value: "mediaBuyer", label: "Media Buyer", nameLabel: "Media Buyer" },
+  // Who clicked: Cloudflare's country and the parsed user agent of our clicks.
+  { value: "country", label: "Country", nameLabel: "Country" },
+  { value: "device", label: "Device", nameLabel: "Device" },
+  { value: "os", label: "OS", nameLabel: "OS" },
+  { value: "browser", label: "Browser", nameLabel: "Browser" },
 ] as const satisfies readonly { value: GroupBy; label: string; nameLabel: string }[];
 export type Tab = (typeof TABS)[number]["value"];
 

@@ -22,6 +22,7 @@ const metrics = (visits: number, conversions: number, revenue: string, spend: st
     linkClicks: visits,
     exitClicks: Math.floor(visits / 2),
     landerCtr: visits ? 50 : null,
+    botShare: visits ? 10 : null,
   };
 };
 
@@ -248,7 +249,7 @@ describe("Stats screen", () => {
     expect(puts()).toEqual([]);
     await waitFor(() => expect(puts()).toHaveLength(1), { timeout: 2000 });
     expect(puts()[0]).toEqual({
-      visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr"],
+      visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr", "botShare"],
       columnWidths: { name: 50 },
     });
   });

@@ -3,6 +3,7 @@ import { Download, X } from "lucide-react";
 import { lazy, Suspense, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
+import { Checkbox } from "@/components/ui/checkbox";
 import { DateRangePicker } from "@/components/ui/date-range-picker";
 import { PageHeader } from "@/components/ui/page";
 import { Skeleton, Spinner } from "@/components/ui/spinner";
@@ -47,13 +48,14 @@ export default function StatsScreen() {
   const [tab, setTab] = useState<Tab>("campaign");
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [campaign, setCampaign] = useState<{ id: number; name: string } | null>(null);
+  const [includeBots, setIncludeBots] = useState(false);
   const [sort, setSort] = useState<Sort<ColumnKey>>(DEFAULT_SORT);
   const prefs = useTablePreferences();
 
   const groupBy = groupingOf(tab, filters.variable);
   const campaignGrouping = groupBy === "campaign";
   const report = useQuery(
-    reportQuery({ ...range, groupBy, offerId: filters.offerId, sparkId: filters.sparkId, mediaBuyer: filters.mediaBuyer, campaignId: campaign?.id ?? null }),
+    reportQuery({ ...range, groupBy, offerId: filters.offerId, sparkId: filters.sparkId, mediaBuyer: filters.mediaBuyer, campaignId: campaign?.id ?? null, includeBots }),
   );
 
   const rows = useMemo(() => sortRows(report.data?.rows ?? [], sort, sortValue), [report.data, sort]);
@@ -111,6 +113,13 @@ export default function StatsScreen() {
         </Tabs>
 
         <FilterRow filters={filters} onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))} range={range} />
+
+        <Checkbox
+          checked={includeBots}
+          onCheckedChange={setIncludeBots}
+          label="Include bot clicks"
+          description="Count clicks flagged as bots (crawlers, ad reviewers, TikTok's preloader) in Link Clicks, Lander CTR and the click shares that split spend."
+        />
 
         {campaign ? (
           <div className="flex flex-wrap items-center gap-2">

@@ -12,6 +12,7 @@ import type { Db } from "../../env";
 import { isCountedDisposition, type CakeClick, type CakeConversion } from "../../integrations/cake";
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
+import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
 
 export interface DayRange {
   start: string;
@@ -30,6 +31,9 @@ const ATTRIBUTED_COLUMNS = sql.raw(
   "date, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement, campaign_name, " +
     "ad_group_name, creative_name, offer_id, offer_name, subid1, subid3, clicks, conversions, revenue_cents",
 );
+/** What cake_audience_daily holds per row, in its insert order (its key, then the figures). */
+const AUDIENCE_KEY = sql.raw("dim, date, campaign_id, tiktok_campaign_id, value, subid1, subid3");
+const AUDIENCE_COLUMNS = sql.raw("dim, date, campaign_id, tiktok_campaign_id, value, subid1, subid3, clicks, conversions, revenue_cents");
 /** The click's campaign and ad values (joined as `k`); no matching click is campaign 0 ("Direct"), blanks. */
 const CLICK_DIMENSIONS = sql.raw(
   "coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), coalesce(k.tiktok_ad_group_id, ''), " +
@@ -44,6 +48,17 @@ const CLICK_DIMENSIONS = sql.raw(
  */
 export function rebuildAttributedStatements(days: DayRange): SQL[] {
   return [
+    // The same rows over one audience value of the click at a time (country, device, OS, browser).
+    sql`delete from cake_audience_daily where date between ${days.start} and ${days.end}`,
+    sql`
+      insert into cake_audience_daily (${AUDIENCE_COLUMNS})
+      select a.dim, s.date, coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), ${audienceValue("k")}, s.subid1, s.subid3,
+        sum(s.clicks), sum(s.conversions), sum(s.revenue_cents)
+      from cake_stats s
+      left join clicks k on s.subid2 <> '' and k.click_id = s.subid2
+      cross join ${AUDIENCE_DIMS_TABLE}
+      where s.date between ${days.start} and ${days.end}
+      group by 1, 2, 3, 4, 5, 6, 7`,
     sql`delete from cake_attributed_daily where date between ${days.start} and ${days.end}`,
     sql`
       insert into cake_attributed_daily (${ATTRIBUTED_COLUMNS})
@@ -227,6 +242,14 @@ export async function recordPostback(db: Db, pb: PostbackConversion): Promise<Po
         campaign_name, ad_group_name, creative_name, offer_id, subid1, subid3) do update set
         conversions = cake_attributed_daily.conversions + 1,
         revenue_cents = cake_attributed_daily.revenue_cents + excluded.revenue_cents`,
+    sql`
+      insert into cake_audience_daily (${AUDIENCE_COLUMNS})
+      select a.dim, ${pb.date}, coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), ${audienceValue("k")}, ${pb.subid1},
+        ${pb.subid3}, 0, 1, ${pb.revenueCents}
+      from (select 1) left join clicks k on ${pb.subid2} <> '' and k.click_id = ${pb.subid2} cross join ${AUDIENCE_DIMS_TABLE}
+      where ${unknown}
+      on conflict (${AUDIENCE_KEY}) do update set
+        conversions = cake_audience_daily.conversions + 1, revenue_cents = cake_audience_daily.revenue_cents + excluded.revenue_cents`,
     // A postback for a conversion the pull already has only notes that it arrived: the match is
     // the evidence that this network's lead ids are its conversion ids.
     sql`

@@ -10,6 +10,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import { localDaySql, offsetSpans } from "../../lib/zone-days";
 import { changed, rawBatch } from "../raw-batch";
+import { AUDIENCE_DIMS, type AudienceDim } from "../schema";
 
 export interface RollupState {
   timeZone: string;
@@ -36,9 +37,17 @@ export const CLICK_FIELDS = [
 ] as const;
 export type ClickField = (typeof CLICK_FIELDS)[number];
 
-const KEY_COLUMNS = sql.raw(`date, campaign_id, ${CLICK_FIELDS.join(", ")}`);
+const KEY_COLUMNS = sql.raw(`date, campaign_id, ${CLICK_FIELDS.join(", ")}, bot`);
 const fieldValues = sql.raw(CLICK_FIELDS.map((f) => `coalesce(${f}, '')`).join(", "));
-const GROUP_ALL = sql.raw("group by 1, 2, 3, 4, 5, 6, 7, 8, 9");
+const GROUP_ALL = sql.raw("group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10");
+
+/** The clicks column behind each audience dimension of click_audience_daily. */
+export const AUDIENCE_COLUMN: Record<AudienceDim, string> = { country: "country", device: "device_type", os: "os", browser: "browser" };
+const AUDIENCE_KEY = sql.raw("dim, date, campaign_id, tiktok_campaign_id, value, bot");
+/** Every click once per dimension: `a.dim` names it, `audienceValue` reads its value ('' unknown). */
+export const AUDIENCE_DIMS_TABLE = sql.raw(`(${AUDIENCE_DIMS.map((d) => `select '${d}' as dim`).join(" union all ")}) a`);
+export const audienceValue = (clicksAlias: string) =>
+  sql.raw(`case a.dim ${AUDIENCE_DIMS.map((d) => `when '${d}' then coalesce(${clicksAlias}.${AUDIENCE_COLUMN[d]}, '')`).join(" ")} end`);
 
 export async function readRollupState(db: Db): Promise<RollupState | null> {
   const [row] = await db.all<RollupState>(sql`
@@ -64,6 +73,7 @@ export async function anchorHolds(db: Db, state: RollupState): Promise<boolean> 
 export async function resetRollup(db: Db, timeZone: string, now: number) {
   await rawBatch(db, [
     sql`delete from click_daily_stats`,
+    sql`delete from click_audience_daily`,
     sql`
       insert into click_rollup_state (id, time_zone, click_watermark, anchor_click_id, exit_watermark, updated_at)
       values (${STATE_ID}, ${timeZone}, 0, null, 0, ${now})
@@ -110,21 +120,39 @@ export async function rollUpStep(db: Db, from: RollupState, to: RollupTarget, no
   const statements: SQL[] = [
     sql`
       insert into click_daily_stats (${KEY_COLUMNS}, clicks, exits)
-      select ${day}, campaign_id, ${fieldValues}, count(*), count(case when exited_at <= ${to.exitWatermark} then 1 end)
+      select ${day}, campaign_id, ${fieldValues}, bot, count(*), count(case when exited_at <= ${to.exitWatermark} then 1 end)
       from clicks
       where ${newClicks} and ${unchanged}
       ${GROUP_ALL}
       on conflict (${KEY_COLUMNS}) do update set
         clicks = click_daily_stats.clicks + excluded.clicks, exits = click_daily_stats.exits + excluded.exits`,
+    sql`
+      insert into click_audience_daily (${AUDIENCE_KEY}, clicks, exits)
+      select a.dim, ${day}, k.campaign_id, coalesce(k.tiktok_campaign_id, ''), ${audienceValue("k")}, k.bot, count(*),
+        count(case when k.exited_at <= ${to.exitWatermark} then 1 end)
+      from clicks k cross join ${AUDIENCE_DIMS_TABLE}
+      where ${newClicks} and ${unchanged}
+      group by 1, 2, 3, 4, 5, 6
+      on conflict (${AUDIENCE_KEY}) do update set
+        clicks = click_audience_daily.clicks + excluded.clicks, exits = click_audience_daily.exits + excluded.exits`,
   ];
   if (oldExits) {
-    statements.push(sql`
-      insert into click_daily_stats (${KEY_COLUMNS}, clicks, exits)
-      select ${day}, campaign_id, ${fieldValues}, 0, count(*)
-      from clicks indexed by clicks_exited_at_idx
-      where ${oldExits} and ${unchanged}
-      ${GROUP_ALL}
-      on conflict (${KEY_COLUMNS}) do update set exits = click_daily_stats.exits + excluded.exits`);
+    statements.push(
+      sql`
+        insert into click_daily_stats (${KEY_COLUMNS}, clicks, exits)
+        select ${day}, campaign_id, ${fieldValues}, bot, 0, count(*)
+        from clicks indexed by clicks_exited_at_idx
+        where ${oldExits} and ${unchanged}
+        ${GROUP_ALL}
+        on conflict (${KEY_COLUMNS}) do update set exits = click_daily_stats.exits + excluded.exits`,
+      sql`
+        insert into click_audience_daily (${AUDIENCE_KEY}, clicks, exits)
+        select a.dim, ${day}, k.campaign_id, coalesce(k.tiktok_campaign_id, ''), ${audienceValue("k")}, k.bot, 0, count(*)
+        from clicks k indexed by clicks_exited_at_idx cross join ${AUDIENCE_DIMS_TABLE}
+        where ${oldExits} and ${unchanged}
+        group by 1, 2, 3, 4, 5, 6
+        on conflict (${AUDIENCE_KEY}) do update set exits = click_audience_daily.exits + excluded.exits`,
+    );
   }
   statements.push(sql`
     update click_rollup_state set click_watermark = ${to.clickWatermark}, anchor_click_id = ${to.anchorClickId},

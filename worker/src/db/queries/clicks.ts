@@ -2,12 +2,17 @@ import { and, count, desc, eq, getTableColumns, gte, isNull, lt, or, sql } from 
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
 import { rawBatch } from "../raw-batch";
+import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
 import { campaigns, clicks, landerClicks } from "../schema";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 
 export type NewClick = typeof clicks.$inferInsert;
 
 /** Every column but the rowid, in the order each row's JSON tuple lists its values. */
-const INSERTED = Object.entries(getTableColumns(clicks)).filter(([key]) => key !== "id") as [Exclude<keyof NewClick, "id">, { name: string }][];
+const INSERTED = Object.entries(getTableColumns(clicks)).filter(([key]) => key !== "id") as [
+  Exclude<keyof NewClick, "id">,
+  { name: string; default?: unknown },
+][];
 
 /**
  * Rows travel as JSON tuples, one bound parameter per statement (lib/json-chunks.ts): a VALUES
@@ -22,7 +27,8 @@ const INSERT_FROM_JSON = sql.raw(
 
 /** Many clicks in one round trip and one transaction: all stored, or none. */
 export async function insertClicks(db: Db, rows: NewClick[]) {
-  const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key]) => row[key] ?? null)));
+  // A value left out takes the column's default (the bot flag), as a VALUES insert would.
+  const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key, column]) => row[key] ?? column.default ?? null)));
   if (chunks.length) await rawBatch(db, chunks.map((chunk) => sql`${INSERT_FROM_JSON} from json_each(${chunk})`));
 }
 
@@ -73,15 +79,35 @@ export const recordExit = (db: Db, exit: ExitRecord) =>
     }),
   ]);
 
-/** Clicks with `startMs <= clickedAt < endMs`, optionally of one campaign. */
+/**
+ * Clicks with `startMs <= clickedAt < endMs`, optionally of one campaign, only people's or only
+ * bots', and of one country, device, OS or browser (null: the ones where it is not known).
+ */
 export interface ClickFilter {
   startMs: number;
   endMs: number;
   campaignId?: number;
+  bot?: boolean;
+  country?: string | null;
+  deviceType?: string | null;
+  os?: string | null;
+  browser?: string | null;
 }
 
+const valueIs = (column: AnySQLiteColumn, value: string | null | undefined) =>
+  value === undefined ? undefined : value === null ? isNull(column) : eq(column, value);
+
 const matching = (f: ClickFilter) =>
-  and(gte(clicks.clickedAt, f.startMs), lt(clicks.clickedAt, f.endMs), f.campaignId === undefined ? undefined : eq(clicks.campaignId, f.campaignId));
+  and(
+    gte(clicks.clickedAt, f.startMs),
+    lt(clicks.clickedAt, f.endMs),
+    f.campaignId === undefined ? undefined : eq(clicks.campaignId, f.campaignId),
+    f.bot === undefined ? undefined : eq(clicks.bot, f.bot),
+    valueIs(clicks.country, f.country),
+    valueIs(clicks.deviceType, f.deviceType),
+    valueIs(clicks.os, f.os),
+    valueIs(clicks.browser, f.browser),
+  );
 
 const logColumns = {
   id: clicks.id,
@@ -93,6 +119,17 @@ const logColumns = {
   userAgent: clicks.userAgent,
   clickedAt: clicks.clickedAt,
   exitedAt: clicks.exitedAt,
+  ttclid: clicks.ttclid,
+  country: clicks.country,
+  region: clicks.region,
+  city: clicks.city,
+  asn: clicks.asn,
+  asOrganization: clicks.asOrganization,
+  deviceType: clicks.deviceType,
+  os: clicks.os,
+  browser: clicks.browser,
+  bot: clicks.bot,
+  botReason: clicks.botReason,
 };
 
 export type ClickLogRow = Awaited<ReturnType<typeof clickLogPage>>["rows"][number];
@@ -103,7 +140,7 @@ const newestFirst = [desc(clicks.clickedAt), desc(clicks.id)] as const;
 export async function clickLogPage(db: Db, filter: ClickFilter, page: number, pageSize: number) {
   const where = matching(filter);
   const [totals, rows] = await db.batch([
-    db.select({ total: count(), exits: count(clicks.exitedAt) }).from(clicks).where(where),
+    db.select({ total: count(), exits: count(clicks.exitedAt), bots: sql<number>`coalesce(sum(${clicks.bot}), 0)` }).from(clicks).where(where),
     db
       .select(logColumns)
       .from(clicks)
@@ -113,7 +150,7 @@ export async function clickLogPage(db: Db, filter: ClickFilter, page: number, pa
       .limit(pageSize)
       .offset((page - 1) * pageSize),
   ]);
-  return { total: totals[0]?.total ?? 0, exits: totals[0]?.exits ?? 0, rows };
+  return { total: totals[0]?.total ?? 0, exits: totals[0]?.exits ?? 0, bots: totals[0]?.bots ?? 0, rows };
 }
 
 /**
@@ -145,3 +182,27 @@ export const clickCountsByCampaign = (db: Db, filter: ClickFilter) =>
     .where(matching(filter))
     .groupBy(clicks.campaignId)
     .orderBy(clicks.campaignId);
+
+export interface ClickFacet {
+  dim: "country" | "device" | "os" | "browser";
+  value: string;
+  clicks: number;
+}
+
+/**
+ * The countries, devices, systems and browsers of the days' clicks, with how many each ('' not
+ * known), for the Click Log's filters: the audience rollup's rows of the days plus the clicks not
+ * rolled up yet, so it reads rows per distinct value, not per click. Choices only: right to the
+ * day in the report time zone, not to the minute.
+ */
+export const clickFacets = (db: Db, days: { startDate: string; endDate: string; startMs: number; endMs: number }) =>
+  db.all<ClickFacet>(sql`
+    select dim, value, sum(clicks) as clicks from (
+      select dim, value, clicks from click_audience_daily where date between ${days.startDate} and ${days.endDate}
+      union all
+      select a.dim, ${audienceValue("k")}, 1
+      from clicks k cross join ${AUDIENCE_DIMS_TABLE}
+      where k.id > coalesce((select click_watermark from click_rollup_state where id = 1), 0)
+        and k.clicked_at >= ${days.startMs} and k.clicked_at < ${days.endMs})
+    group by dim, value
+    order by dim, clicks desc, value`);

@@ -12,7 +12,8 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import { NO_SPARK, type StatsGrouping } from "../../schemas/stats";
 import { rawBatch } from "../raw-batch";
-import type { ClickField } from "./click-rollup";
+import type { AudienceDim } from "../schema";
+import { AUDIENCE_COLUMN, type ClickField } from "./click-rollup";
 
 export interface ReportRange {
   startDate: string;
@@ -34,6 +35,8 @@ export interface ReportQuery {
   range: ReportRange;
   groupBy: StatsGrouping;
   filters: ReportFilters;
+  /** Count bot-flagged clicks as link clicks and in the click shares of spend (default: left out). */
+  includeBots?: boolean;
   /** A member's media buyers: a condition on `r.subid1`; undefined for admins. */
   buyerScope?: SQL;
 }
@@ -48,6 +51,9 @@ export const CLICK_FIELD_OF: Partial<Record<StatsGrouping, ClickField>> = {
   tiktokCreativeId: "tiktok_creative_id",
   creativeName: "creative_name",
 };
+
+/** The audience groupings, by their `dim` in click_audience_daily / cake_audience_daily. */
+export const AUDIENCE_DIM_OF: Partial<Record<StatsGrouping, AudienceDim>> = { country: "country", device: "device", os: "os", browser: "browser" };
 
 /**
  * Groupings no field of our clicks names: only CAKE's rows know the offer (the network's), the
@@ -79,6 +85,7 @@ export function spendLink(q: ReportQuery): SpendLink {
 function cakeKey(groupBy: StatsGrouping): SQL {
   const field = CLICK_FIELD_OF[groupBy];
   if (field) return sql.raw(`case when r.campaign_id = 0 then 'direct' else r.${field} end`);
+  if (AUDIENCE_DIM_OF[groupBy]) return sql.raw(`case when r.campaign_id = 0 then 'direct' else r.value end`);
   switch (groupBy) {
     case "campaign":
       return sql.raw(`case when r.campaign_id = 0 then 'direct' else cast(r.campaign_id as text) end`);
@@ -97,7 +104,7 @@ function cakeKey(groupBy: StatsGrouping): SQL {
 
 /** The group key of an our-clicks row `o` (campaigns `c` joined for the lander). */
 function clickKey(groupBy: StatsGrouping): SQL {
-  if (CLICK_FIELD_OF[groupBy]) return sql.raw("o.g");
+  if (CLICK_FIELD_OF[groupBy] || AUDIENCE_DIM_OF[groupBy]) return sql.raw("o.g");
   if (groupBy === "campaign") return sql.raw("cast(o.campaign_id as text)");
   if (groupBy === "lander") return sql.raw("coalesce(cast(c.lander_id as text), 'unknown')");
   throw new Error(`our clicks do not record ${groupBy}`);
@@ -131,14 +138,45 @@ function clickConditions(q: ReportQuery): SQL[] {
 const all = (conditions: SQL[]) => (conditions.length ? sql.join(conditions, sql` and `) : sql`1`);
 const andAll = (conditions: SQL[]) => (conditions.length ? sql` and ${sql.join(conditions, sql` and `)}` : sql``);
 
-const cakeFrom = (groupBy: StatsGrouping) =>
-  joinsCampaign(groupBy)
+/**
+ * CAKE's rows for the grouping: cake_attributed_daily, or for an audience grouping that one
+ * dimension's rows of cake_audience_daily (which know no offer, so no offer name either).
+ */
+function cakeFrom(groupBy: StatsGrouping) {
+  const dim = AUDIENCE_DIM_OF[groupBy];
+  // The dimension is one of our constants, written into the statement (D1 allows 100 parameters).
+  if (dim) return sql.raw(`(select *, null as offer_name from cake_audience_daily where dim = '${dim}') r`);
+  return joinsCampaign(groupBy)
     ? sql`cake_attributed_daily r left join campaigns c on c.id = r.campaign_id`
     : sql`cake_attributed_daily r`;
+}
+
+/**
+ * Where our clicks of the grouping come from: click_daily_stats with the ad field as `g`, or the
+ * audience rollup's rows of one dimension with the value as `g`; and the same value from a raw
+ * click `k` for the part not rolled up yet.
+ */
+function clickSource(groupBy: StatsGrouping): { rolled: SQL; g: SQL; raw: SQL } {
+  const dim = AUDIENCE_DIM_OF[groupBy];
+  if (dim) {
+    return {
+      rolled: sql.raw(`(select * from click_audience_daily where dim = '${dim}')`),
+      g: sql.raw("d.value"),
+      raw: sql.raw(`coalesce(k.${AUDIENCE_COLUMN[dim]}, '')`),
+    };
+  }
+  const field = CLICK_FIELD_OF[groupBy];
+  return {
+    rolled: sql.raw("click_daily_stats"),
+    g: sql.raw(field ? `d.${field}` : "''"),
+    raw: sql.raw(field ? `coalesce(k.${field}, '')` : "''"),
+  };
+}
 
 /**
  * CTEs `st` (how far the click rollup is usable) and `oc` (our clicks and exits of the range per
- * campaign_id, t = ad campaign and g = the grouping's click field). The range's days are whole
+ * campaign_id, t = ad campaign and g = the grouping's value; `bots` = the bot-flagged clicks,
+ * counted in `clicks` and `exits` only with `includeBots`). The range's days are whole
  * report-time-zone days on both sides: the rollup's rows by date, the rest by instant.
  *
  * The rollup counts only while its days are this time zone's and its clicks still the table's;
@@ -146,12 +184,12 @@ const cakeFrom = (groupBy: StatsGrouping) =>
  * clicks: slower, never wrong. All three parts read the state row in the same statement, so a
  * cron run moving the watermarks meanwhile cannot make a click count twice or not at all.
  */
-function ourClicksCtes(range: ReportRange, field: ClickField | undefined, byCampaign: boolean): SQL {
-  const rolled = field ? sql.raw(`d.${field}`) : sql.raw("''");
-  const raw = field ? sql.raw(`coalesce(k.${field}, '')`) : sql.raw("''");
+function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: boolean, includeBots: boolean): SQL {
+  const source = clickSource(groupBy);
   const inRange = sql`k.clicked_at >= ${range.startMs} and k.clicked_at < ${range.endMs}`;
   // Summed over campaigns unless the grouping or a filter needs them: fewer rows for every pass.
   const campaign = (alias: string) => sql.raw(byCampaign ? `${alias}.campaign_id` : "0");
+  const counted = sql.raw(includeBots ? "1" : "bot = 0");
   return sql`
     st as materialized (
       select coalesce(max(ok * w), 0) as w, coalesce(max(ok * e), 0) as e, coalesce(max(ok), 0) as ok from (
@@ -160,16 +198,18 @@ function ourClicksCtes(range: ReportRange, field: ClickField | undefined, byCamp
             select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))) as ok
         from click_rollup_state s where s.id = 1)),
     oc as materialized (
-      select campaign_id, t, g, sum(clicks) as clicks, sum(exits) as exits from (
-        select ${campaign("d")} as campaign_id, d.tiktok_campaign_id as t, ${rolled} as g, d.clicks, d.exits
-        from st cross join click_daily_stats d
+      select campaign_id, t, g, sum(case when ${counted} then clicks else 0 end) as clicks,
+        sum(case when ${counted} then exits else 0 end) as exits, sum(case when bot = 1 then clicks else 0 end) as bots
+      from (
+        select ${campaign("d")} as campaign_id, d.tiktok_campaign_id as t, ${source.g} as g, d.bot, d.clicks, d.exits
+        from st cross join ${source.rolled} d
         where st.ok = 1 and d.date between ${range.startDate} and ${range.endDate}
         union all
-        select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${raw}, 1, k.exited_at is not null
+        select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${source.raw}, k.bot, 1, k.exited_at is not null
         from st cross join clicks k not indexed
         where k.id > st.w and ${inRange}
         union all
-        select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${raw}, 0, 1
+        select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${source.raw}, k.bot, 0, 1
         from st cross join clicks k indexed by clicks_exited_at_idx
         where st.ok = 1 and k.exited_at > st.e and k.id <= st.w and ${inRange})
       group by campaign_id, t, g)`;
@@ -199,7 +239,6 @@ export function reportStatement(q: ReportQuery): SQL {
   const { startDate, endDate } = q.range;
   const link = spendLink(q);
   const restricted = isRestricted(q);
-  const field = CLICK_FIELD_OF[q.groupBy];
   const clickFilters = clickConditions(q);
   const cakeNarrowed = isCakeNarrowed(q);
   // Our clicks are read in every grouping: the report's own-traffic figures come from them.
@@ -208,12 +247,12 @@ export function reportStatement(q: ReportQuery): SQL {
   const days = sql`date between ${startDate} and ${endDate}`;
   const ctes: SQL[] = [];
   const parts: SQL[] = [];
-  ctes.push(ourClicksCtes(q.range, field, byCampaign));
+  ctes.push(ourClicksCtes(q.range, q.groupBy, byCampaign, q.includeBots ?? false));
   ctes.push(sql`sp as materialized (select tiktok_campaign_id as t, sum(spend_cents) as cents from tiktok_spend where ${days} group by t)`);
 
   const revenue = sql`from ${cakeFrom(q.groupBy)} where r.${days}${andAll(conditions)}`;
   parts.push(sql`select 'd' as kind, r.date as key, null as hint, 0 as visits, 0 as conversions, sum(r.revenue_cents) as revenue,
-    0 as amount, 0 as clicks, 0 as exits ${revenue} group by r.date`);
+    0 as amount, 0 as clicks, 0 as exits, 0 as bots ${revenue} group by r.date`);
   if (link === "cake-clicks") {
     // The weights need every CAKE row of the range (a share is of all the ad campaign's clicks),
     // so here the filters are conditions on the sums; one pass serves revenue and weights.
@@ -230,10 +269,10 @@ export function reportStatement(q: ReportQuery): SQL {
         group by key, t, m),
       rw as (select t, key, vis as w from cagg where m and vis > 0),
       rt as materialized (select t, sum(wall) as w from cagg where m group by t having sum(wall) > 0)`);
-    parts.push(sql`select 'g', key, max(hint), sum(vis), sum(conv), sum(rev), 0, 0, 0 from cagg where hasf group by key`);
+    parts.push(sql`select 'g', key, max(hint), sum(vis), sum(conv), sum(rev), 0, 0, 0, 0 from cagg where hasf group by key`);
   } else {
     parts.push(sql`select 'g', ${cakeKey(q.groupBy)} as key, max(r.offer_name), sum(r.clicks), sum(r.conversions),
-      sum(r.revenue_cents), 0, 0, 0 ${revenue} group by key`);
+      sum(r.revenue_cents), 0, 0, 0, 0 ${revenue} group by key`);
   }
   if (link === "our-clicks") {
     // Rows of oc may share an (ad campaign, key) (the lander of two campaigns): everything after
@@ -245,32 +284,32 @@ export function reportStatement(q: ReportQuery): SQL {
         where o.t <> ''${andAll(clickFilters)}),
       rt as materialized (select t, sum(clicks) as w from oc where t <> '' group by t having sum(clicks) > 0)`);
   }
-  const allDays = sql`select 'e', date, null, 0, 0, 0, sum(spend_cents), 0, 0 from tiktok_spend where ${days} group by date`;
+  const allDays = sql`select 'e', date, null, 0, 0, 0, sum(spend_cents), 0, 0, 0 from tiktok_spend where ${days} group by date`;
   if (link === "direct") {
-    parts.push(sql`select 'a', t, null, 0, 0, 0, cents, 0, 0 from sp`, allDays);
+    parts.push(sql`select 'a', t, null, 0, 0, 0, cents, 0, 0, 0 from sp`, allDays);
   } else {
     ctes.push(sql`
       att as materialized (
         select rw.t, rw.key, sp.cents * 1.0 * rw.w / rt.w as amount, rw.w * 1.0 / rt.w as share
         from rw join rt on rt.t = rw.t join sp on sp.t = rw.t)`);
     parts.push(
-      sql`select 'a', key, null, 0, 0, 0, sum(amount), 0, 0 from att group by key`,
-      sql`select 'u', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0 from sp where t not in (select t from rt)`,
+      sql`select 'a', key, null, 0, 0, 0, sum(amount), 0, 0, 0 from att group by key`,
+      sql`select 'u', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from sp where t not in (select t from rt)`,
       restricted
         ? sql`
-          select 'e', s.date, null, 0, 0, 0, sum(s.spend_cents * v.share), 0, 0
+          select 'e', s.date, null, 0, 0, 0, sum(s.spend_cents * v.share), 0, 0, 0
           from tiktok_spend s join (select t, sum(share) as share from att group by t) v on v.t = s.tiktok_campaign_id
           where s.${days} group by s.date`
         : allDays,
     );
   }
-  parts.push(sql`select 't', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0 from sp`);
+  parts.push(sql`select 't', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from sp`);
   parts.push(sql`
-    select 'c', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits) from oc o
+    select 'c', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits), sum(o.bots) from oc o
     where ${all(clickFilters)} group by o.campaign_id`);
   if (cakeNarrowed && q.groupBy !== "campaign") {
     parts.push(sql`
-      select 'k', cast(r.campaign_id as text), null, 0, 0, 0, 0, 0, 0 from cake_attributed_daily r
+      select 'k', cast(r.campaign_id as text), null, 0, 0, 0, 0, 0, 0, 0 from cake_attributed_daily r
       where r.${days} and r.campaign_id <> 0${andAll(conditions)} group by r.campaign_id`);
   }
   return sql`with ${sql.join(ctes, sql`, `)} ${unionAll(parts)}`;
@@ -300,6 +339,7 @@ export interface ReportRow {
   amount: number;
   clicks: number;
   exits: number;
+  bots: number;
 }
 
 /** Display names of the groups whose key is an id of ours. */

@@ -37,10 +37,22 @@ const STATUS = {
   postback: { configured: false, problems: ["POSTBACK_TOKEN is not set"], lastReceivedAt: null, url: "http://localhost/postback/cake?token=YOUR_POSTBACK_TOKEN" },
 };
 
+/** The Events API panel below the strip (its own test: tiktok-events.test.tsx). */
+const EVENTS = {
+  configured: true,
+  problems: [],
+  tokenSet: true,
+  settings: { pixelCode: "CPIXEL1", testEventCode: "", pendingEvent: "", currency: "USD" },
+  day: "2026-11-22",
+  today: { sent: 0, failed: 0, waiting: 0, skipped: { no_ttclid: 0, not_tiktok: 0, outside_window: 0, not_configured: 0 } },
+  failedTotal: 0,
+  failures: [],
+};
+
 describe("data sources strip", () => {
   let fetchMock: ReturnType<typeof vi.fn>;
   beforeEach(() => {
-    fetchMock = vi.fn(async () => Response.json(STATUS));
+    fetchMock = vi.fn(async (url: string) => Response.json(String(url).includes("/api/tiktok-events") ? EVENTS : STATUS));
     vi.stubGlobal("fetch", fetchMock);
   });
   afterEach(() => vi.unstubAllGlobals());
@@ -74,6 +86,7 @@ describe("data sources strip", () => {
       admin(),
     );
     await screen.findByText("last synced");
+    await screen.findByText("CPIXEL1");
     fetchMock.mockResolvedValueOnce(
       Response.json({
         outcomes: [

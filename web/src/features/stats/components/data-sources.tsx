@@ -10,6 +10,7 @@ import { cn } from "@/lib/cn";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { syncStatusQuery, useSyncNow, type SyncStatus } from "../api";
+import { TikTokEvents } from "./tiktok-events";
 
 type Source = SyncStatus["sources"][number];
 type Outcome = NonNullable<Source["lastRun"]>;
@@ -139,25 +140,28 @@ export function DataSources() {
     });
 
   return (
-    <Card className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between" aria-label="Data sources" role="region">
-      <div className="flex min-w-0 flex-col gap-1">
-        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Data sources</p>
-        {status.isPending ? (
-          <p className="text-sm text-slate-500">Loading sync status...</p>
-        ) : status.isError ? (
-          <p className="text-sm text-danger-700">{status.error.message || "Could not load the sync status"}</p>
-        ) : (
-          <ul className="grid grid-cols-[minmax(0,1fr)] gap-x-8 gap-y-2 sm:grid-cols-2">
-            {status.data.sources.map((s) => (
-              <SourceState key={s.source} source={s} />
-            ))}
-          </ul>
-        )}
-      </div>
-      <Button variant="secondary" size="sm" onClick={run} disabled={sync.isPending} className="self-start sm:self-center">
-        <RefreshCw className={cn(sync.isPending && "animate-spin")} />
-        {sync.isPending ? "Syncing..." : "Sync now"}
-      </Button>
-    </Card>
+    <>
+      <Card className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between" aria-label="Data sources" role="region">
+        <div className="flex min-w-0 flex-col gap-1">
+          <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Data sources</p>
+          {status.isPending ? (
+            <p className="text-sm text-slate-500">Loading sync status...</p>
+          ) : status.isError ? (
+            <p className="text-sm text-danger-700">{status.error.message || "Could not load the sync status"}</p>
+          ) : (
+            <ul className="grid grid-cols-[minmax(0,1fr)] gap-x-8 gap-y-2 sm:grid-cols-2">
+              {status.data.sources.map((s) => (
+                <SourceState key={s.source} source={s} />
+              ))}
+            </ul>
+          )}
+        </div>
+        <Button variant="secondary" size="sm" onClick={run} disabled={sync.isPending} className="self-start sm:self-center">
+          <RefreshCw className={cn(sync.isPending && "animate-spin")} />
+          {sync.isPending ? "Syncing..." : "Sync now"}
+        </Button>
+      </Card>
+      <TikTokEvents />
+    </>
   );
 }

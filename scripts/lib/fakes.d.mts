@@ -1,0 +1,10 @@
+export const FAKE_EVENTS_TOKEN: string;
+export const FAKE_ADVERTISER: string;
+export function loadFakeModule(file: string): Promise<Record<string, unknown>>;
+export function startFakes(options?: { port?: number; eventsToken?: string }): Promise<{
+  url: string;
+  cake: import("../../worker/test/fakes/cake-fake").CakeFake;
+  tiktok: import("../../worker/test/fakes/tiktok-fake").TikTokFake;
+  events: import("../../worker/test/fakes/tiktok-events-fake").TikTokEventsFake;
+  close(): Promise<void>;
+}>;

@@ -1,0 +1,51 @@
+// The local fakes of CAKE, TikTok's reporting API and TikTok's Events API (worker/test/fakes/),
+// served over HTTP from one port, for `npm start` (`npm run fakes`) and the benchmarks.
+// Control endpoints (JSON):
+//   GET  /__fake/events            what the Events API fake received: unique events, duplicates, calls
+//   POST /__fake/events/fail       [{ code, message } | { status, text }, ...]: the next calls answer these
+//   POST /__fake/cake/conversions  [FakeCakeConversion, ...]: rows the CAKE fake reports from now on
+import path from "node:path";
+import { runnerImport } from "vite";
+import { serveFetch } from "./serve-fetch.mjs";
+import { ROOT } from "./server.mjs";
+
+export const FAKE_EVENTS_TOKEN = "events-test-token";
+export const FAKE_ADVERTISER = "7000000000001";
+
+/** A fake's module from worker/test/fakes/: TypeScript shared with the worker tests, loaded as it is by Vite's module runner. */
+export const loadFakeModule = async (file) =>
+  (await runnerImport(path.join(ROOT, "worker/test/fakes", file), { configFile: false, logLevel: "silent" })).module;
+
+const json = (body, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+/** Starts the fakes on 127.0.0.1:`port` (0: any free port). Returns { url, cake, tiktok, events, close }. */
+export async function startFakes({ port = 0, eventsToken = FAKE_EVENTS_TOKEN } = {}) {
+  const [{ createCakeFake }, { createTikTokFake }, { createTikTokEventsFake }] = await Promise.all(
+    ["cake-fake.ts", "tiktok-fake.ts", "tiktok-events-fake.ts"].map(loadFakeModule),
+  );
+  const cake = createCakeFake();
+  const tiktok = createTikTokFake({ advertiserIds: [FAKE_ADVERTISER] });
+  const events = createTikTokEventsFake({ accessToken: eventsToken });
+
+  async function route(request) {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/__fake/events" && request.method === "GET") {
+      const { state } = events;
+      return json({ unique: state.events.size, duplicates: state.duplicates, calls: state.calls, latest: events.received().slice(-20) });
+    }
+    if (pathname === "/__fake/events/fail" && request.method === "POST") {
+      events.failNext(...(await request.json()));
+      return json({ ok: true });
+    }
+    if (pathname === "/__fake/cake/conversions" && request.method === "POST") {
+      cake.state.conversions.push(...(await request.json()));
+      return json({ ok: true, conversions: cake.state.conversions.length });
+    }
+    if (pathname.startsWith("/open_api/v1.3/event/")) return events.handle(request);
+    if (pathname.startsWith("/open_api/")) return tiktok.handle(request);
+    return cake.handle(request);
+  }
+
+  const { url, server } = await serveFetch(route, port);
+  return { url, cake, tiktok, events, close: () => new Promise((resolve) => server.close(resolve)) };
+}

@@ -1,0 +1,64 @@
+/**
+ * Conversions sent to TikTok's Events API (admins): the settings, the send state for the data
+ * sources panel, and 'Resend failed'.
+ */
+import { Hono } from "hono";
+import { reportTimeZone } from "../db/queries/settings";
+import { requeueFailed, sendOverview, writeEventSettings } from "../db/queries/tiktok-events";
+import { TIKTOK_SKIP_REASONS, type TikTokSkipReason } from "../db/schema";
+import type { AppEnv } from "../env";
+import { dayIn } from "../integrations/day-windows";
+import { iso } from "../lib/time";
+import { validate } from "../lib/validate";
+import { dayStartMs } from "../lib/zone-days";
+import { tiktokEventSettingsSchema } from "../schemas/tiktok-events";
+import { enqueueSends } from "../tiktok-events/produce";
+import { loadEventsSetup } from "../tiktok-events/setup";
+
+export const tiktokEventsRoutes = new Hono<AppEnv>()
+  /** Whether sending is set up, and what happened to the conversions today (report time zone). */
+  .get("/", async (c) => {
+    const db = c.get("db");
+    const now = Date.now();
+    const timeZone = await reportTimeZone(db);
+    const day = dayIn(now, timeZone);
+    const [{ settings, problems }, overview] = await Promise.all([loadEventsSetup(db, c.env), sendOverview(db, dayStartMs(day, timeZone))]);
+    const skipped = Object.fromEntries(TIKTOK_SKIP_REASONS.map((r) => [r, 0])) as Record<TikTokSkipReason, number>;
+    const today = { sent: 0, failed: 0, waiting: 0, skipped };
+    for (const row of overview.today) {
+      if (row.status === "sent") today.sent += row.count;
+      else if (row.status === "failed") today.failed += row.count;
+      else if (row.status === "skipped" && row.skipReason) skipped[row.skipReason] += row.count;
+      else today.waiting += row.count;
+    }
+    return c.json(
+      {
+        configured: problems.length === 0,
+        problems,
+        tokenSet: Boolean(c.env.TIKTOK_EVENTS_ACCESS_TOKEN?.trim()),
+        settings,
+        day,
+        today,
+        failedTotal: overview.failedTotal,
+        failures: overview.failures.map((f) => ({ ...f, at: iso(f.at) })),
+      },
+      200,
+    );
+  })
+
+  .put("/settings", validate("json", tiktokEventSettingsSchema), async (c) => {
+    const value = c.req.valid("json");
+    await writeEventSettings(c.get("db"), value);
+    return c.json(value, 200);
+  })
+
+  /** Every failed conversion back on the queue (after the token or pixel was fixed). */
+  .post("/resend", async (c) => {
+    const ids = await requeueFailed(c.get("db"), Date.now());
+    // Should the enqueue fail, the rows are queued in D1 all the same and the cron's sweep sends them.
+    const enqueued = await enqueueSends(c.env.TIKTOK_EVENTS_QUEUE, ids).then(
+      () => true,
+      (err: unknown) => (console.error("resend: enqueue failed", err), false),
+    );
+    return c.json({ requeued: ids.length, enqueued }, 200);
+  });

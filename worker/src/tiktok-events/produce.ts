@@ -1,0 +1,73 @@
+/**
+ * The producer side: a CAKE conversion seen by the postback, a pull or the cron's sweep becomes
+ * claimed send rows (db/queries/tiktok-events.ts) and queue messages carrying their ids.
+ */
+import { claimSends, type SendClaim } from "../db/queries/tiktok-events";
+import type { Bindings, Db, TikTokEventsMessage } from "../env";
+import { isCountedDisposition, type CakeConversion } from "../integrations/cake";
+import { TIKTOK_EVENTS_PER_CALL } from "../integrations/tiktok-events";
+import { APPROVED_EVENT, type PendingEvent } from "../schemas/tiktok-events";
+import { loadEventsSetup } from "./setup";
+
+/**
+ * The TikTok event a CAKE disposition becomes: approved (and a postback, which carries no
+ * disposition: CAKE fires it for a conversion it credits) is a purchase; pending is what the admin
+ * chose, or nothing; rejected is never sent.
+ */
+export function eventFor(disposition: string, pendingEvent: PendingEvent): string | null {
+  if (!isCountedDisposition(disposition)) return null;
+  if (/pend/i.test(disposition)) return pendingEvent || null;
+  return APPROVED_EVENT;
+}
+
+/** A conversion as the producers see it. */
+export interface SeenConversion {
+  conversionId: string;
+  disposition: string;
+  /** Our click id (CAKE's sub2), or "". */
+  subid2: string;
+  revenueCents: number;
+  /** When it converted (epoch ms). */
+  eventAt: number;
+}
+
+/** A pulled conversion as a producer sees it; one CAKE gave no time for converted when first seen (`now`). */
+export const seenConversion =
+  (now: number) =>
+  (c: CakeConversion): SeenConversion => ({
+    conversionId: c.conversionId,
+    disposition: c.disposition,
+    subid2: c.subid2,
+    revenueCents: c.revenueCents,
+    eventAt: c.convertedAt ?? now,
+  });
+
+/** Messages per sendBatch call: 20 messages of 1,000 ids stay inside a call's 256 KB. */
+const MESSAGES_PER_SEND = 20;
+
+/** Hands the claimed ids to the queue, at most 1,000 to a message (one Events API call's worth). */
+export async function enqueueSends(queue: Queue, ids: readonly number[]) {
+  const messages: MessageSendRequest<TikTokEventsMessage>[] = [];
+  for (let i = 0; i < ids.length; i += TIKTOK_EVENTS_PER_CALL) {
+    messages.push({ body: { ids: ids.slice(i, i + TIKTOK_EVENTS_PER_CALL) }, contentType: "json" });
+  }
+  for (let i = 0; i < messages.length; i += MESSAGES_PER_SEND) await queue.sendBatch(messages.slice(i, i + MESSAGES_PER_SEND));
+}
+
+/**
+ * Claims the conversions' events and enqueues the ones to send. Safe to call again with the same
+ * conversions (a repeated postback, every pull of the same days): only a first claim enqueues.
+ * If the enqueue fails, the rows stay claimed and the cron's sweep enqueues them later.
+ */
+export async function produceSends(db: Db, env: Bindings, conversions: readonly SeenConversion[], now: number) {
+  if (!conversions.length) return { claimed: 0 };
+  const { settings, config } = await loadEventsSetup(db, env);
+  const claims: SendClaim[] = [];
+  for (const c of conversions) {
+    const event = eventFor(c.disposition, settings.pendingEvent);
+    if (event) claims.push({ conversionId: c.conversionId, event, subid2: c.subid2, valueCents: c.revenueCents, eventAt: Math.min(c.eventAt, now) });
+  }
+  const ids = await claimSends(db, claims, { configured: config !== null, currency: settings.currency, now });
+  await enqueueSends(env.TIKTOK_EVENTS_QUEUE, ids);
+  return { claimed: ids.length };
+}
