@@ -175,6 +175,8 @@ test("wide tables on a phone: pinned first column, a sign they scroll, actions a
   await page.goto("/clicks");
   const log = page.getByRole("region", { name: "Click log, scrolls sideways" });
   await log.waitFor();
+  // A data row has ten cells; the one-cell "Loading clicks..." row is replaced once the log arrives.
+  await page.getByRole("table", { name: "Click log" }).locator("tbody td:nth-child(2)").first().waitFor();
   const status = page.getByRole("table", { name: "Click log" }).locator("tbody td").first();
   const before = (await status.boundingBox())!.x;
   await log.evaluate((el) => (el.scrollLeft = el.scrollWidth));
