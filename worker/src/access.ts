@@ -44,7 +44,7 @@ export const ACCESS = {
   "POST /api/landers": "admin",
   "PATCH /api/landers/:id": "admin",
   "DELETE /api/landers/:id": "admin",
-  // the stats screen's offer filter reads the list too
+  // the stats screen's offer filter reads the list too; members get ids and names only (routes/offers.ts)
   "GET /api/offers": feature("offers", "campaigns", "dashboard"),
   "POST /api/offers": "admin",
   "PATCH /api/offers/:id": "admin",
@@ -59,7 +59,8 @@ export const ACCESS = {
   "POST /api/sparks": feature("sparks"),
   "DELETE /api/sparks/:id": feature("sparks"),
   "GET /api/clicks": feature("clicks"),
-  "GET /api/clicks/by-campaign": feature("clicks", "dashboard"),
+  // The Click Log's campaign filter: for the same callers as the log itself, which lists every click.
+  "GET /api/clicks/by-campaign": feature("clicks"),
   "GET /api/clicks/export": feature("clicks"),
   // billing statements (data scoped per member) and invoicing
   "POST /api/transactions/upload": "admin",

@@ -17,6 +17,18 @@ export interface Secrets {
   TIKTOK_ADVERTISER_IDS?: string;
   /** The secret the CAKE conversion postback URL carries (`/postback/cake?token=...`). */
   POSTBACK_TOKEN?: string;
+  /**
+   * The key two-factor secrets are encrypted with, and recovery codes keyed with (auth/two-factor-crypto.ts).
+   * Its own secret, not SESSION_SECRET: rotating the session secret to sign everyone out must not
+   * make every second factor unreadable.
+   */
+  TWO_FACTOR_KEY?: string;
+}
+
+/** Optional [vars] of the code inbox (README "Verification codes"). */
+export interface CodesVars {
+  /** Comma-separated forwarding mailboxes (or `@domain`s) mail must come from; unset: any sender. */
+  CODES_SENDERS?: string;
 }
 
 /** [vars] of wrangler.toml read by the syncs; optional so a missing one falls back to its default. */
@@ -26,7 +38,7 @@ export interface SyncVars {
   SYNC_DAILY_DAYS?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars;
+export type Bindings = Env & Secrets & SyncVars & CodesVars;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {

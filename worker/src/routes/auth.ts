@@ -8,7 +8,7 @@ import {
   SESSION_COOKIE,
   SESSION_TTL_SECONDS,
 } from "../auth/session";
-import { clearFailures, recordFailure, throttleWait } from "../auth/throttle";
+import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
 import { countUsers, findUserByUsername, insertFirstAdmin, listPermissions } from "../db/queries/users";
 import type { AppEnv, SessionUser } from "../env";
 import { ApiError } from "../lib/errors";
@@ -62,17 +62,16 @@ export const authRoutes = new Hono<AppEnv>()
     const { username, password } = c.req.valid("json");
     const db = c.get("db");
     const ip = clientIp(c.req.raw);
-    const wait = await throttleWait(db, username, ip);
-    if (wait > 0) {
-      throw new ApiError(429, waitMessage(wait), undefined, { "Retry-After": String(wait) });
+    const claim = await claimAttempt(db, username, ip);
+    if (claim.attemptId === null) {
+      throw new ApiError(429, waitMessage(claim.waitSeconds), undefined, { "Retry-After": String(claim.waitSeconds) });
     }
     const user = await findUserByUsername(db, username);
     // Unknown users cost a full hash too, so timing does not reveal which usernames exist.
     const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-    if (!user || !ok) {
-      await recordFailure(db, username, ip);
-      throw new ApiError(401, "Invalid username or password");
-    }
+    // A wrong password leaves its attempt counted as a failure.
+    if (!user || !ok) throw new ApiError(401, "Invalid username or password");
+    await forgetAttempt(db, claim.attemptId);
     await clearFailures(db, username);
     await signIn(c, user.id);
     const permissions = (await listPermissions(db, user.id)).map((p) => p.feature);

@@ -15,7 +15,13 @@ const offerJson = (o: { id: number; name: string; url: string; utmTemplate: stri
 
 /** Offers: readable for the offer, campaign and stats screens, written by admins. */
 export const offerRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => c.json((await listOffers(c.get("db"))).map(offerJson), 200))
+  .get("/", async (c) => {
+    const rows = await listOffers(c.get("db"));
+    // An offer's URL and template carry the team's affiliate ids: only admins (who edit them) read
+    // them. Members' screens (the stats filter) need just the choice.
+    if (c.get("user")?.role !== "admin") return c.json(rows.map(({ id, name }) => ({ id, name })), 200);
+    return c.json(rows.map(offerJson), 200);
+  })
 
   .post("/", validate("json", createOfferSchema), async (c) => {
     const offer = await insertOffer(c.get("db"), c.req.valid("json"));
