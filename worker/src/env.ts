@@ -1,6 +1,6 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "./db/schema";
-import type { Feature, Role } from "./db/schema";
+import type { Feature, Role, SessionStage } from "./db/schema";
 
 export type Db = DrizzleD1Database<typeof schema>;
 
@@ -47,6 +47,9 @@ export interface SessionUser {
   role: Role;
   permissions: Feature[];
   sessionId: string;
+  /** `enroll`: signed in, but may only set up two-factor sign-in until it is on (access.ts). */
+  stage: Exclude<SessionStage, "second-factor">;
+  twoFactorEnabled: boolean;
 }
 
 export interface AppEnv {

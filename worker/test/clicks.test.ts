@@ -20,8 +20,8 @@ interface ClickLog {
 }
 
 async function campaign(name = "Campaign") {
-  const lander = await insertLander(db(), { name: "LP", url: "https://lp.test/" });
-  return (await insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true })).id;
+  const lander = await insertLander(db(), { name: "LP", url: "https://lp.test/" }).get();
+  return (await insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true }).get()).id;
 }
 
 let seq = 0;

@@ -81,7 +81,7 @@ describe("landers", () => {
   it("takes its campaigns with it when deleted (the model's cascade)", async () => {
     const admin = await makeAdmin();
     const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "LP", url: "https://lp.test/" } })).json<Lander>();
-    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: null, bhToggle: false });
+    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: null, bhToggle: false }).get();
     await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(await db().select().from(campaigns).where(eq(campaigns.id, campaign.id))).toEqual([]);
   });

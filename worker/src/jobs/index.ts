@@ -1,5 +1,6 @@
 import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
+import { purgeOldAuditEntries } from "./purge-audit";
 import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
 import { rollUpClicksJob } from "./roll-up-clicks";
@@ -12,7 +13,7 @@ export interface Job {
 }
 
 /** Every job the cron runs, in order. Later features add theirs here. */
-export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes, syncCakeJob, syncTikTokJob, purgeSyncRunsJob, rollUpClicksJob];
+export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes, syncCakeJob, syncTikTokJob, purgeSyncRunsJob, rollUpClicksJob, purgeOldAuditEntries];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {
   const db = createDb(env.DB);

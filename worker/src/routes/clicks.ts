@@ -3,7 +3,7 @@ import { clickCountsByCampaign, clickLogPage, clickRowsAfter, type ClickFilter, 
 import { reportTimeZone } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { dayIn, shiftDay } from "../integrations/day-windows";
-import { CSV_BOM, csvRow } from "../lib/csv";
+import { csvRow, pagedCsv } from "../lib/csv";
 import { badRequest } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
 import { validate } from "../lib/validate";
@@ -98,32 +98,20 @@ export const clickRoutes = new Hono<AppEnv>()
     );
   })
 
-  /**
-   * The Click Log as CSV, every matching click newest first. Streamed a page at a time (keyset
-   * paging), so a month of clicks never sits in memory. The first page is read before answering,
-   * so a failing database is still a JSON error rather than a cut-off file.
-   */
+  /** The Click Log as CSV, every matching click newest first, streamed a page at a time (keyset paging). */
   .get("/export", validate("query", clickExportQuery), async (c) => {
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
     const filter: ClickFilter = { startMs: range.startMs, endMs: range.endMs, campaignId: q.campaignId };
-    const encoder = new TextEncoder();
-    let rows = await clickRowsAfter(db, filter, null, EXPORT_PAGE_ROWS);
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode(CSV_BOM + csvRow(CLICK_CSV_COLUMNS)));
-      },
-      async pull(controller) {
-        if (rows.length) controller.enqueue(encoder.encode(rows.map(clickCsvRow).join("")));
-        const last = rows.at(-1);
-        if (rows.length < EXPORT_PAGE_ROWS || !last) {
-          controller.close();
-          return;
-        }
-        rows = await clickRowsAfter(db, filter, { clickedAt: last.clickedAt, id: last.id }, EXPORT_PAGE_ROWS);
-      },
-    });
+    const first = await clickRowsAfter(db, filter, null, EXPORT_PAGE_ROWS);
+    const body = pagedCsv(
+      CLICK_CSV_COLUMNS,
+      first,
+      EXPORT_PAGE_ROWS,
+      (last) => clickRowsAfter(db, filter, { clickedAt: last.clickedAt, id: last.id }, EXPORT_PAGE_ROWS),
+      clickCsvRow,
+    );
     return c.body(body, 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="click-log-${dayIn(Date.now(), range.timeZone)}.csv"`,
