@@ -1,4 +1,4 @@
-import { ChartColumn, CreditCard, FileText, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
+import { ChartColumn, CircleUserRound, CreditCard, FileText, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, ScrollText, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -31,6 +31,8 @@ export const SCREENS: Screen[] = [
   { path: "/invoicing", label: "Invoicing", icon: FileText, requires: "admin", load: () => import("@/features/invoicing/invoicing-screen") },
   { path: "/users", label: "Users", icon: Users, requires: "admin", load: () => import("@/features/users/users-screen") },
   { path: "/settings", label: "Settings", icon: Settings2, requires: "admin", load: () => import("@/features/settings/settings-screen") },
+  { path: "/audit", label: "Audit Log", icon: ScrollText, requires: "admin", load: () => import("@/features/audit/audit-screen") },
+  { path: "/account", label: "Account", icon: CircleUserRound, requires: "signed-in", load: () => import("@/features/account/account-screen") },
 ];
 
 export function allows(user: CurrentUser | null | undefined, requires: Requirement) {
