@@ -44,7 +44,8 @@ test("a forwarded code appears on the open Codes screen within 3 seconds, and co
   await h.shot(page, "02-code-arrived");
 
   await page.getByRole("button", { name: "Copy code 731904" }).click();
-  await page.getByText("Code copied!").waitFor();
+  // exact: Radix also announces the toast in a live region ("Notification Code copied!...").
+  await page.getByText("Code copied!", { exact: true }).waitFor();
   await page.getByTestId("copied-icon").waitFor();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("731904");
   await h.shot(page, "03-copied");
