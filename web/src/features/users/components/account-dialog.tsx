@@ -83,7 +83,7 @@ export function AccountDialog({ user, onOpenChange }: { user: UserRow; onOpenCha
             </Button>
           </div>
         </Section>
-        <Section title="New password">
+        <Section title="Password">
           <form className="grid gap-2 sm:grid-cols-[1fr_auto] sm:items-start" onSubmit={savePassword} noValidate>
             <Field label="New password" error={passwordError} hint="8 to 256 characters. Signs the user out everywhere.">
               <Input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
