@@ -18,6 +18,9 @@ export default defineConfig({
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
                 SESSION_SECRET: "test-secret-that-is-long-enough-for-hs256-signing",
+                TWO_FACTOR_KEY: "test-two-factor-key-that-is-long-enough-for-hkdf",
+                // The deployed default (wrangler.toml), whatever a local .dev.vars says: the inbox fails closed.
+                CODES_RECIPIENTS: "",
                 // The Events API as the tests' fake answers it (worker/test/tiktok-events-*.test.ts
                 // route this host to it). Sending also needs a pixel code, which only those tests set.
                 TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import type { Page } from "playwright-core";
-import { useHarness } from "./support/harness";
+import { createMember, useHarness } from "./support/harness";
 
 const h = useHarness("foundation");
 
@@ -35,13 +35,7 @@ test("first admin sets up, creates a campaigns-only member, who sees only what t
   await admin.getByRole("navigation", { name: "Main" }).waitFor();
 
   // 3. Create a member with only the campaigns feature.
-  await admin.goto("/users");
-  await admin.getByRole("button", { name: "Create New User" }).click();
-  const create = admin.getByRole("dialog", { name: "Create New User" });
-  await create.getByLabel("Username").fill("mia");
-  await create.getByLabel("Password").fill("mia-password-1");
-  await create.getByRole("button", { name: "Create User" }).click();
-  await admin.getByRole("cell", { name: "mia", exact: true }).waitFor();
+  await createMember(admin, "mia", "mia-password-1");
   await admin.getByRole("row", { name: /mia/ }).getByRole("button", { name: "Permissions" }).click();
   const perms = admin.getByRole("dialog", { name: /Permissions/ });
   await perms.getByLabel("Campaigns").click();
@@ -57,7 +51,7 @@ test("first admin sets up, creates a campaigns-only member, who sees only what t
   await member.getByRole("navigation", { name: "Main" }).waitFor();
   // No dashboard feature: the member's home is the codes inbox.
   await expect.poll(() => new URL(member.url()).pathname).toBe("/codes");
-  expect(await sidebarLabels(member)).toEqual(["Campaigns", "Codes", "Transactions"]);
+  expect(await sidebarLabels(member)).toEqual(["Campaigns", "Codes", "Transactions", "Account"]);
   await h.shot(member, "05-member-home");
 
   // 5. Admin-only screens send the member home; the API refuses admin calls.

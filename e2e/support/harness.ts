@@ -76,3 +76,14 @@ export async function createFirstAdmin(page: Page, username = "founder", passwor
   await page.getByRole("button", { name: "Create admin account" }).click();
   await page.getByRole("navigation", { name: "Main" }).waitFor();
 }
+
+/** Users → Create New User: a member with `username` and `password`, waiting for their row. */
+export async function createMember(page: Page, username: string, password: string) {
+  await page.goto("/users");
+  await page.getByRole("button", { name: "Create New User" }).click();
+  const create = page.getByRole("dialog", { name: "Create New User" });
+  await create.getByLabel("Username").fill(username);
+  await create.getByLabel("Password").fill(password);
+  await create.getByRole("button", { name: "Create User" }).click();
+  await page.getByRole("cell", { name: username, exact: true }).waitFor();
+}

@@ -11,8 +11,10 @@ import path from "node:path";
 export const DOCUMENTED_ENV = [
   // Sessions
   "SESSION_SECRET",
+  "TWO_FACTOR_KEY",
   // Verification codes
   "CODES_RECIPIENTS",
+  "CODES_SENDERS",
   "CODES_RETENTION_HOURS",
   // Performance data sources: CAKE, TikTok, the postback, the sync schedule
   "CAKE_BASE_URL",

@@ -10,14 +10,23 @@ import { serializeEnvFile, workerVars, writeSecretFile } from "./dev-env.mjs";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
 
-/** Creates `.dev.vars` with a random SESSION_SECRET when missing (or when it lacks one). */
+/** What local use needs in `.dev.vars`: each line's pattern, and how to make its value when missing. */
+const DEV_VARS = [
+  { name: "SESSION_SECRET", present: /^SESSION_SECRET=.{32,}$/m, value: () => randomBytes(48).toString("base64url") },
+  { name: "TWO_FACTOR_KEY", present: /^TWO_FACTOR_KEY=.{32,}$/m, value: () => randomBytes(48).toString("base64url") },
+  // The code inbox fails closed when this is empty; locally any made-up address may receive codes.
+  { name: "CODES_RECIPIENTS", present: /^CODES_RECIPIENTS=/m, value: () => "*" },
+];
+
+/** Creates `.dev.vars`, or adds to it what it lacks: random SESSION_SECRET and TWO_FACTOR_KEY, CODES_RECIPIENTS=*. */
 export function ensureDevVars() {
   const file = path.join(ROOT, ".dev.vars");
   const current = existsSync(file) ? readFileSync(file, "utf8") : "";
-  if (/^SESSION_SECRET=.{32,}$/m.test(current)) return;
-  const secret = randomBytes(48).toString("base64url");
-  writeFileSync(file, `${current}${current && !current.endsWith("\n") ? "\n" : ""}SESSION_SECRET=${secret}\n`, { mode: 0o600 });
-  console.log("Created .dev.vars with a random SESSION_SECRET");
+  const missing = DEV_VARS.filter((v) => !v.present.test(current));
+  if (!missing.length) return;
+  const lines = missing.map((v) => `${v.name}=${v.value()}\n`).join("");
+  writeFileSync(file, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${lines}`, { mode: 0o600 });
+  console.log(`Added ${missing.map((v) => v.name).join(", ")} to .dev.vars`);
 }
 
 export function buildWeb() {

@@ -19,8 +19,16 @@ export const ACCESS = {
   "GET /api/setup": "public",
   "POST /api/register": "public",
   "POST /api/login": "public",
+  // the second sign-in step: authenticated by its own short-lived session (routes/auth.ts)
+  "POST /api/login/second-factor": "public",
   "POST /api/logout": "public",
   "GET /api/user": "signed-in",
+  // each user's own account: password and two-factor sign-in
+  "POST /api/account/password": "signed-in",
+  "GET /api/account/two-factor": "signed-in",
+  "POST /api/account/two-factor/setup": "signed-in",
+  "POST /api/account/two-factor/confirm": "signed-in",
+  "POST /api/account/two-factor/disable": "signed-in",
   // users (admin)
   "GET /api/users": "admin",
   "POST /api/users": "admin",
@@ -34,6 +42,11 @@ export const ACCESS = {
   "POST /api/users/:id/media-buyers": "admin",
   "GET /api/users/:id/spark-assignments": "admin",
   "POST /api/users/:id/spark-assignments": "admin",
+  "PUT /api/users/:id/role": "admin",
+  "POST /api/users/:id/password": "admin",
+  "POST /api/users/:id/two-factor/reset": "admin",
+  "GET /api/users/two-factor-requirement": "admin",
+  "PUT /api/users/two-factor-requirement": "admin",
   // settings (admin)
   "GET /api/settings": "admin",
   "POST /api/settings": "admin",
@@ -46,7 +59,7 @@ export const ACCESS = {
   "DELETE /api/landers/:id": "admin",
   // what a delete takes along, for its confirmation: admin-only like the delete
   "GET /api/landers/:id/deletion-impact": "admin",
-  // the stats screen's offer filter reads the list too
+  // the stats screen's offer filter reads the list too; members get ids and names only (routes/offers.ts)
   "GET /api/offers": feature("offers", "campaigns", "dashboard"),
   "POST /api/offers": "admin",
   "PATCH /api/offers/:id": "admin",
@@ -62,7 +75,8 @@ export const ACCESS = {
   "POST /api/sparks": feature("sparks"),
   "DELETE /api/sparks/:id": feature("sparks"),
   "GET /api/clicks": feature("clicks"),
-  "GET /api/clicks/by-campaign": feature("clicks", "dashboard"),
+  // The Click Log's campaign filter: for the same callers as the log itself, which lists every click.
+  "GET /api/clicks/by-campaign": feature("clicks"),
   "GET /api/clicks/export": feature("clicks"),
   "GET /api/clicks/facets": feature("clicks"),
   // billing statements (data scoped per member) and invoicing
@@ -102,34 +116,52 @@ export const ACCESS = {
   "POST /api/domains/:id/migrate-to-workers": "admin",
   "DELETE /api/domains/:id": "admin",
   "POST /api/redeploy-worker": "admin",
+  // the audit log: who changed what (admins)
+  "GET /api/audit": "admin",
+  "GET /api/audit/export": "admin",
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;
 
+/**
+ * All a session may call (besides public routes) while an admin requires two-factor sign-in and
+ * its user has none yet: who they are, and setting it up.
+ */
+export const WHILE_ENROLLING: ReadonlySet<RouteKey> = new Set<RouteKey>([
+  "GET /api/user",
+  "GET /api/account/two-factor",
+  "POST /api/account/two-factor/setup",
+  "POST /api/account/two-factor/confirm",
+]);
+
 const STRICTNESS = { public: 0, "signed-in": 1, feature: 2, admin: 3 } as const;
 const strictness = (access: Access) => (typeof access === "string" ? STRICTNESS[access] : STRICTNESS.feature);
 
-const router = new TrieRouter<Access>();
-for (const [key, access] of Object.entries(ACCESS) as [string, Access][]) {
+const router = new TrieRouter<{ key: RouteKey; access: Access }>();
+for (const [key, access] of Object.entries(ACCESS) as [RouteKey, Access][]) {
   const [method, path] = key.split(" ") as [string, string];
-  router.add(method, path, access);
+  router.add(method, path, { key, access });
 }
 
-/** The rule for a request; when patterns overlap the strictest wins. Undefined: not in the table. */
-export function accessFor(method: string, path: string): Access | undefined {
+/** The table entry for a request; when patterns overlap the strictest wins. Undefined: not in the table. */
+export function routeFor(method: string, path: string): { key: RouteKey; access: Access } | undefined {
   const [matches] = router.match(method === "HEAD" ? "GET" : method, path);
-  let found: Access | undefined;
-  for (const [access] of matches) {
-    if (found === undefined || strictness(access) > strictness(found)) found = access;
+  let found: { key: RouteKey; access: Access } | undefined;
+  for (const [entry] of matches) {
+    if (found === undefined || strictness(entry.access) > strictness(found.access)) found = entry;
   }
   return found;
 }
 
-export type Decision = "allow" | "unauthenticated" | "forbidden";
+/** The rule for a request. Undefined: not in the table. */
+export const accessFor = (method: string, path: string): Access | undefined => routeFor(method, path)?.access;
 
-export function decide(access: Access, user: SessionUser | null): Decision {
+export type Decision = "allow" | "unauthenticated" | "forbidden" | "two-factor-setup-first";
+
+export function decide(access: Access, user: SessionUser | null, key?: RouteKey): Decision {
   if (access === "public") return "allow";
   if (!user) return "unauthenticated";
+  if (user.stage === "enroll" && (key === undefined || !WHILE_ENROLLING.has(key))) return "two-factor-setup-first";
   if (user.role === "admin" || access === "signed-in") return "allow";
   if (access === "admin") return "forbidden";
   return access.feature.some((f) => user.permissions.includes(f)) ? "allow" : "forbidden";

@@ -7,6 +7,8 @@ import { accessControl } from "./middleware/access-control";
 import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
+import { accountRoutes } from "./routes/account";
+import { auditRoutes } from "./routes/audit";
 import { authRoutes } from "./routes/auth";
 import { cakeRoutes } from "./routes/cake";
 import { campaignRoutes } from "./routes/campaigns";
@@ -37,6 +39,7 @@ const api = new Hono<AppEnv>()
   })
   .use(requestGuards, database, sessionUser, accessControl)
   .route("/", authRoutes)
+  .route("/account", accountRoutes)
   .route("/users", userRoutes)
   .route("/settings", settingsRoutes)
   .route("/codes", codeRoutes)
@@ -54,7 +57,8 @@ const api = new Hono<AppEnv>()
   .route("/stats", statsRoutes)
   .route("/user/preferences", preferenceRoutes)
   .route("/domains", domainRoutes)
-  .route("/redeploy-worker", redeployWorkerRoutes);
+  .route("/redeploy-worker", redeployWorkerRoutes)
+  .route("/audit", auditRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,

@@ -1,6 +1,6 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "./db/schema";
-import type { Feature, Role } from "./db/schema";
+import type { Feature, Role, SessionStage } from "./db/schema";
 
 export type Db = DrizzleD1Database<typeof schema>;
 
@@ -33,6 +33,18 @@ export interface Secrets {
   CLOUDFLARE_ACCOUNT_ID?: string;
   /** The Events API token generated for the pixel (README, "Conversions sent to TikTok"). */
   TIKTOK_EVENTS_ACCESS_TOKEN?: string;
+  /**
+   * The key two-factor secrets are encrypted with, and recovery codes keyed with (auth/two-factor-crypto.ts).
+   * Its own secret, not SESSION_SECRET: rotating the session secret to sign everyone out must not
+   * make every second factor unreadable.
+   */
+  TWO_FACTOR_KEY?: string;
+}
+
+/** Optional [vars] of the code inbox (README "Verification codes"). */
+export interface CodesVars {
+  /** Comma-separated forwarding mailboxes (or `@domain`s) mail must come from; unset: any sender. */
+  CODES_SENDERS?: string;
 }
 
 /** A message of the TikTok events queue: tiktok_event_sends ids claimed for sending (at most 1,000). */
@@ -56,7 +68,7 @@ export interface DomainVars {
   WORKER_NAME?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars & DomainVars;
+export type Bindings = Env & Secrets & SyncVars & DomainVars & CodesVars;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {
@@ -65,6 +77,9 @@ export interface SessionUser {
   role: Role;
   permissions: Feature[];
   sessionId: string;
+  /** `enroll`: signed in, but may only set up two-factor sign-in until it is on (access.ts). */
+  stage: Exclude<SessionStage, "second-factor">;
+  twoFactorEnabled: boolean;
 }
 
 export interface AppEnv {

@@ -26,18 +26,18 @@ type SampleFor = (target: TestUser, caller: TestUser | null) => Sample | Promise
 
 const invoiceInput = { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaid: "100.00", revenueSharePercent: "10", profit: "5", notes: "" };
 const sampleInvoice = async () =>
-  (await insertInvoice(db(), { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaidCents: 100, revenueShareBps: 1000, profitCents: 5 })).id;
+  (await insertInvoice(db(), { mediaBuyer: "mb1", invoiceDate: "2025-01-31", amountPaidCents: 100, revenueShareBps: 1000, profitCents: 5 }).get())!.id;
 const statementForm = () => {
   const form = new FormData();
   form.append("file", new File(["Registered Card Last 4,Status,Reference Id\n*1234,PENDING,access-sample-1\n"], "statement.csv"));
   return form;
 };
 
-const sampleLander = async () => (await insertLander(db(), { name: "Access lander", url: "https://lander.test/" })).id;
+const sampleLander = async () => (await insertLander(db(), { name: "Access lander", url: "https://lander.test/" }).get()).id;
 const sampleOffer = async () =>
-  (await insertOffer(db(), { name: "Access offer", url: "https://offer.test/", utmTemplate: "sub1={clickId}" })).id;
+  (await insertOffer(db(), { name: "Access offer", url: "https://offer.test/", utmTemplate: "sub1={clickId}" }).get()).id;
 const sampleCampaign = async () =>
-  (await insertCampaign(db(), { name: "Access campaign", landerId: await sampleLander(), offerId: null, domainId: null, bhToggle: false })).id;
+  (await insertCampaign(db(), { name: "Access campaign", landerId: await sampleLander(), offerId: null, domainId: null, bhToggle: false }).get()).id;
 // Assigned to the caller: a member may delete only their own sparks.
 const sampleSpark = async (caller: TestUser | null) => (await createSpark(db(), { name: "Access spark", code: "<!-- spark -->" }, caller?.id ?? null)).id;
 
@@ -52,8 +52,19 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   // Closed once any user exists: 403 for everyone, signed in or not.
   "POST /api/register": () => ({ path: "/api/register", json: { username: "late", password: "late-password" }, status: 403 }),
   "POST /api/login": (t) => ({ path: "/api/login", json: { username: t.username, password: t.password } }),
+  // Without a password-checked sign-in waiting for its code, everyone gets the same 401.
+  "POST /api/login/second-factor": () => ({ path: "/api/login/second-factor", json: { code: "123456" }, status: 401 }),
   "POST /api/logout": () => ({ path: "/api/logout" }),
   "GET /api/user": () => ({ path: "/api/user" }),
+  "POST /api/account/password": (_t, caller) => ({
+    path: "/api/account/password",
+    json: { currentPassword: caller?.password ?? "x", newPassword: "a-brand-new-password" },
+  }),
+  "GET /api/account/two-factor": () => ({ path: "/api/account/two-factor" }),
+  "POST /api/account/two-factor/setup": () => ({ path: "/api/account/two-factor/setup" }),
+  // No setup was started: a clear 409 for whoever may call it.
+  "POST /api/account/two-factor/confirm": () => ({ path: "/api/account/two-factor/confirm", json: { code: "123456" }, status: 409 }),
+  "POST /api/account/two-factor/disable": (_t, caller) => ({ path: "/api/account/two-factor/disable", json: { password: caller?.password ?? "x" } }),
   "GET /api/users": () => ({ path: "/api/users" }),
   "POST /api/users": () => ({ path: "/api/users", json: { username: `new${crypto.randomUUID().slice(0, 8)}`, password: "a-good-password", role: "user" } }),
   "GET /api/users/assignment-options": () => ({ path: "/api/users/assignment-options" }),
@@ -66,6 +77,11 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/users/:id/media-buyers": (t) => ({ path: `/api/users/${t.id}/media-buyers`, json: { subid1s: ["mb1"] } }),
   "GET /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments` }),
   "POST /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments`, json: { sparkIds: [] } }),
+  "PUT /api/users/:id/role": (t) => ({ path: `/api/users/${t.id}/role`, json: { role: "admin" } }),
+  "POST /api/users/:id/password": (t) => ({ path: `/api/users/${t.id}/password`, json: { password: "a-reset-password" } }),
+  "POST /api/users/:id/two-factor/reset": (t) => ({ path: `/api/users/${t.id}/two-factor/reset` }),
+  "GET /api/users/two-factor-requirement": () => ({ path: "/api/users/two-factor-requirement" }),
+  "PUT /api/users/two-factor-requirement": () => ({ path: "/api/users/two-factor-requirement", json: { required: false } }),
   "GET /api/settings": () => ({ path: "/api/settings" }),
   "POST /api/settings": () => ({ path: "/api/settings", json: { key: "max_domain_price", value: "7.50" } }),
   "GET /api/codes": () => ({ path: "/api/codes" }),
@@ -125,6 +141,8 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   // Without a subdomain nothing is attached anywhere: the row is simply forgotten.
   "DELETE /api/domains/:id": async () => ({ path: `/api/domains/${await sampleDomain()}` }),
   "POST /api/redeploy-worker": () => ({ path: "/api/redeploy-worker", json: {}, status: NOT_SET_UP }),
+  "GET /api/audit": () => ({ path: "/api/audit?entityKind=user&startDate=2025-01-01&endDate=2025-01-31" }),
+  "GET /api/audit/export": () => ({ path: "/api/audit/export?entityKind=user" }),
 };
 
 const routes = Object.entries(ACCESS) as [RouteKey, Access][];

@@ -25,8 +25,8 @@ interface Campaign {
 }
 
 async function refs() {
-  const lander = await insertLander(db(), { name: "Quiz LP", url: "https://lp.test/quiz" });
-  const offer = await insertOffer(db(), { name: "Sweeps", url: "https://offer.test/go", utmTemplate: "s={clickId}" });
+  const lander = await insertLander(db(), { name: "Quiz LP", url: "https://lp.test/quiz" }).get();
+  const offer = await insertOffer(db(), { name: "Sweeps", url: "https://offer.test/go", utmTemplate: "s={clickId}" }).get();
   return { landerId: lander.id, offerId: offer.id };
 }
 

@@ -11,8 +11,8 @@ let campaignId: number;
 
 beforeAll(async () => {
   admin = await makeAdmin();
-  const lander = await insertLander(db(), { name: "L", url: "https://lander.test/" });
-  campaignId = (await insertCampaign(db(), { name: "Visitors", landerId: lander.id, offerId: null, domainId: null, bhToggle: true })).id;
+  const lander = await insertLander(db(), { name: "L", url: "https://lander.test/" }).get();
+  campaignId = (await insertCampaign(db(), { name: "Visitors", landerId: lander.id, offerId: null, domainId: null, bhToggle: true }).get()).id;
   const at = (h: number) => Date.parse(`${DAY}T0${h}:00:00Z`);
   const person = { deviceType: "Mobile", os: "iOS", browser: "TikTok" };
   await insertClicks(db(), [

@@ -33,8 +33,8 @@ async function visit(path: string, init: RequestInit & { cf?: Record<string, unk
 }
 
 async function campaign() {
-  const lander = await insertLander(db(), { name: "Lander", url: "https://lander.test/lp" });
-  return (await insertCampaign(db(), { name: "Visitors", landerId: lander.id, offerId: null, domainId: null, bhToggle: true })).id;
+  const lander = await insertLander(db(), { name: "Lander", url: "https://lander.test/lp" }).get();
+  return (await insertCampaign(db(), { name: "Visitors", landerId: lander.id, offerId: null, domainId: null, bhToggle: true }).get()).id;
 }
 
 const clickOf = async (location: string | null) => {

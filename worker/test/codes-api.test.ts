@@ -172,7 +172,7 @@ describe("GET /api/codes", () => {
         forward: async () => ({ messageId: "unused" }),
         reply: async () => ({ messageId: "unused" }),
       },
-      env,
+      { ...env, CODES_RECIPIENTS: "codes@inbox.trackyard.test" },
       ctx,
     );
     await waitOnExecutionContext(ctx);

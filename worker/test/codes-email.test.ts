@@ -70,13 +70,15 @@ function fakeMessage(raw: string | Uint8Array, { to = INBOX, from = "bounces@acm
   return message satisfies ForwardableEmailMessage;
 }
 
-async function deliver(message: ForwardableEmailMessage, bindings: typeof env = env) {
+const withRecipients = (value: string) => ({ ...env, CODES_RECIPIENTS: value });
+
+/** Delivered to a Worker whose CODES_RECIPIENTS lists the test inbox, unless `bindings` say otherwise. */
+async function deliver(message: ForwardableEmailMessage, bindings: typeof env = withRecipients(INBOX)) {
   const ctx = createExecutionContext();
   await worker.email(message, bindings, ctx);
   await waitOnExecutionContext(ctx);
 }
 
-const withRecipients = (value: string) => ({ ...env, CODES_RECIPIENTS: value });
 const storedWithId = (messageId: string) => db().select().from(verificationCodes).where(eq(verificationCodes.messageId, messageId));
 const countCodes = async () => (await db().select({ id: verificationCodes.id }).from(verificationCodes)).length;
 
@@ -125,12 +127,21 @@ describe("email(): recipients", () => {
     expect(await storedWithId(messageId)).toHaveLength(0);
   });
 
-  it("accepts every recipient when CODES_RECIPIENTS is empty, as in local development", async () => {
+  it("accepts every recipient when CODES_RECIPIENTS is *, as in local development", async () => {
     const messageId = `<${crypto.randomUUID()}@acme.example>`;
     const message = fakeMessage(mail({ messageId }), { to: "anything@localhost" });
-    await deliver(message, withRecipients("  "));
+    await deliver(message, withRecipients(" * "));
     expect(message.setReject).not.toHaveBeenCalled();
     expect(await storedWithId(messageId)).toHaveLength(1);
+  });
+
+  it("rejects every message when CODES_RECIPIENTS is empty (the deployed default), saying what to set", async () => {
+    const messageId = `<${crypto.randomUUID()}@acme.example>`;
+    const message = fakeMessage(mail({ messageId }));
+    await deliver(message, withRecipients("  "));
+    expect(message.setReject).toHaveBeenCalledOnce();
+    expect(await storedWithId(messageId)).toHaveLength(0);
+    expect(logs.join("\n")).toContain("CODES_RECIPIENTS is empty: set it to the inbox addresses");
   });
 });
 

@@ -55,8 +55,10 @@ describe("code retention", () => {
     expect(retentionHours(" 24 ")).toBe(24);
     expect(retentionHours("1.5")).toBe(1.5);
     expect(retentionHours(undefined)).toBe(DEFAULT_RETENTION_HOURS);
-    expect(acceptedRecipients("")).toBeNull();
-    expect(acceptedRecipients(" , ")).toBeNull();
-    expect(acceptedRecipients("Codes@Example.com, ops@example.com ,")).toEqual(new Set(["codes@example.com", "ops@example.com"]));
+    // Empty takes no address (fails closed), * any, otherwise the listed ones without case.
+    expect(acceptedRecipients("")).toEqual({ kind: "none" });
+    expect(acceptedRecipients(" , ")).toEqual({ kind: "none" });
+    expect(acceptedRecipients(" * ")).toEqual({ kind: "any" });
+    expect(acceptedRecipients("Codes@Example.com, ops@example.com ,")).toEqual({ kind: "list", addresses: new Set(["codes@example.com", "ops@example.com"]) });
   });
 });

@@ -1,9 +1,9 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { writeSetting } from "../src/db/queries/settings";
-import { campaigns, domains } from "../src/db/schema";
+import { auditLog, campaigns, domains } from "../src/db/schema";
 import { ACTIVATION_CHECK_INTERVAL_MS, configureDomain, deleteDomain, migrateToWorkers, redeployWorker, updateNameservers } from "../src/domains/configure";
 import { LEASE_MS } from "../src/domains/machine";
 import { testProxy } from "../src/domains/proxy-test";
@@ -62,8 +62,8 @@ describe("Configure DNS", () => {
   it("gives a campaign using the domain https://trk.<domain> links", async () => {
     const fakes = createDomainFakes();
     const domain = await activeDomain(fakes);
-    const lander = await insertLander(db(), { name: "L", url: "https://lander.test/" });
-    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: domain.id, bhToggle: true });
+    const lander = await insertLander(db(), { name: "L", url: "https://lander.test/" }).get();
+    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: domain.id, bhToggle: true }).get();
     const admin = await makeAdmin();
     const list = await callWith(domainEnv(), "/api/campaigns", { cookie: admin.cookie });
     const mine = (await list.json<{ id: number; trackingDomain: string; trackingUrl: string; exitScriptUrl: string }[]>()).find((c) => c.id === campaign.id)!;
@@ -109,6 +109,22 @@ describe("Configure DNS", () => {
     expect((await res.json<{ error: string }>()).error).toBe(subdomain === "" ? "Subdomain is required" : "Invalid subdomain format (e.g., trk, go, click)");
     expect(await rowOf(row.id)).toEqual(row);
     expect(fakes.cloudflare.state.requests).toEqual([]);
+  });
+
+  it("writes who configured it and the outcome to the audit log; a refused request writes nothing", async () => {
+    const fakes = createDomainFakes();
+    routeFetchTo(fakes);
+    const row = await bought(fakes);
+    const admin = await makeAdmin();
+    const entries = () => db().select().from(auditLog).where(and(eq(auditLog.entityKind, "domain"), eq(auditLog.entityId, String(row.id))));
+    await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "Tr_k" } });
+    expect(await entries()).toEqual([]);
+    const res = await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "trk" } });
+    expect(res.status).toBe(200);
+    const { message } = await res.json<{ message: string }>();
+    const [entry] = await entries();
+    expect(entry).toMatchObject({ action: "domain.configure", actorId: admin.id, actorName: admin.username });
+    expect(entry!.summary).toBe(`${row.domain} → ${(await rowOf(row.id))!.status}. ${message}`);
   });
 
   it("answers 404 for an unknown id and 409 in the wrong status, changing nothing", async () => {
@@ -268,8 +284,8 @@ describe("Migrate to Workers, Update NS, Delete, Redeploy Worker", () => {
     const fakes = createDomainFakes();
     await writeSetting(db(), "redirect_domain", "https://go.example.com");
     const domain = await activeDomain(fakes, "bye");
-    const lander = await insertLander(db(), { name: "L", url: "https://lander.test/" });
-    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: domain.id, bhToggle: true });
+    const lander = await insertLander(db(), { name: "L", url: "https://lander.test/" }).get();
+    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: domain.id, bhToggle: true }).get();
     const admin = await makeAdmin();
     routeFetchTo(fakes);
     const res = await callWith(domainEnv(), `/api/domains/${domain.id}`, { method: "DELETE", cookie: admin.cookie });

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { getDomainByName } from "../src/db/queries/domains";
 import { writeSetting } from "../src/db/queries/settings";
-import { domains } from "../src/db/schema";
+import { and, eq } from "drizzle-orm";
+import { auditLog, domains } from "../src/db/schema";
 import { checkDomain, PURCHASE_GIVE_UP_MS, purchaseDomain } from "../src/domains/purchase";
 import { finishDomains } from "../src/jobs/finish-domains";
 import { createDomainFakes, refusal, domainDeps, domainEnv, freshName, routeFetchTo, unconfiguredDomainEnv, type DomainFakes } from "./domain-helpers";
@@ -147,6 +148,20 @@ describe("POST /api/domains/purchase", () => {
     ]);
     const list = await callWith(domainEnv(), "/api/domains", { cookie: admin.cookie });
     expect((await list.json<{ domain: string }[]>()).some((d) => d.domain === name)).toBe(true);
+    // The audit log names who bought it and what it cost.
+    const [entry] = await db().select().from(auditLog).where(and(eq(auditLog.action, "domain.purchase"), eq(auditLog.entityId, String(body.domain.id))));
+    expect(entry).toMatchObject({ actorId: admin.id, entityKind: "domain", summary: `${name} → purchased ($1.36). ${body.message}` });
+  });
+
+  it("a purchase refused before buying leaves no audit entry", async () => {
+    const fakes = createDomainFakes();
+    routeFetchTo(fakes);
+    const admin = await makeAdmin();
+    fakes.namecheap.state.prices.register = "9.99";
+    const before = (await db().select().from(auditLog).where(eq(auditLog.action, "domain.purchase"))).length;
+    const res = await callWith(domainEnv(), "/api/domains/purchase", { cookie: admin.cookie, json: { domain: freshName() } });
+    expect(res.status).toBe(409);
+    expect((await db().select().from(auditLog).where(eq(auditLog.action, "domain.purchase"))).length).toBe(before);
   });
 
   it("checks the price again on the server: a price raised since the check buys nothing", async () => {

@@ -82,7 +82,7 @@ describe("landers", () => {
   it("takes its campaigns with it when deleted (the model's cascade)", async () => {
     const admin = await makeAdmin();
     const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "LP", url: "https://lp.test/" } })).json<Lander>();
-    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: null, bhToggle: false });
+    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: null, bhToggle: false }).get();
     await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(await db().select().from(campaigns).where(eq(campaigns.id, campaign.id))).toEqual([]);
   });
@@ -92,9 +92,9 @@ describe("landers", () => {
     const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "In use", url: "https://lp.test/" } })).json<Lander>();
     const other = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Other", url: "https://lp.test/o" } })).json<Lander>();
     const used = await Promise.all(
-      ["beta sweeps", "Alpha sweeps", "Idle"].map((name) => insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true })),
+      ["beta sweeps", "Alpha sweeps", "Idle"].map((name) => insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true }).get()),
     );
-    const elsewhere = await insertCampaign(db(), { name: "Elsewhere", landerId: other.id, offerId: null, domainId: null, bhToggle: true });
+    const elsewhere = await insertCampaign(db(), { name: "Elsewhere", landerId: other.id, offerId: null, domainId: null, bhToggle: true }).get();
     const at = Date.UTC(2026, 10, 2, 9);
     const click = (campaignId: number, clickedAt: number) => ({ clickId: crypto.randomUUID(), campaignId, clickedAt });
     await insertClicks(db(), [

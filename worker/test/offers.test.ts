@@ -82,8 +82,8 @@ describe("offers", () => {
   it("leaves its campaigns running without an offer when deleted", async () => {
     const admin = await makeAdmin();
     const offer = await (await call("/api/offers", { cookie: admin.cookie, json: valid })).json<Offer>();
-    const lander = await insertLander(db(), { name: "LP", url: "https://lp.test/" });
-    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: offer.id, domainId: null, bhToggle: true });
+    const lander = await insertLander(db(), { name: "LP", url: "https://lp.test/" }).get();
+    const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: offer.id, domainId: null, bhToggle: true }).get();
     await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie });
     const [row] = await db().select().from(campaigns).where(eq(campaigns.id, campaign.id));
     expect(row?.offerId).toBeNull();

@@ -93,7 +93,7 @@ describe("sparks", () => {
     const existing = await createSpark(db(), { name: "Existing", code: "x" }, owner.id);
     const fresh = randomSparkId();
     const ids = [existing.sparkId, existing.sparkId, fresh];
-    const created = await createSpark(db(), { name: "New", code: "y" }, other.id, () => ids.shift()!);
+    const created = await createSpark(db(), { name: "New", code: "y" }, other.id, { generateId: () => ids.shift()! });
     expect(created.sparkId).toBe(fresh);
     const others = await db().select().from(userSparkAssignments).where(eq(userSparkAssignments.userId, other.id));
     expect(others.map((a) => a.sparkId)).toEqual([created.id]);
@@ -104,9 +104,11 @@ describe("sparks", () => {
     const existing = await createSpark(db(), { name: "Existing", code: "x" }, null);
     let attempts = 0;
     await expect(
-      createSpark(db(), { name: "Never", code: "z" }, member.id, () => {
-        attempts++;
-        return existing.sparkId;
+      createSpark(db(), { name: "Never", code: "z" }, member.id, {
+        generateId: () => {
+          attempts++;
+          return existing.sparkId;
+        },
       }),
     ).rejects.toThrow(/UNIQUE constraint failed/);
     expect(attempts).toBe(SPARK_ID_ATTEMPTS);

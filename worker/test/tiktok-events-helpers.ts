@@ -41,8 +41,8 @@ let campaign: number | null = null;
 
 /** Clicks of ours, stored in one batch, with TikTok's values unless told otherwise. */
 export async function storedClicks(count: number, values: Partial<NewClick> = {}) {
-  lander ??= (await insertLander(db(), { name: "Lander", url: "https://lander.test/lp" })).id;
-  campaign ??= (await insertCampaign(db(), { name: "Campaign", landerId: lander, offerId: null, domainId: null, bhToggle: true })).id;
+  lander ??= (await insertLander(db(), { name: "Lander", url: "https://lander.test/lp" }).get()).id;
+  campaign ??= (await insertCampaign(db(), { name: "Campaign", landerId: lander, offerId: null, domainId: null, bhToggle: true }).get()).id;
   const clicks = Array.from({ length: count }, () => ({
     clickId: crypto.randomUUID(),
     campaignId: campaign!,

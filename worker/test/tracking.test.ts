@@ -32,9 +32,9 @@ interface Setup {
 
 async function setup({ landerUrl = "https://lander.test/lp", offer = { url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE }, bhToggle = true }: Setup = {}) {
   const database = db();
-  const lander = await insertLander(database, { name: "Lander", url: landerUrl });
-  const offerRow = offer ? await insertOffer(database, { name: "Offer", ...offer }) : null;
-  const campaign = await insertCampaign(database, { name: "Campaign", landerId: lander.id, offerId: offerRow?.id ?? null, domainId: null, bhToggle });
+  const lander = await insertLander(database, { name: "Lander", url: landerUrl }).get();
+  const offerRow = offer ? await insertOffer(database, { name: "Offer", ...offer }).get() : null;
+  const campaign = await insertCampaign(database, { name: "Campaign", landerId: lander.id, offerId: offerRow?.id ?? null, domainId: null, bhToggle }).get();
   return { campaignId: campaign.id, landerId: lander.id, offerId: offerRow?.id ?? null };
 }
 

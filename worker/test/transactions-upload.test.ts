@@ -254,11 +254,11 @@ describe("the import's write", () => {
     // statements, then a row the table refuses (card digits are NOT NULL) in the last chunk.
     const good = rowsOf(feb);
     const broken: StatementRow = { ...good[4]!, dedupeKey: "ref:broken", registeredCardLast4: null as unknown as string };
-    await expect(writeStatementRows(db(), [...good, broken], Date.now(), 300)).rejects.toThrow();
+    await expect(writeStatementRows(db(), [...good, broken], Date.now(), { chunkBytes: 300 })).rejects.toThrow();
     expect(await all()).toEqual(before);
 
     // The same rows without the broken one go through, proving the chunks themselves were fine.
-    await writeStatementRows(db(), good, Date.now(), 300);
+    await writeStatementRows(db(), good, Date.now(), { chunkBytes: 300 });
     expect(await all()).toHaveLength(8);
   });
 
@@ -272,7 +272,7 @@ describe("the import's write", () => {
 
   it("reads stored statuses for any number of keys, in chunks", async () => {
     const rows = rowsOf(csv(Array.from({ length: 40 }, (_, i) => ["*3333", i % 2 ? "PENDING" : "CLEARED", `key-${i}`, "1.00", "Ads"])));
-    await writeStatementRows(db(), rows, 1, 200);
+    await writeStatementRows(db(), rows, 1, { chunkBytes: 200 });
     const found = await storedStatuses(db(), [...rows.map((r) => r.dedupeKey), "ref:unknown"], 100);
     expect(found.size).toBe(40);
     expect(found.get("ref:key-1")).toBe("PENDING");

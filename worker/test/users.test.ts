@@ -18,11 +18,11 @@ describe("users", () => {
     expect(await dup.json()).toEqual({ error: 'The username "dana.mb" is already taken' });
   });
 
-  it("lists users without password hashes", async () => {
+  it("lists users without password hashes or two-factor secrets", async () => {
     const admin = await makeAdmin();
     const list = await (await call("/api/users", { cookie: admin.cookie })).json<Record<string, unknown>[]>();
     expect(list.length).toBeGreaterThan(0);
-    for (const u of list) expect(Object.keys(u).sort()).toEqual(["createdAt", "id", "role", "username"]);
+    for (const u of list) expect(Object.keys(u).sort()).toEqual(["createdAt", "id", "role", "twoFactorEnabled", "username"]);
   });
 
   it("applies the password rules", async () => {

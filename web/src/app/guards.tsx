@@ -4,12 +4,16 @@ import { FullPageSpinner } from "@/components/ui/spinner";
 import { homePath, useUser } from "@/lib/auth";
 import { allows, type Requirement } from "./screens";
 
+/** Where a user who must first set up two-factor sign-in is kept (the server allows them nothing else). */
+export const TWO_FACTOR_SETUP_PATH = "/account";
+
 /** Login-protected: a spinner while the user loads, /auth when signed out. */
 export function RequireAuth() {
   const { data: user, isPending } = useUser();
   const location = useLocation();
   if (isPending) return <FullPageSpinner />;
   if (!user) return <Navigate to="/auth" replace state={{ from: location.pathname + location.search }} />;
+  if (user.mustSetUpTwoFactor && location.pathname !== TWO_FACTOR_SETUP_PATH) return <Navigate to={TWO_FACTOR_SETUP_PATH} replace />;
   return <Outlet />;
 }
 

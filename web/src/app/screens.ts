@@ -1,4 +1,4 @@
-import { ChartColumn, CreditCard, FileText, Globe, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
+import { ChartColumn, CircleUserRound, CreditCard, FileText, Globe, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, ScrollText, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
 
@@ -32,6 +32,8 @@ export const SCREENS: Screen[] = [
   { path: "/domains", label: "Domains", icon: Globe, requires: "admin", load: () => import("@/features/domains/domains-screen") },
   { path: "/users", label: "Users", icon: Users, requires: "admin", load: () => import("@/features/users/users-screen") },
   { path: "/settings", label: "Settings", icon: Settings2, requires: "admin", load: () => import("@/features/settings/settings-screen") },
+  { path: "/audit", label: "Audit Log", icon: ScrollText, requires: "admin", load: () => import("@/features/audit/audit-screen") },
+  { path: "/account", label: "Account", icon: CircleUserRound, requires: "signed-in", load: () => import("@/features/account/account-screen") },
 ];
 
 export function allows(user: CurrentUser | null | undefined, requires: Requirement) {

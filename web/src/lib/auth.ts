@@ -35,15 +35,35 @@ export const setupQuery = queryOptions({
   queryFn: () => unwrap(api.setup.$get()),
 });
 
-export function useLogin() {
+type LoginAnswer = InferResponseType<typeof api.login.$post, 200>;
+/** The password was right and two-factor sign-in is on: the code comes next. */
+export const needsSecondFactor = (answer: LoginAnswer): answer is Extract<LoginAnswer, { secondFactor: "required" }> => "secondFactor" in answer;
+
+/** Spec §4: a new sign-in starts from a clean cache, then stores the user. */
+function useSignedIn() {
   const qc = useQueryClient();
+  return (user: CurrentUser) => {
+    qc.clear();
+    qc.setQueryData(userQuery.queryKey, user);
+  };
+}
+
+export function useLogin() {
+  const signedIn = useSignedIn();
   return useMutation({
-    mutationFn: (input: { username: string; password: string }) => unwrap(api.login.$post({ json: input })),
-    // Spec §4: a new sign-in starts from a clean cache, then stores the user.
-    onSuccess: (user) => {
-      qc.clear();
-      qc.setQueryData(userQuery.queryKey, user);
+    mutationFn: async (input: { username: string; password: string }): Promise<LoginAnswer> => unwrap(api.login.$post({ json: input })),
+    onSuccess: (answer) => {
+      if (!needsSecondFactor(answer)) signedIn(answer);
     },
+  });
+}
+
+/** The second sign-in step: a 6-digit code or a recovery code. */
+export function useSecondFactor() {
+  const signedIn = useSignedIn();
+  return useMutation({
+    mutationFn: (code: string) => unwrap(api.login["second-factor"].$post({ json: { code } })),
+    onSuccess: signedIn,
   });
 }
 

@@ -17,6 +17,15 @@ export const member = (permissions: CurrentUser["permissions"] = []): CurrentUse
   username: "mia",
   role: "user",
   permissions,
+  twoFactorEnabled: false,
+  mustSetUpTwoFactor: false,
 });
 
-export const admin = (): CurrentUser => ({ id: "00000000-0000-4000-8000-000000000002", username: "founder", role: "admin", permissions: [] });
+export const admin = (): CurrentUser => ({
+  id: "00000000-0000-4000-8000-000000000002",
+  username: "founder",
+  role: "admin",
+  permissions: [],
+  twoFactorEnabled: false,
+  mustSetUpTwoFactor: false,
+});

@@ -1,11 +1,13 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import { jwtVerify, SignJWT } from "jose";
-import { sessions, userPermissions, users, type Feature } from "../db/schema";
+import { sessions, userPermissions, users, type Feature, type SessionStage } from "../db/schema";
 import type { Db, SessionUser } from "../env";
 
 /** `__Host-` pins the cookie to this host, Secure and Path=/ (no Domain can widen it). */
 export const SESSION_COOKIE = "__Host-session";
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** How long a password-checked sign-in waits for its second factor. */
+export const SECOND_FACTOR_TTL_SECONDS = 5 * 60;
 const ISSUER = "trackyard";
 const AUDIENCE = "trackyard-app";
 const ALGORITHM = "HS256";
@@ -22,17 +24,25 @@ const newSessionId = () => {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 };
 
-export async function createSession(
+export interface SessionMeta {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * A new session's row insert (unrun, to batch with the sign-in's audit entry) and its signed
+ * token. `stage` limits what it may do (see SESSION_STAGES in db/schema.ts).
+ */
+export async function prepareSession(
   db: Db,
   secret: string,
   userId: string,
-  meta: { ip: string | null; userAgent: string | null },
-  now = Date.now(),
-): Promise<string> {
+  meta: SessionMeta,
+  { stage = "active", ttlSeconds = SESSION_TTL_SECONDS, now = Date.now() }: { stage?: SessionStage; ttlSeconds?: number; now?: number } = {},
+) {
   const id = newSessionId();
-  const expiresAt = now + SESSION_TTL_SECONDS * 1000;
-  await db.insert(sessions).values({ id, userId, createdAt: now, expiresAt, ...meta });
-  return new SignJWT({ sid: id })
+  const expiresAt = now + ttlSeconds * 1000;
+  const token = await new SignJWT({ sid: id })
     .setProtectedHeader({ alg: ALGORITHM })
     .setSubject(userId)
     .setIssuer(ISSUER)
@@ -40,6 +50,13 @@ export async function createSession(
     .setIssuedAt(Math.floor(now / 1000))
     .setExpirationTime(Math.floor(expiresAt / 1000))
     .sign(keyFor(secret));
+  return { id, token, ttlSeconds, insert: db.insert(sessions).values({ id, userId, createdAt: now, expiresAt, stage, ...meta }) };
+}
+
+export async function createSession(db: Db, secret: string, userId: string, meta: SessionMeta, now = Date.now()): Promise<string> {
+  const session = await prepareSession(db, secret, userId, meta, { now });
+  await session.insert;
+  return session.token;
 }
 
 /** The session id inside a valid token, or null for anything forged, expired or malformed. */
@@ -58,7 +75,8 @@ export async function readSessionToken(secret: string, token: string): Promise<s
 
 /**
  * Session, user, role and permissions in one read, so a logout, a deleted user or a changed
- * permission takes effect on the very next request.
+ * permission or role takes effect on the very next request. A session still waiting for its
+ * second factor is no signed-in user.
  */
 export async function loadSessionUser(db: Db, sessionId: string, now = Date.now()): Promise<SessionUser | null> {
   const row = await db
@@ -67,21 +85,38 @@ export async function loadSessionUser(db: Db, sessionId: string, now = Date.now(
       id: users.id,
       username: users.username,
       role: users.role,
+      stage: sessions.stage,
+      twoFactorEnabled: sql<number>`${users.totpSecret} is not null`,
       permissions: sql<string | null>`(select group_concat(${userPermissions.feature}) from ${userPermissions} where ${userPermissions.userId} = ${users.id})`,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now)))
+    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now), inArray(sessions.stage, ["active", "enroll"])))
     .get();
-  if (!row) return null;
+  if (!row || row.stage === "second-factor") return null;
   return {
     sessionId: row.sessionId,
     id: row.id,
     username: row.username,
     role: row.role,
+    stage: row.stage,
+    twoFactorEnabled: row.twoFactorEnabled === 1,
     permissions: row.permissions ? (row.permissions.split(",") as Feature[]) : [],
   };
 }
 
 export const deleteSession = (db: Db, sessionId: string) => db.delete(sessions).where(eq(sessions.id, sessionId));
 
+
+/** Every session of a user but one (a password change keeps the session that made it). */
+export const deleteOtherSessions = (db: Db, userId: string, keepSessionId: string | null) =>
+  db.delete(sessions).where(keepSessionId === null ? eq(sessions.userId, userId) : and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)));
+
+/** A session waiting for its second factor, if the token names one that has not expired. */
+export async function loadSecondFactorSession(db: Db, sessionId: string, now = Date.now()) {
+  return db
+    .select({ id: sessions.id, userId: sessions.userId })
+    .from(sessions)
+    .where(and(eq(sessions.id, sessionId), eq(sessions.stage, "second-factor"), gt(sessions.expiresAt, now)))
+    .get();
+}

@@ -1,8 +1,9 @@
-import { and, desc, eq, gt, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import { loginAttempts } from "../db/schema";
+import { rawBatch } from "../db/raw-batch";
 import type { Db } from "../env";
 
-/** decisions.md: 5 failures for a username or 20 from an IP within 15 minutes lock sign-in. */
+/** README "Accounts, roles and permissions": 5 failures for a username or 20 from an IP within 15 minutes lock sign-in. */
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES_PER_USERNAME = 5;
 export const MAX_FAILURES_PER_IP = 20;
@@ -11,7 +12,7 @@ const normalise = (username: string) => username.trim().toLowerCase();
 
 /**
  * Seconds until sign-in is allowed again, or 0 when it is allowed now. With `limit` or more
- * failures in the window, the lock lifts when the `limit`-th newest of them leaves the window.
+ * attempts in the window, the lock lifts when the `limit`-th newest of them leaves the window.
  */
 export async function throttleWait(db: Db, username: string, ip: string, now = Date.now()): Promise<number> {
   const since = now - THROTTLE_WINDOW_MS;
@@ -31,14 +32,34 @@ export async function throttleWait(db: Db, username: string, ip: string, now = D
   return locks.length ? Math.max(1, Math.ceil(Math.max(...locks) / 1000)) : 0;
 }
 
-export async function recordFailure(db: Db, username: string, ip: string, now = Date.now()) {
-  await db.batch([
-    db.insert(loginAttempts).values({ username: normalise(username), ip, attemptedAt: now }),
+export type AttemptClaim = { attemptId: number; waitSeconds: 0 } | { attemptId: null; waitSeconds: number };
+
+/**
+ * Counts a sign-in attempt BEFORE its password or code is compared: the row is inserted only
+ * while the username and the IP are under their limits, in one statement, so any number of
+ * requests racing for one account get at most the limit of comparisons between them. An attempt
+ * that turns out right is taken back with `forgetAttempt`; a wrong one simply stays as a failure.
+ */
+export async function claimAttempt(db: Db, username: string, ip: string, now = Date.now()): Promise<AttemptClaim> {
+  const name = normalise(username);
+  const since = now - THROTTLE_WINDOW_MS;
+  const [claimed] = await rawBatch(db, [
+    sql`insert into ${loginAttempts} (username, ip, attempted_at)
+        select ${name}, ${ip}, ${now}
+        where (select count(*) from ${loginAttempts} where username = ${name} and attempted_at > ${since}) < ${MAX_FAILURES_PER_USERNAME}
+          and (select count(*) from ${loginAttempts} where ip = ${ip} and attempted_at > ${since}) < ${MAX_FAILURES_PER_IP}
+        returning id`,
     // Keep the table small: nothing older than the window matters.
-    db.delete(loginAttempts).where(lt(loginAttempts.attemptedAt, now - THROTTLE_WINDOW_MS)),
+    sql`delete from ${loginAttempts} where attempted_at <= ${since}`,
   ]);
+  const row = claimed?.results[0] as { id: number } | undefined;
+  if (row) return { attemptId: row.id, waitSeconds: 0 };
+  return { attemptId: null, waitSeconds: Math.max(1, await throttleWait(db, username, ip, now)) };
 }
 
-/** A successful sign-in clears that username's failures (the IP's count stays). */
+/** An attempt that was right is no failure: its slot is given back. */
+export const forgetAttempt = (db: Db, attemptId: number) => db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
+
+/** A completed sign-in clears that username's failures (the IP's count stays). */
 export const clearFailures = (db: Db, username: string) =>
   db.delete(loginAttempts).where(eq(loginAttempts.username, normalise(username)));

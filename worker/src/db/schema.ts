@@ -26,9 +26,40 @@ export const users = sqliteTable(
     passwordHash: text("password_hash").notNull(),
     role: text("role", { enum: ROLES }).notNull().default("user"),
     createdAt: createdAt(),
+    // Two-factor sign-in (TOTP, auth/two-factor.ts). Secrets are AES-GCM ciphertext, never plain.
+    /** The confirmed TOTP secret; null: two-factor sign-in is off. */
+    totpSecret: text("totp_secret"),
+    /** A secret being set up, until its first code confirms it. */
+    totpPendingSecret: text("totp_pending_secret"),
+    totpEnabledAt: integer("totp_enabled_at"),
+    /** The last 30-second time step a code was accepted for: a code is good once (no replay). */
+    totpLastStep: integer("totp_last_step"),
   },
   (t) => [uniqueIndex("users_username_unique").on(sql`lower(${t.username})`)],
 );
+
+/** One-time recovery codes for two-factor sign-in, kept as keyed hashes only. */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    id: integer("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: integer("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("recovery_codes_user_hash_unique").on(t.userId, t.codeHash)],
+);
+
+/**
+ * What a session may do: `active` is signed in; `second-factor` has passed the password and may
+ * only send its code (for a few minutes); `enroll` is signed in but may only set up two-factor
+ * sign-in, which an admin requires of everyone.
+ */
+export const SESSION_STAGES = ["active", "second-factor", "enroll"] as const;
+export type SessionStage = (typeof SESSION_STAGES)[number];
 
 export const sessions = sqliteTable(
   "sessions",
@@ -41,6 +72,7 @@ export const sessions = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     ip: text("ip"),
     userAgent: text("user_agent"),
+    stage: text("stage", { enum: SESSION_STAGES }).notNull().default("active"),
   },
   (t) => [index("sessions_user_idx").on(t.userId), index("sessions_expires_idx").on(t.expiresAt)],
 );
@@ -609,6 +641,32 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
   exitWatermark: integer("exit_watermark").notNull().default(0),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * Who changed what (README "Audit log"): one row per change an admin or member makes, written in
+ * the same D1 batch as the change itself (audit/record.ts). `actorId` is not a foreign key, and the
+ * username is copied, so the trail outlives a deleted user. `summary` is a short before → after,
+ * never a password, secret or code. Kept 400 days (jobs/purge-audit.ts).
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey(),
+    at: integer("at").notNull(),
+    actorId: text("actor_id"),
+    actorName: text("actor_name").notNull(),
+    action: text("action").notNull(),
+    entityKind: text("entity_kind").notNull(),
+    entityId: text("entity_id"),
+    summary: text("summary").notNull().default(""),
+    ip: text("ip"),
+  },
+  (t) => [
+    index("audit_log_at_idx").on(t.at),
+    index("audit_log_actor_at_idx").on(t.actorId, t.at),
+    index("audit_log_kind_at_idx").on(t.entityKind, t.at),
+  ],
+);
 
 // ---------------------------------------------------------------------------------------------
 // Who clicked (issue 12): audience rollups for the Country / Device / OS / Browser groupings, and

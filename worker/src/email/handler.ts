@@ -1,5 +1,5 @@
 import type { Email } from "postal-mime";
-import { acceptedRecipients } from "../codes/config";
+import { acceptedRecipients, acceptedSenders, recipientAccepted } from "../codes/config";
 import { forgetCodesVersion } from "../codes/version";
 import { findCode, parseMail } from "../codes/read-mail";
 import { insertCode } from "../db/queries/codes";
@@ -21,7 +21,8 @@ const MAX_MESSAGE_ID_LENGTH = 250;
 const PLAUSIBLE_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * Email Routing's entry point (`email()` in index.ts): accepts mail for CODES_RECIPIENTS only,
+ * Email Routing's entry point (`email()` in index.ts): accepts mail for CODES_RECIPIENTS only (and,
+ * when CODES_SENDERS is set, from those forwarding mailboxes only),
  * refuses oversized mail, and stores the verification code of each message once. Nothing a
  * message contains can make it throw: a message that cannot be read is logged and dropped.
  * A storage failure is not swallowed: the delivery fails rather than lose a code silently (a
@@ -29,9 +30,19 @@ const PLAUSIBLE_AGE_MS = 30 * 24 * 60 * 60 * 1000;
  */
 export async function handleEmail(message: ForwardableEmailMessage, env: Bindings): Promise<void> {
   const recipients = acceptedRecipients(env.CODES_RECIPIENTS);
-  if (recipients && !recipients.has(message.to.trim().toLowerCase())) {
+  if (!recipientAccepted(recipients, message.to)) {
     message.setReject("Recipient not accepted: this address does not receive verification codes");
-    console.log("codes: rejected a message for an address not in CODES_RECIPIENTS");
+    console.log(
+      recipients.kind === "none"
+        ? "codes: rejected a message because CODES_RECIPIENTS is empty: set it to the inbox addresses (comma-separated), or to * to accept any address"
+        : "codes: rejected a message for an address not in CODES_RECIPIENTS",
+    );
+    return;
+  }
+  const senderAllowed = acceptedSenders(env.CODES_SENDERS);
+  if (senderAllowed && !senderAllowed(message.from)) {
+    message.setReject("Sender not accepted: this inbox takes mail only from its forwarding mailboxes");
+    console.log("codes: rejected a message from a sender not in CODES_SENDERS");
     return;
   }
   if (message.rawSize > MAX_MESSAGE_BYTES) {

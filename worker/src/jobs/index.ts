@@ -1,6 +1,7 @@
 import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
 import { finishDomainsJob } from "./finish-domains";
+import { purgeOldAuditEntries } from "./purge-audit";
 import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
 import { rollUpClicksJob } from "./roll-up-clicks";
@@ -23,6 +24,7 @@ export const JOBS: Job[] = [
   rollUpClicksJob,
   finishDomainsJob,
   sweepTikTokEventsJob,
+  purgeOldAuditEntries,
 ];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {

@@ -21,3 +21,27 @@ export const csvRow = (cells: readonly (string | number | boolean | null | undef
 
 /** A byte-order mark first, so Excel reads the file as UTF-8 (names and user agents carry any script). */
 export const CSV_BOM = "\uFEFF";
+
+/**
+ * A CSV body streamed a page at a time: the header, then `first` (read by the caller before
+ * answering, so a failing database is still a JSON error rather than a cut-off file), then
+ * `next(last row)` for as long as pages come back full. Nothing but one page sits in memory.
+ */
+export function pagedCsv<R>(header: readonly string[], first: R[], pageSize: number, next: (last: R) => Promise<R[]>, toCsv: (row: R) => string) {
+  const encoder = new TextEncoder();
+  let rows = first;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(CSV_BOM + csvRow(header)));
+    },
+    async pull(controller) {
+      if (rows.length) controller.enqueue(encoder.encode(rows.map(toCsv).join("")));
+      const last = rows.at(-1);
+      if (rows.length < pageSize || last === undefined) {
+        controller.close();
+        return;
+      }
+      rows = await next(last);
+    },
+  });
+}

@@ -1,47 +1,69 @@
+import type { BatchItem } from "drizzle-orm/batch";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { audit, type Actor } from "../audit/record";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../auth/password";
 import {
-  createSession,
   deleteSession,
+  loadSecondFactorSession,
+  prepareSession,
   readSessionToken,
+  SECOND_FACTOR_TTL_SECONDS,
   SESSION_COOKIE,
-  SESSION_TTL_SECONDS,
 } from "../auth/session";
-import { clearFailures, recordFailure, throttleWait } from "../auth/throttle";
+import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
+import { decryptSecret, hashRecoveryCode, matchTotp, normaliseRecoveryCode, twoFactorKeys } from "../auth/two-factor";
+import { claimTotpStep, recoveryCodesLeft, twoFactorRequired, twoFactorState, useRecoveryCode } from "../db/queries/two-factor";
 import { countUsers, findUserByUsername, insertFirstAdmin, listPermissions } from "../db/queries/users";
+import type { SessionStage } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
 import { ApiError } from "../lib/errors";
 import { clientIp } from "../lib/request";
 import { validate } from "../lib/validate";
-import { loginSchema, registerSchema } from "../schemas/auth";
+import { loginSchema, registerSchema, secondFactorSchema } from "../schemas/auth";
 
 /** What the client sees of the signed-in user. */
-export const publicUser = (user: Pick<SessionUser, "id" | "username" | "role" | "permissions">) => ({
+export const publicUser = (user: Pick<SessionUser, "id" | "username" | "role" | "permissions" | "stage" | "twoFactorEnabled">) => ({
   id: user.id,
   username: user.username,
   role: user.role,
   permissions: user.permissions,
+  twoFactorEnabled: user.twoFactorEnabled,
+  /** An admin requires two-factor sign-in and this user has none yet: they may only set it up. */
+  mustSetUpTwoFactor: user.stage === "enroll",
 });
 
-async function signIn(c: Context<AppEnv>, userId: string) {
-  const token = await createSession(c.get("db"), c.env.SESSION_SECRET, userId, {
-    ip: clientIp(c.req.raw),
-    userAgent: c.req.header("user-agent")?.slice(0, 255) ?? null,
-  });
-  setCookie(c, SESSION_COOKIE, token, {
-    httpOnly: true,
-    secure: true,
-    sameSite: "Lax",
-    path: "/",
-    maxAge: SESSION_TTL_SECONDS,
-  });
+/** Starts a session (its row written in one batch with the sign-in's audit entry) and sets its cookie. */
+async function signIn(c: Context<AppEnv>, actor: Actor & { id: string }, how: { stage?: SessionStage; summary: string; also?: BatchItem<"sqlite">[] }) {
+  const db = c.get("db");
+  const stage = how.stage ?? "active";
+  const session = await prepareSession(
+    db,
+    c.env.SESSION_SECRET,
+    actor.id,
+    { ip: clientIp(c.req.raw), userAgent: c.req.header("user-agent")?.slice(0, 255) ?? null },
+    stage === "second-factor" ? { stage, ttlSeconds: SECOND_FACTOR_TTL_SECONDS } : { stage },
+  );
+  const entry = stage === "second-factor" ? [] : [audit(c, { action: "session.sign_in", kind: "session", id: actor.id, summary: how.summary }, { actor })];
+  await db.batch([session.insert, ...entry, ...(how.also ?? [])]);
+  setCookie(c, SESSION_COOKIE, session.token, { httpOnly: true, secure: true, sameSite: "Lax", path: "/", maxAge: session.ttlSeconds });
 }
 
 const waitMessage = (seconds: number) => {
   const minutes = Math.ceil(seconds / 60);
   return `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
 };
+
+/** Counts the attempt before anything is compared (auth/throttle.ts); 429 when over the limit. */
+async function attempt(c: Context<AppEnv>, username: string) {
+  const claim = await claimAttempt(c.get("db"), username, clientIp(c.req.raw));
+  if (claim.attemptId === null) {
+    throw new ApiError(429, waitMessage(claim.waitSeconds), undefined, { "Retry-After": String(claim.waitSeconds) });
+  }
+  return claim.attemptId;
+}
+
+const SIGN_IN_EXPIRED = "Your sign-in took too long or was replaced. Enter your username and password again.";
 
 export const authRoutes = new Hono<AppEnv>()
   .get("/setup", async (c) => c.json({ needsSetup: (await countUsers(c.get("db"))) === 0 }, 200))
@@ -54,35 +76,93 @@ export const authRoutes = new Hono<AppEnv>()
     }
     const user = await insertFirstAdmin(db, username, await hashPassword(password));
     if (!user) throw new ApiError(403, "Registration is closed: an admin already exists. Ask an admin for an account.");
-    await signIn(c, user.id);
-    return c.json(publicUser({ ...user, permissions: [] }), 201);
+    await signIn(c, user, { summary: "First admin account created" });
+    return c.json(publicUser({ ...user, permissions: [], stage: "active", twoFactorEnabled: false }), 201);
   })
 
+  /**
+   * The password step. With two-factor sign-in on, the answer is `{ secondFactor: "required" }`
+   * and a short-lived session that can only send its code (POST /api/login/second-factor). When an
+   * admin requires two-factor sign-in and the user has none, the session may only set it up.
+   */
   .post("/login", validate("json", loginSchema), async (c) => {
     const { username, password } = c.req.valid("json");
     const db = c.get("db");
-    const ip = clientIp(c.req.raw);
-    const wait = await throttleWait(db, username, ip);
-    if (wait > 0) {
-      throw new ApiError(429, waitMessage(wait), undefined, { "Retry-After": String(wait) });
-    }
+    const attemptId = await attempt(c, username);
     const user = await findUserByUsername(db, username);
     // Unknown users cost a full hash too, so timing does not reveal which usernames exist.
     const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-    if (!user || !ok) {
-      await recordFailure(db, username, ip);
-      throw new ApiError(401, "Invalid username or password");
+    // A wrong password leaves its attempt counted as a failure.
+    if (!user || !ok) throw new ApiError(401, "Invalid username or password");
+    // The password was right: not a failure. The username's earlier failures stay until the
+    // whole sign-in succeeds, so a known password cannot reset the count of wrong codes.
+    await forgetAttempt(db, attemptId);
+
+    if (user.totpSecret !== null) {
+      await signIn(c, user, { stage: "second-factor", summary: "" });
+      return c.json({ secondFactor: "required" as const }, 200);
     }
+    const stage = (await twoFactorRequired(db)) ? "enroll" : "active";
     await clearFailures(db, username);
-    await signIn(c, user.id);
+    await signIn(c, user, { stage, summary: stage === "enroll" ? "Password; sent to set up two-factor sign-in" : "Password" });
     const permissions = (await listPermissions(db, user.id)).map((p) => p.feature);
-    return c.json(publicUser({ ...user, permissions }), 200);
+    return c.json(publicUser({ ...user, permissions, stage, twoFactorEnabled: false }), 200);
+  })
+
+  /** The second step: a 6-digit code (each good once) or a one-time recovery code, throttled like passwords. */
+  .post("/login/second-factor", validate("json", secondFactorSchema), async (c) => {
+    const db = c.get("db");
+    const token = getCookie(c, SESSION_COOKIE);
+    const sessionId = token ? await readSessionToken(c.env.SESSION_SECRET, token) : null;
+    const pending = sessionId ? await loadSecondFactorSession(db, sessionId) : undefined;
+    if (!pending) throw new ApiError(401, SIGN_IN_EXPIRED);
+    const state = await twoFactorState(db, pending.userId);
+    if (!state?.totpSecret) throw new ApiError(401, SIGN_IN_EXPIRED);
+    const keys = await twoFactorKeys(c.env.TWO_FACTOR_KEY);
+    const actor = { id: pending.userId, username: state.username };
+    const attemptId = await attempt(c, state.username);
+
+    const { code } = c.req.valid("json");
+    const recovery = normaliseRecoveryCode(code);
+    let method: string;
+    if (recovery) {
+      if (!(await useRecoveryCode(db, pending.userId, await hashRecoveryCode(keys, recovery)))) {
+        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Recovery code wrong or already used" }, { actor })]);
+        throw new ApiError(401, "That recovery code is wrong or was already used");
+      }
+      method = `Password + recovery code (${await recoveryCodesLeft(db, pending.userId)} left)`;
+    } else {
+      const step = matchTotp(await decryptSecret(keys, pending.userId, state.totpSecret), code.replace(/\s/g, ""));
+      if (step === null) {
+        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Wrong code" }, { actor })]);
+        throw new ApiError(401, "That code is not right. Enter the current 6-digit code from your authenticator app.");
+      }
+      if (!(await claimTotpStep(db, pending.userId, step))) {
+        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Code already used" }, { actor })]);
+        throw new ApiError(401, "That code was already used. Wait for the next code in your app.");
+      }
+      method = "Password + authenticator code";
+    }
+    await Promise.all([forgetAttempt(db, attemptId), clearFailures(db, state.username)]);
+    // The waiting session is replaced by a new one: a fresh id once fully signed in.
+    await signIn(c, actor, { summary: method, also: [deleteSession(db, pending.id)] });
+    const user = await findUserByUsername(db, state.username);
+    if (!user) throw new ApiError(401, SIGN_IN_EXPIRED);
+    const permissions = (await listPermissions(db, user.id)).map((p) => p.feature);
+    return c.json(publicUser({ ...user, permissions, stage: "active", twoFactorEnabled: true }), 200);
   })
 
   .post("/logout", async (c) => {
+    const db = c.get("db");
     const token = getCookie(c, SESSION_COOKIE);
     const sessionId = token ? await readSessionToken(c.env.SESSION_SECRET, token) : null;
-    if (sessionId) await deleteSession(c.get("db"), sessionId);
+    const user = c.get("user");
+    if (sessionId) {
+      await db.batch([
+        deleteSession(db, sessionId),
+        ...(user ? [audit(c, { action: "session.sign_out", kind: "session", id: user.id, summary: "Signed out" }, { ifChanged: true })] : []),
+      ]);
+    }
     deleteCookie(c, SESSION_COOKIE, { path: "/", secure: true });
     return c.json({ ok: true }, 200);
   })

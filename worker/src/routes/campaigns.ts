@@ -1,6 +1,9 @@
+import { sql } from "drizzle-orm";
 import { Hono } from "hono";
+import { audit, diff, fields } from "../audit/record";
 import {
   deleteCampaign,
+  getCampaign,
   getCampaignView,
   insertCampaign,
   listCampaigns,
@@ -61,6 +64,8 @@ async function checkReferences(db: Db, refs: Parameters<typeof referenceProblems
   }
 }
 
+const LABELS = { name: "Name", landerId: "Lander ID", offerId: "Offer ID", domainId: "Domain ID", bhToggle: "BH Toggle" };
+
 /** A lander or offer deleted between the check and the write: still a clear 400, never a 500. */
 async function writing<T>(write: Promise<T>) {
   try {
@@ -100,15 +105,20 @@ export const campaignRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const input = c.req.valid("json");
     await checkReferences(db, input);
-    const { id } = await writing(
-      insertCampaign(db, {
-        name: input.name,
-        landerId: input.landerId,
-        offerId: input.offerId ?? null,
-        domainId: input.domainId ?? null,
-        bhToggle: input.bhToggle,
-      }),
+    const values = {
+      name: input.name,
+      landerId: input.landerId,
+      offerId: input.offerId ?? null,
+      domainId: input.domainId ?? null,
+      bhToggle: input.bhToggle,
+    };
+    const [[created]] = await writing(
+      db.batch([
+        insertCampaign(db, values),
+        audit(c, { action: "campaign.create", kind: "campaign", id: sql`last_insert_rowid()`, summary: fields(values, LABELS) }),
+      ]),
     );
+    const { id } = created!;
     // Unknown ids are cached too: this id may have been asked for before it existed.
     invalidateTrackedCampaigns();
     return c.json(await oneCampaign(db, id), 201);
@@ -119,8 +129,17 @@ export const campaignRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     const input = c.req.valid("json");
     await checkReferences(db, input);
-    const updated = await writing(updateCampaign(db, id, input));
-    if (!updated) throw notFound("Campaign not found");
+    const before = await getCampaign(db, id);
+    if (!before) throw notFound("Campaign not found");
+    // A patch of the BH Toggle alone is the switch the team flips most: its own action.
+    const action = Object.keys(input).every((k) => k === "bhToggle") ? "campaign.bh_toggle" : "campaign.update";
+    const [updated] = await writing(
+      db.batch([
+        updateCampaign(db, id, input),
+        audit(c, { action, kind: "campaign", id, summary: `${before.name}: ${diff(before, input, LABELS)}` }, { ifChanged: true }),
+      ]),
+    );
+    if (!updated.length) throw notFound("Campaign not found");
     invalidateTrackedCampaigns();
     return c.json(await oneCampaign(db, id), 200);
   })
@@ -133,7 +152,15 @@ export const campaignRoutes = new Hono<AppEnv>()
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {
-    if (!(await deleteCampaign(c.get("db"), c.req.valid("param").id))) throw notFound("Campaign not found");
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const before = await getCampaign(db, id);
+    if (!before) throw notFound("Campaign not found");
+    const [deleted] = await db.batch([
+      deleteCampaign(db, id),
+      audit(c, { action: "campaign.delete", kind: "campaign", id, summary: fields(before, LABELS) }, { ifChanged: true }),
+    ]);
+    if (!deleted.length) throw notFound("Campaign not found");
     invalidateTrackedCampaigns();
     return c.json({ ok: true }, 200);
   });

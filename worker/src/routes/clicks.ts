@@ -4,10 +4,10 @@ import { reportTimeZone } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { dayIn, shiftDay } from "../integrations/day-windows";
 import type { z } from "zod";
-import { CSV_BOM } from "../lib/csv";
+import { pagedCsv } from "../lib/csv";
 import { badRequest } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
-import { clickCsvHeader, clickCsvLine } from "../tracking/click-csv";
+import { CLICK_CSV_COLUMNS, clickCsvLine } from "../tracking/click-csv";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/zone-days";
 import { clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
@@ -99,22 +99,14 @@ export const clickRoutes = new Hono<AppEnv>()
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
     const filter = clickFilter(range, q);
-    const encoder = new TextEncoder();
-    let rows = await clickRowsAfter(db, filter, null, EXPORT_PAGE_ROWS);
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode(CSV_BOM + clickCsvHeader()));
-      },
-      async pull(controller) {
-        if (rows.length) controller.enqueue(encoder.encode(rows.map(clickCsvLine).join("")));
-        const last = rows.at(-1);
-        if (rows.length < EXPORT_PAGE_ROWS || !last) {
-          controller.close();
-          return;
-        }
-        rows = await clickRowsAfter(db, filter, { clickedAt: last.clickedAt, id: last.id }, EXPORT_PAGE_ROWS);
-      },
-    });
+    const first = await clickRowsAfter(db, filter, null, EXPORT_PAGE_ROWS);
+    const body = pagedCsv(
+      CLICK_CSV_COLUMNS.map((column) => column.header),
+      first,
+      EXPORT_PAGE_ROWS,
+      (last) => clickRowsAfter(db, filter, { clickedAt: last.clickedAt, id: last.id }, EXPORT_PAGE_ROWS),
+      clickCsvLine,
+    );
     return c.body(body, 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="click-log-${dayIn(Date.now(), range.timeZone)}.csv"`,

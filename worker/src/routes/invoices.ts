@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { Hono } from "hono";
+import { audit, diff, fields } from "../audit/record";
 import { deleteInvoice, getInvoice, insertInvoice, listInvoices, updateInvoice, type InvoiceRow, type InvoiceValues } from "../db/queries/invoices";
 import type { AppEnv } from "../env";
 import { badRequest, notFound } from "../lib/errors";
@@ -38,20 +40,27 @@ const invoiceJson = (row: InvoiceRow) => ({
   createdAt: iso(row.createdAt),
 });
 
+const LABELS = { mediaBuyer: "Media buyer", invoiceDate: "Date", amountPaid: "Amount paid", revenueSharePercent: "Revenue share %", profit: "Profit", notes: "Notes" };
+
 export const invoiceRoutes = new Hono<AppEnv>()
   .get("/", async (c) => c.json((await listInvoices(c.get("db"))).map(invoiceJson), 200))
 
   .post("/", validate("json", invoiceSchema), async (c) => {
+    const db = c.get("db");
     const input = c.req.valid("json");
-    const row = await insertInvoice(c.get("db"), {
+    const values = {
       mediaBuyer: input.mediaBuyer,
       invoiceDate: input.invoiceDate,
       amountPaidCents: hundredths(input.amountPaid, "Amount paid"),
       revenueShareBps: hundredths(input.revenueSharePercent, "Revenue share %"),
       profitCents: hundredths(input.profit, "Profit"),
       notes: input.notes ?? null,
-    });
-    return c.json(invoiceJson(row), 201);
+    };
+    const [[row]] = await db.batch([
+      insertInvoice(db, values),
+      audit(c, { action: "invoice.create", kind: "invoice", id: sql`last_insert_rowid()`, summary: fields(invoiceJson({ id: 0, createdAt: 0, ...values }), LABELS) }),
+    ]);
+    return c.json(invoiceJson(row!), 201);
   })
 
   .get("/:id", validate("param", idParam), async (c) => {
@@ -61,12 +70,30 @@ export const invoiceRoutes = new Hono<AppEnv>()
   })
 
   .patch("/:id", validate("param", idParam), validate("json", invoiceUpdateSchema), async (c) => {
-    const row = await updateInvoice(c.get("db"), c.req.valid("param").id, toColumns(c.req.valid("json")));
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    const before = await getInvoice(db, id);
+    if (!before) throw notFound("Invoice not found");
+    const columns = toColumns(input);
+    const summary = diff(invoiceJson(before), invoiceJson({ ...before, ...columns }), LABELS);
+    const [[row]] = await db.batch([
+      updateInvoice(db, id, columns),
+      audit(c, { action: "invoice.update", kind: "invoice", id, summary: `${before.mediaBuyer} ${before.invoiceDate}: ${summary}` }, { ifChanged: true }),
+    ]);
     if (!row) throw notFound("Invoice not found");
     return c.json(invoiceJson(row), 200);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {
-    if (!(await deleteInvoice(c.get("db"), c.req.valid("param").id))) throw notFound("Invoice not found");
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const before = await getInvoice(db, id);
+    if (!before) throw notFound("Invoice not found");
+    const [deleted] = await db.batch([
+      deleteInvoice(db, id),
+      audit(c, { action: "invoice.delete", kind: "invoice", id, summary: fields(invoiceJson(before), LABELS) }, { ifChanged: true }),
+    ]);
+    if (!deleted.length) throw notFound("Invoice not found");
     return c.json({ ok: true }, 200);
   });

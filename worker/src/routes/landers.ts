@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { landerDeletionImpact } from "../db/queries/deletion-impact";
+import { audit, diff, fields } from "../audit/record";
 import { deleteLander, getLander, insertLander, listLanders, updateLander } from "../db/queries/landers";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
@@ -11,17 +13,32 @@ import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 
 const landerJson = (l: { id: number; name: string; url: string; createdAt: number }) => ({ ...l, createdAt: iso(l.createdAt) });
 
+const LABELS = { name: "Name", url: "URL" };
+
 /** Landers: readable with landers or campaigns (the campaign dialog lists them), written by admins. */
 export const landerRoutes = new Hono<AppEnv>()
   .get("/", async (c) => c.json((await listLanders(c.get("db"))).map(landerJson), 200))
 
   .post("/", validate("json", createLanderSchema), async (c) => {
-    const lander = await insertLander(c.get("db"), c.req.valid("json"));
-    return c.json(landerJson(lander), 201);
+    const db = c.get("db");
+    const input = c.req.valid("json");
+    const [[lander]] = await db.batch([
+      insertLander(db, input),
+      audit(c, { action: "lander.create", kind: "lander", id: sql`last_insert_rowid()`, summary: fields(input, LABELS) }),
+    ]);
+    return c.json(landerJson(lander!), 201);
   })
 
   .patch("/:id", validate("param", idParam), validate("json", updateLanderSchema), async (c) => {
-    const lander = await updateLander(c.get("db"), c.req.valid("param").id, c.req.valid("json"));
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    const before = await getLander(db, id);
+    if (!before) throw notFound("Lander not found");
+    const [[lander]] = await db.batch([
+      updateLander(db, id, input),
+      audit(c, { action: "lander.update", kind: "lander", id, summary: `${before.name}: ${diff(before, input, LABELS)}` }, { ifChanged: true }),
+    ]);
     if (!lander) throw notFound("Lander not found");
     // /r/ redirects to the lander URL it cached.
     invalidateTrackedCampaigns();
@@ -37,7 +54,15 @@ export const landerRoutes = new Hono<AppEnv>()
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {
-    if (!(await deleteLander(c.get("db"), c.req.valid("param").id))) throw notFound("Lander not found");
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const before = await getLander(db, id);
+    if (!before) throw notFound("Lander not found");
+    const [deleted] = await db.batch([
+      deleteLander(db, id),
+      audit(c, { action: "lander.delete", kind: "lander", id, summary: fields(before, LABELS) }, { ifChanged: true }),
+    ]);
+    if (!deleted.length) throw notFound("Lander not found");
     invalidateTrackedCampaigns();
     return c.json({ ok: true }, 200);
   });

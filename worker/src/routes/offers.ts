@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { deleteOffer, insertOffer, listOffers, updateOffer } from "../db/queries/offers";
+import { audit, diff, fields } from "../audit/record";
+import { deleteOffer, getOffer, insertOffer, listOffers, updateOffer } from "../db/queries/offers";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
 import { iso } from "../lib/time";
@@ -13,17 +15,38 @@ const offerJson = (o: { id: number; name: string; url: string; utmTemplate: stri
   createdAt: iso(o.createdAt),
 });
 
+const LABELS = { name: "Name", url: "URL", utmTemplate: "UTM template" };
+
 /** Offers: readable for the offer, campaign and stats screens, written by admins. */
 export const offerRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => c.json((await listOffers(c.get("db"))).map(offerJson), 200))
+  .get("/", async (c) => {
+    const rows = await listOffers(c.get("db"));
+    // An offer's URL and template carry the team's affiliate ids: only admins (who edit them) read
+    // them. Members' screens (the stats filter) need just the choice.
+    if (c.get("user")?.role !== "admin") return c.json(rows.map(({ id, name }) => ({ id, name })), 200);
+    return c.json(rows.map(offerJson), 200);
+  })
 
   .post("/", validate("json", createOfferSchema), async (c) => {
-    const offer = await insertOffer(c.get("db"), c.req.valid("json"));
-    return c.json(offerJson(offer), 201);
+    const db = c.get("db");
+    const input = c.req.valid("json");
+    const [[offer]] = await db.batch([
+      insertOffer(db, input),
+      audit(c, { action: "offer.create", kind: "offer", id: sql`last_insert_rowid()`, summary: fields(input, LABELS) }),
+    ]);
+    return c.json(offerJson(offer!), 201);
   })
 
   .patch("/:id", validate("param", idParam), validate("json", updateOfferSchema), async (c) => {
-    const offer = await updateOffer(c.get("db"), c.req.valid("param").id, c.req.valid("json"));
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    const before = await getOffer(db, id);
+    if (!before) throw notFound("Offer not found");
+    const [[offer]] = await db.batch([
+      updateOffer(db, id, input),
+      audit(c, { action: "offer.update", kind: "offer", id, summary: `${before.name}: ${diff(before, input, LABELS)}` }, { ifChanged: true }),
+    ]);
     if (!offer) throw notFound("Offer not found");
     // /click must send the very next exit to the new URL and template.
     invalidateTrackedCampaigns();
@@ -31,7 +54,15 @@ export const offerRoutes = new Hono<AppEnv>()
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {
-    if (!(await deleteOffer(c.get("db"), c.req.valid("param").id))) throw notFound("Offer not found");
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const before = await getOffer(db, id);
+    if (!before) throw notFound("Offer not found");
+    const [deleted] = await db.batch([
+      deleteOffer(db, id),
+      audit(c, { action: "offer.delete", kind: "offer", id, summary: fields(before, LABELS) }, { ifChanged: true }),
+    ]);
+    if (!deleted.length) throw notFound("Offer not found");
     invalidateTrackedCampaigns();
     return c.json({ ok: true }, 200);
   });

@@ -40,8 +40,18 @@ const requireToken = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/**
+ * Hono answers HEAD with the GET handler (dropping the body), which would count a conversion for
+ * a link checker or a prefetch. Only a real GET counts.
+ */
+const getOnly = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.method !== "GET") throw new ApiError(405, "The postback takes GET requests only", undefined, { Allow: "GET" });
+  await next();
+});
+
 export const postbackRoutes = new Hono<AppEnv>().get(
   "/cake",
+  getOnly,
   requireToken,
   database,
   validate("query", cakePostbackQuery),

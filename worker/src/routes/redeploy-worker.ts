@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { audit } from "../audit/record";
 import { redeployWorker } from "../domains/configure";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
@@ -10,6 +11,10 @@ import { ApiError } from "../lib/errors";
  */
 export const redeployWorkerRoutes = new Hono<AppEnv>().post("/", async (c) => {
   const answer = await redeployWorker({ db: c.get("db"), env: c.env });
+  if (answer.attached.length || answer.failed.length) {
+    // Only a run that changed (or tried to change) what the Worker serves is worth an entry.
+    await c.get("db").batch([audit(c, { action: "domain.redeploy_worker", kind: "domain", summary: answer.message })]);
+  }
   if (answer.failed.length) throw new ApiError(502, answer.message, answer.failed);
   return c.json(answer, 200);
 });

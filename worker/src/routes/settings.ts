@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { audit, shown } from "../audit/record";
 import { readSettings, writeSetting } from "../db/queries/settings";
 import type { AppEnv } from "../env";
 import { validate } from "../lib/validate";
@@ -13,7 +14,9 @@ export const settingsRoutes = new Hono<AppEnv>()
     );
   })
   .post("/", validate("json", settingSchema), async (c) => {
+    const db = c.get("db");
     const { key, value } = c.req.valid("json");
-    await writeSetting(c.get("db"), key, value);
+    const before = (await readSettings(db))[key];
+    await db.batch([writeSetting(db, key, value), audit(c, { action: "setting.update", kind: "setting", id: key, summary: `${key}: ${shown(before)} → ${shown(value)}` })]);
     return c.json({ key, value }, 200);
   });

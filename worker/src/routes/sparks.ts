@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { createSpark, deleteSpark, listSparks } from "../db/queries/sparks";
+import { audit, fields } from "../audit/record";
+import { createSpark, deleteSpark, getSpark, listSparks } from "../db/queries/sparks";
 import type { AppEnv, SessionUser } from "../env";
 import { ApiError, notFound } from "../lib/errors";
 import { iso } from "../lib/time";
@@ -22,13 +23,25 @@ export const sparkRoutes = new Hono<AppEnv>()
   .get("/", async (c) => c.json((await listSparks(c.get("db"), scopeOf(c.get("user")))).map(sparkJson), 200))
 
   .post("/", validate("json", createSparkSchema), async (c) => {
+    const input = c.req.valid("json");
     // A member's new spark is assigned to them, or they could not see what they just made.
-    const spark = await createSpark(c.get("db"), c.req.valid("json"), scopeOf(c.get("user")));
+    const spark = await createSpark(c.get("db"), input, scopeOf(c.get("user")), {
+      alongside: (id) => [audit(c, { action: "spark.create", kind: "spark", id, summary: `Name: ${input.name}` })],
+    });
     return c.json(sparkJson(spark), 201);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const scope = scopeOf(c.get("user"));
     // Someone else's spark answers like a missing one: members learn nothing outside their scope.
-    if (!(await deleteSpark(c.get("db"), c.req.valid("param").id, scopeOf(c.get("user"))))) throw notFound("Spark not found");
+    const before = await getSpark(db, id, scope);
+    if (!before) throw notFound("Spark not found");
+    const [deleted] = await db.batch([
+      deleteSpark(db, id, scope),
+      audit(c, { action: "spark.delete", kind: "spark", id, summary: fields(before, { name: "Name", sparkId: "Spark ID" }) }, { ifChanged: true }),
+    ]);
+    if (!deleted.length) throw notFound("Spark not found");
     return c.json({ ok: true }, 200);
   });

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { audit } from "../audit/record";
 import { lastPostbackAt } from "../db/queries/cake";
 import { readSettings } from "../db/queries/settings";
 import { latestRuns, RUN_STALE_MS } from "../db/queries/sync-runs";
@@ -9,7 +10,7 @@ import { isoOrNull } from "../lib/time";
 import { validate } from "../lib/validate";
 import { syncRunSchema } from "../schemas/performance";
 import { cakeSetup, postbackSetup, settingsToFix, syncDays, tiktokSetup } from "../sync/config";
-import { outcomeJson, runSync, SOURCE_LABELS, type SyncOutcome } from "../sync/run-sync";
+import { outcomeJson, runSync, SOURCE_LABELS, type SyncDeps, type SyncOutcome } from "../sync/run-sync";
 
 /** The postback URL to paste into CAKE; the token stays a placeholder (it is a secret). */
 const postbackUrl = (origin: string) =>
@@ -61,7 +62,18 @@ export const syncRoutes = new Hono<AppEnv>()
   .post("/run", validate("json", syncRunSchema), async (c) => {
     const { source, days } = c.req.valid("json");
     const sources = source === "all" ? SYNC_SOURCES : [source];
-    const deps = { db: c.get("db"), env: c.env };
+    const deps: SyncDeps = {
+      db: c.get("db"),
+      env: c.env,
+      alongside: (run) => [
+        audit(c, {
+          action: "sync.run",
+          kind: "sync",
+          id: run.source,
+          summary: `${SOURCE_LABELS[run.source]} ${run.windowStart} to ${run.windowEnd}: ${run.status.replace("_", " ")}${run.status === "ok" ? `, ${run.rowsUpserted} rows written` : ""}`,
+        }),
+      ],
+    };
     const runs = await Promise.all(
       sources.map((s) => runSync(deps, { source: s, trigger: "manual", days: days ?? syncDays(c.env).recent })),
     );

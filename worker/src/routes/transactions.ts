@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { audit } from "../audit/record";
 import { decodeStatement } from "../billing/decode-statement";
 import { importStatement } from "../billing/import-statement";
 import { listTransactions, vcnLast4Choices, vcnSpendSummary, type Viewer } from "../db/queries/transactions";
@@ -38,7 +39,16 @@ export const transactionRoutes = new Hono<AppEnv>()
     }
     // Decoded here so the file's bytes are garbage as soon as its text exists.
     const text = decodeStatement(new Uint8Array(await file.arrayBuffer()));
-    const result = await importStatement(c.get("db"), text);
+    const result = await importStatement(c.get("db"), text, {
+      alongside: (n) => [
+        audit(c, {
+          action: "statement.upload",
+          kind: "statement",
+          id: file.name.slice(0, 120),
+          summary: `${n.clearedCount} cleared, ${n.pendingDeclinedCount} pending or declined, ${n.duplicateCount} duplicates, ${n.errorCount} rows refused`,
+        }),
+      ],
+    });
     return c.json(result, 200);
   })
 

@@ -1,6 +1,10 @@
+import { asc, eq, ne, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { asc, ne, sql } from "drizzle-orm";
+import { audit, listChange } from "../audit/record";
 import { hashPassword } from "../auth/password";
+import { deleteOtherSessions } from "../auth/session";
+import { twoFactorConfigured } from "../auth/two-factor";
+import { disableTwoFactor, setTwoFactorRequired, twoFactorRequired } from "../db/queries/two-factor";
 import {
   deleteUserKeepingAnAdmin,
   getUser,
@@ -14,8 +18,10 @@ import {
   replacePermissions,
   replaceSparkAssignments,
   replaceVcnAssignments,
+  setRoleKeepingAnAdmin,
+  unknownSparks,
 } from "../db/queries/users";
-import { cakeStats, sparks, transactions } from "../db/schema";
+import { cakeStats, sparks, transactions, users } from "../db/schema";
 import type { AppEnv, Db } from "../env";
 import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { iso } from "../lib/time";
@@ -25,20 +31,25 @@ import {
   createUserSchema,
   mediaBuyerAssignmentsSchema,
   permissionsSchema,
+  resetPasswordSchema,
+  roleSchema,
   sparkAssignmentsSchema,
+  twoFactorRequirementSchema,
   vcnAssignmentsSchema,
 } from "../schemas/users";
 
-const userJson = (u: { id: string; username: string; role: "user" | "admin"; createdAt: number }) => ({
-  ...u,
-  createdAt: iso(u.createdAt),
-});
+const userJson = <T extends { createdAt: number }>({ createdAt, ...rest }: T) => ({ ...rest, createdAt: iso(createdAt) });
 
 /** Assignments and permissions only mean something for members: admins see everything. */
 async function requireUser(db: Db, id: string) {
   const user = await getUser(db, id);
   if (!user) throw notFound("User not found");
   return user;
+}
+
+/** Admin actions on someone else's account: your own password and second factor are on your Account page. */
+function notYourself(callerId: string | undefined, id: string, what: string) {
+  if (callerId === id) throw badRequest(`Change your own ${what} on your Account page`);
 }
 
 async function requireMember(db: Db, id: string) {
@@ -51,8 +62,13 @@ export const userRoutes = new Hono<AppEnv>()
   .get("/", async (c) => c.json((await listUsers(c.get("db"))).map(userJson), 200))
 
   .post("/", validate("json", createUserSchema), async (c) => {
+    const db = c.get("db");
     const { username, password, role } = c.req.valid("json");
-    const user = await insertUser(c.get("db"), { username, role, passwordHash: await hashPassword(password) });
+    const id = crypto.randomUUID();
+    const [[user]] = await db.batch([
+      insertUser(db, { id, username, role, passwordHash: await hashPassword(password) }),
+      audit(c, { action: "user.create", kind: "user", id, summary: `${username} (${role})` }, { ifChanged: true }),
+    ]);
     if (!user) throw conflict(`The username "${username}" is already taken`);
     return c.json(userJson(user), 201);
   })
@@ -79,14 +95,84 @@ export const userRoutes = new Hono<AppEnv>()
     );
   })
 
+  /** Whether everyone must use two-factor sign-in, and whether this server can do it at all. */
+  .get("/two-factor-requirement", async (c) =>
+    c.json({ required: await twoFactorRequired(c.get("db")), configured: twoFactorConfigured(c.env.TWO_FACTOR_KEY) }, 200),
+  )
+  /** Users without two-factor sign-in are sent to set it up at their next sign-in. */
+  .put("/two-factor-requirement", validate("json", twoFactorRequirementSchema), async (c) => {
+    const db = c.get("db");
+    const { required } = c.req.valid("json");
+    if (required && !twoFactorConfigured(c.env.TWO_FACTOR_KEY)) {
+      throw new ApiError(409, "Two-factor sign-in is not set up on this server (TWO_FACTOR_KEY is missing): nobody could turn it on");
+    }
+    const before = await twoFactorRequired(db);
+    if (before !== required) {
+      await db.batch([
+        setTwoFactorRequired(db, required),
+        audit(c, {
+          action: "setting.update",
+          kind: "setting",
+          id: "require_two_factor",
+          summary: `Require two-factor sign-in for everyone: ${before ? "on" : "off"} → ${required ? "on" : "off"}`,
+        }),
+      ]);
+    }
+    return c.json({ required, configured: true }, 200);
+  })
+
   .delete("/:id", validate("param", userIdParam), async (c) => {
     const { id } = c.req.valid("param");
     if (id === c.get("user")?.id) throw badRequest("You cannot delete your own account");
     const db = c.get("db");
-    const outcome = await deleteUserKeepingAnAdmin(db, id);
+    const target = await getUser(db, id);
+    const entry = audit(c, { action: "user.delete", kind: "user", id, summary: `${target?.username ?? id} (${target?.role ?? "unknown role"})` }, { ifChanged: true });
+    const outcome = await deleteUserKeepingAnAdmin(db, id, [entry.getSQL()]);
     if (outcome === "missing") throw notFound("User not found");
     if (outcome === "last-admin") throw conflict("You cannot delete the last admin");
     // The user's sessions go with it (sessions.user_id cascades), so it is signed out everywhere.
+    return c.json({ ok: true }, 200);
+  })
+
+  /** A role change applies on the user's very next request (the session reads the role each time). */
+  .put("/:id/role", validate("param", userIdParam), validate("json", roleSchema), async (c) => {
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    const { role } = c.req.valid("json");
+    notYourself(c.get("user")?.id, id, "role: ask another admin");
+    const target = await requireUser(db, id);
+    if (target.role === role) return c.json(userJson(target), 200);
+    const entry = audit(c, { action: "user.role_change", kind: "user", id, summary: `${target.username}: ${target.role} → ${role}` }, { ifChanged: true });
+    const outcome = await setRoleKeepingAnAdmin(db, id, role, [entry.getSQL()]);
+    if (outcome === "missing") throw notFound("User not found");
+    if (outcome === "last-admin") throw conflict("You cannot demote the last admin: make another user an admin first");
+    return c.json(userJson({ ...target, role }), 200);
+  })
+
+  /** An admin sets a new password for someone; every session of theirs is signed out. */
+  .post("/:id/password", validate("param", userIdParam), validate("json", resetPasswordSchema), async (c) => {
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    notYourself(c.get("user")?.id, id, "password");
+    const target = await requireUser(db, id);
+    await db.batch([
+      db.update(users).set({ passwordHash: await hashPassword(c.req.valid("json").password) }).where(eq(users.id, id)),
+      deleteOtherSessions(db, id, null),
+      audit(c, { action: "user.password_reset", kind: "user", id, summary: `New password set for ${target.username}; signed out everywhere` }),
+    ]);
+    return c.json({ ok: true }, 200);
+  })
+
+  /** For a lost phone: two-factor sign-in off and the recovery codes gone; the password still works. */
+  .post("/:id/two-factor/reset", validate("param", userIdParam), async (c) => {
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    notYourself(c.get("user")?.id, id, "two-factor sign-in");
+    const target = await requireUser(db, id);
+    await db.batch([
+      ...disableTwoFactor(db, id),
+      audit(c, { action: "user.2fa_reset", kind: "user", id, summary: `Two-factor sign-in reset for ${target.username}` }),
+    ]);
     return c.json({ ok: true }, 200);
   })
 
@@ -99,8 +185,13 @@ export const userRoutes = new Hono<AppEnv>()
   .post("/:id/permissions", validate("param", userIdParam), validate("json", permissionsSchema), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    await requireMember(db, id);
-    await replacePermissions(db, id, c.req.valid("json").features);
+    const target = await requireMember(db, id);
+    const { features } = c.req.valid("json");
+    const before = (await listPermissions(db, id)).map((p) => p.feature);
+    await db.batch([
+      ...replacePermissions(db, id, features),
+      audit(c, { action: "user.permissions", kind: "user", id, summary: `${target.username}: ${listChange(before, features)}` }),
+    ]);
     return c.json(await listPermissions(db, id), 200);
   })
 
@@ -113,8 +204,13 @@ export const userRoutes = new Hono<AppEnv>()
   .post("/:id/vcn-assignments", validate("param", userIdParam), validate("json", vcnAssignmentsSchema), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    await requireMember(db, id);
-    await replaceVcnAssignments(db, id, c.req.valid("json").vcnNicknames);
+    const target = await requireMember(db, id);
+    const { vcnNicknames } = c.req.valid("json");
+    const before = (await listVcnAssignments(db, id)).map((v) => v.vcnNickname);
+    await db.batch([
+      ...replaceVcnAssignments(db, id, vcnNicknames),
+      audit(c, { action: "user.vcn_assignments", kind: "user", id, summary: `${target.username}: ${listChange(before, vcnNicknames)}` }),
+    ]);
     return c.json(await listVcnAssignments(db, id), 200);
   })
 
@@ -127,8 +223,13 @@ export const userRoutes = new Hono<AppEnv>()
   .post("/:id/media-buyers", validate("param", userIdParam), validate("json", mediaBuyerAssignmentsSchema), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    await requireMember(db, id);
-    await replaceMediaBuyerAssignments(db, id, c.req.valid("json").subid1s);
+    const target = await requireMember(db, id);
+    const { subid1s } = c.req.valid("json");
+    const before = (await listMediaBuyerAssignments(db, id)).map((v) => v.subid1);
+    await db.batch([
+      ...replaceMediaBuyerAssignments(db, id, subid1s),
+      audit(c, { action: "user.media_buyers", kind: "user", id, summary: `${target.username}: ${listChange(before, subid1s)}` }),
+    ]);
     return c.json(await listMediaBuyerAssignments(db, id), 200);
   })
 
@@ -141,8 +242,14 @@ export const userRoutes = new Hono<AppEnv>()
   .post("/:id/spark-assignments", validate("param", userIdParam), validate("json", sparkAssignmentsSchema), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
-    await requireMember(db, id);
-    const unknown = await replaceSparkAssignments(db, id, c.req.valid("json").sparkIds);
+    const target = await requireMember(db, id);
+    const { sparkIds } = c.req.valid("json");
+    const unknown = await unknownSparks(db, sparkIds);
     if (unknown.length) throw new ApiError(400, "Some sparks do not exist", unknown.map((s) => `sparkIds: no spark ${s}`));
+    const before = (await listSparkAssignments(db, id)).map((s) => String(s.sparkId));
+    await db.batch([
+      ...replaceSparkAssignments(db, id, sparkIds),
+      audit(c, { action: "user.spark_assignments", kind: "user", id, summary: `${target.username}: spark ids ${listChange(before, sparkIds.map(String))}` }),
+    ]);
     return c.json(await listSparkAssignments(db, id), 200);
   });

@@ -34,3 +34,38 @@ export const newPassword = z
 
 export const registerSchema = z.object({ username: newUsername, password: newPassword });
 export type RegisterInput = z.infer<typeof registerSchema>;
+
+/** The second sign-in step: a 6-digit code from the app, or a recovery code (xxxxx-xxxxx). */
+export const secondFactorSchema = z.object({
+  code: z
+    .string({ error: "Enter the 6-digit code from your app or a recovery code" })
+    .trim()
+    .min(1, "Enter the 6-digit code from your app or a recovery code")
+    .max(32, "Enter the 6-digit code from your app or a recovery code"),
+});
+
+/** The code that confirms an authenticator app was set up. */
+export const totpCodeSchema = z.object({
+  code: z
+    .string({ error: "Enter the 6-digit code from your app" })
+    .trim()
+    .transform((v) => v.replace(/\s/g, ""))
+    .pipe(z.string().regex(/^\d{6}$/, "Enter the 6-digit code from your app")),
+});
+
+export const changePasswordSchema = z.object({
+  currentPassword: z
+    .string({ error: "Current password is required" })
+    .min(1, "Current password is required")
+    .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+  newPassword: newPassword,
+});
+export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
+
+/** Turning two-factor sign-in off asks for the password again. */
+export const passwordCheckSchema = z.object({
+  password: z
+    .string({ error: "Password is required" })
+    .min(1, "Password is required")
+    .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+});

@@ -40,3 +40,10 @@ const label = z.string().trim().min(1, "Values cannot be empty").max(255, "Value
 export const vcnAssignmentsSchema = z.object({ vcnNicknames: uniqueList(label, 1000) });
 export const mediaBuyerAssignmentsSchema = z.object({ subid1s: uniqueList(label.max(50, "Media buyer ids are at most 50 characters"), 1000) });
 export const sparkAssignmentsSchema = z.object({ sparkIds: uniqueList(z.number().int().positive(), 1000) });
+
+export const roleSchema = z.object({ role: z.enum(["user", "admin"], { error: "Role must be user or admin" }) });
+
+/** An admin setting a member's new password. */
+export const resetPasswordSchema = z.object({ password: newPassword });
+
+export const twoFactorRequirementSchema = z.object({ required: z.boolean({ error: "required must be true or false" }) });

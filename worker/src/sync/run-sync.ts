@@ -3,6 +3,7 @@
  * source is configured, take the source's run slot, pull, write, and record the outcome. Every
  * attempt leaves one sync_runs row, including the ones that made no call.
  */
+import type { BatchItem } from "drizzle-orm/batch";
 import type { DayRange } from "../db/queries/cake";
 import { readSettings } from "../db/queries/settings";
 import { closeRun, openRun, recordFinishedRun, runningRun, type SyncRun } from "../db/queries/sync-runs";
@@ -26,6 +27,8 @@ export interface SyncDeps {
   http?: HttpOptions;
   /** When the run starts (the cron's scheduled time); decides which days "today" and back are. */
   now?: number;
+  /** Written in the same batch as the run's final record (a run by hand: its audit entry). */
+  alongside?: (run: Pick<SyncRun, "source" | "status" | "windowStart" | "windowEnd" | "rowsUpserted" | "error">) => BatchItem<"sqlite">[];
 }
 
 export interface SyncRequest {
@@ -97,15 +100,18 @@ export async function runSync(deps: SyncDeps, request: SyncRequest): Promise<Syn
   const label = SOURCE_LABELS[request.source];
 
   const { problems, run } = prepare(request.source, env, timeZone, { db, http: deps.http ?? {}, now: startedAt, days });
+  const alongside = deps.alongside ?? (() => []);
   if (!run) {
-    return recordFinishedRun(db, { ...base, status: "not_configured", error: `${label} is not configured: ${problems.join("; ")}` });
+    const finished = { ...base, status: "not_configured" as const, error: `${label} is not configured: ${problems.join("; ")}` };
+    return recordFinishedRun(db, finished, alongside({ ...finished, rowsUpserted: 0 }));
   }
 
   const runId = await openRun(db, base);
   if (runId === null) {
     const other = await runningRun(db, request.source, startedAt);
     const since = other ? ` (started ${iso(other.startedAt)})` : "";
-    return recordFinishedRun(db, { ...base, status: "skipped", error: `Another ${label} sync is still running${since}` });
+    const skipped = { ...base, status: "skipped" as const, error: `Another ${label} sync is still running${since}` };
+    return recordFinishedRun(db, skipped, alongside({ ...skipped, rowsUpserted: 0 }));
   }
 
   let result: SyncResult;
@@ -115,6 +121,6 @@ export async function runSync(deps: SyncDeps, request: SyncRequest): Promise<Syn
     result = { rowsFetched: 0, rowsUpserted: 0, error: failureMessage(request.source, err) };
   }
   const closed = { status: result.error ? ("error" as const) : ("ok" as const), finishedAt: Math.max(startedAt, Date.now()), ...result };
-  await closeRun(db, runId, closed);
+  await closeRun(db, runId, closed, alongside({ ...base, ...closed }));
   return { id: runId, ...base, ...closed };
 }

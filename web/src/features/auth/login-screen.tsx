@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { Eye, EyeOff, KeyRound } from "lucide-react";
+import { Eye, EyeOff, KeyRound, ShieldCheck } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { Navigate, useLocation, useNavigate } from "react-router";
 import { Button } from "@/components/ui/button";
@@ -8,7 +8,7 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { FullPageSpinner } from "@/components/ui/spinner";
 import { toastError } from "@/components/ui/toast";
-import { homePath, setupQuery, useLogin, useRegister, useUser } from "@/lib/auth";
+import { homePath, needsSecondFactor, setupQuery, useLogin, useRegister, useSecondFactor, useUser, type CurrentUser } from "@/lib/auth";
 
 function PasswordInput(props: { value: string; onChange(v: string): void; autoComplete: string; id?: string }) {
   const [visible, setVisible] = useState(false);
@@ -37,6 +37,76 @@ function PasswordInput(props: { value: string; onChange(v: string): void; autoCo
   );
 }
 
+/**
+ * The second step when two-factor sign-in is on: the app's 6-digit code, or one of the recovery
+ * codes. `onRestart` goes back to the password (the waiting sign-in lasts 5 minutes).
+ */
+function SecondFactorForm({ onSignedIn, onRestart }: { onSignedIn(user: CurrentUser): void; onRestart(): void }) {
+  const verify = useSecondFactor();
+  const [recovery, setRecovery] = useState(false);
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string>();
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    const value = code.trim();
+    if (!value) {
+      setError(recovery ? "Enter one of your recovery codes" : "Enter the 6-digit code from your app");
+      return;
+    }
+    setError(undefined);
+    verify.mutate(value, {
+      onSuccess: onSignedIn,
+      onError: (err) => {
+        setCode("");
+        toastError("Sign-in failed", err, "Sign-in failed");
+        setError(err.message);
+      },
+    });
+  };
+
+  return (
+    <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+      <Field
+        label={recovery ? "Recovery code" : "Authentication code"}
+        error={error}
+        hint={recovery ? "One of the ten codes you saved when you turned on two-factor sign-in; each works once." : "The 6-digit code your authenticator app shows for Trackyard."}
+      >
+        <Input
+          key={recovery ? "recovery" : "totp"}
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          autoComplete="one-time-code"
+          inputMode={recovery ? "text" : "numeric"}
+          placeholder={recovery ? "xxxxx-xxxxx" : "123456"}
+          maxLength={recovery ? 16 : 7}
+          autoFocus
+          className="tabular tracking-widest"
+        />
+      </Field>
+      <Button type="submit" disabled={verify.isPending} className="w-full">
+        {verify.isPending ? "Verifying..." : "Verify"}
+      </Button>
+      <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
+        <button
+          type="button"
+          className="font-medium text-brand-700 hover:underline"
+          onClick={() => {
+            setRecovery((r) => !r);
+            setCode("");
+            setError(undefined);
+          }}
+        >
+          {recovery ? "Use the code from my app" : "Use a recovery code"}
+        </button>
+        <button type="button" className="text-slate-500 hover:text-slate-800 hover:underline" onClick={onRestart}>
+          Start over
+        </button>
+      </div>
+    </form>
+  );
+}
+
 /** /auth: sign in, or create the first admin when the workspace has no users yet. */
 export default function LoginScreen() {
   const { data: user, isPending } = useUser();
@@ -48,6 +118,7 @@ export default function LoginScreen() {
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
+  const [step, setStep] = useState<"password" | "code">("password");
 
   if (isPending) return <FullPageSpinner />;
   if (user) return <Navigate to={homePath(user)} replace />;
@@ -55,6 +126,7 @@ export default function LoginScreen() {
   const creating = setup.data?.needsSetup === true;
   const from = (location.state as { from?: string } | null)?.from;
   const busy = login.isPending || register.isPending;
+  const landOn = (u: CurrentUser) => navigate(from && from !== "/auth" ? from : homePath(u), { replace: true });
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
@@ -83,7 +155,12 @@ export default function LoginScreen() {
     login.mutate(
       { username, password },
       {
-        onSuccess: (u) => navigate(from && from !== "/auth" ? from : homePath(u), { replace: true }),
+        onSuccess: (answer) => {
+          if (needsSecondFactor(answer)) {
+            setPassword("");
+            setStep("code");
+          } else landOn(answer);
+        },
         onError: (err) => toastError("Login failed", err, "Login failed"),
       },
     );
@@ -94,26 +171,34 @@ export default function LoginScreen() {
       <Card className="w-full max-w-sm p-8">
         <div className="mb-6 flex flex-col items-center gap-3 text-center">
           <div className="rounded-xl bg-brand-700 p-3 text-white">
-            <KeyRound className="size-6" aria-hidden="true" />
+            {step === "code" ? <ShieldCheck className="size-6" aria-hidden="true" /> : <KeyRound className="size-6" aria-hidden="true" />}
           </div>
           <div>
-            <h1 className="text-xl font-semibold text-slate-900">Trackyard</h1>
+            <h1 className="text-xl font-semibold text-slate-900">{step === "code" ? "Two-factor sign-in" : "Trackyard"}</h1>
             <p className="mt-1 text-sm text-slate-500">
-              {creating ? "Create the first admin account" : "Sign in to monitor your verification codes"}
+              {step === "code"
+                ? `Signing in as ${username.trim()}`
+                : creating
+                  ? "Create the first admin account"
+                  : "Sign in to monitor your verification codes"}
             </p>
           </div>
         </div>
-        <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-          <Field label="Username" error={errors.username}>
-            <Input value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" autoFocus required maxLength={64} />
-          </Field>
-          <Field label="Password" error={errors.password} hint={creating ? "At least 8 characters" : undefined}>
-            <PasswordInput value={password} onChange={setPassword} autoComplete={creating ? "new-password" : "current-password"} />
-          </Field>
-          <Button type="submit" disabled={busy} className="mt-2 w-full">
-            {creating ? (register.isPending ? "Creating account..." : "Create admin account") : busy ? "Signing in..." : "Sign In"}
-          </Button>
-        </form>
+        {step === "code" ? (
+          <SecondFactorForm onSignedIn={landOn} onRestart={() => setStep("password")} />
+        ) : (
+          <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+            <Field label="Username" error={errors.username}>
+              <Input value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" autoFocus required maxLength={64} />
+            </Field>
+            <Field label="Password" error={errors.password} hint={creating ? "At least 8 characters" : undefined}>
+              <PasswordInput value={password} onChange={setPassword} autoComplete={creating ? "new-password" : "current-password"} />
+            </Field>
+            <Button type="submit" disabled={busy} className="mt-2 w-full">
+              {creating ? (register.isPending ? "Creating account..." : "Create admin account") : busy ? "Signing in..." : "Sign In"}
+            </Button>
+          </form>
+        )}
       </Card>
     </main>
   );

@@ -3,10 +3,13 @@ import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import type { CreateOfferInput } from "../../../../worker/src/schemas/offers";
 
-export type Offer = InferResponseType<typeof api.offers.$get, 200>[number];
+type OfferChoice = InferResponseType<typeof api.offers.$get, 200>[number];
+/** The whole offer, as an edit answers it. The list gives it to admins; members get ids and names only (and never see this screen). */
+export type Offer = InferResponseType<(typeof api.offers)[":id"]["$patch"], 200>;
+const isWhole = (row: OfferChoice | Offer): row is Offer => "url" in row;
 
 const key = ["offers"] as const;
-export const offersQuery = queryOptions({ queryKey: key, queryFn: () => unwrap(api.offers.$get()) });
+export const offersQuery = queryOptions({ queryKey: key, queryFn: async () => (await unwrap(api.offers.$get())).filter(isWhole) });
 export const useOffers = () => useQuery(offersQuery);
 
 export function useSaveOffer() {

@@ -85,3 +85,36 @@ export function useSaveAssignment(kind: AssignmentKind, userId: string) {
     },
   });
 }
+
+/** An admin's changes to someone else's account: role, a new password, resetting the second factor. */
+export function useSetRole() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, role }: { id: string; role: "user" | "admin" }) => unwrap(byId.role.$put({ param: { id }, json: { role } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
+  });
+}
+
+export const useResetPassword = () =>
+  useMutation({ mutationFn: ({ id, password }: { id: string; password: string }) => unwrap(byId.password.$post({ param: { id }, json: { password } })) });
+
+export function useResetTwoFactor() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => unwrap(byId["two-factor"].reset.$post({ param: { id } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
+  });
+}
+
+export const twoFactorRequirementQuery = queryOptions({
+  queryKey: [...usersKey, "two-factor-requirement"],
+  queryFn: () => unwrap(api.users["two-factor-requirement"].$get()),
+});
+
+export function useSetTwoFactorRequirement() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (required: boolean) => unwrap(api.users["two-factor-requirement"].$put({ json: { required } })),
+    onSuccess: (data) => qc.setQueryData(twoFactorRequirementQuery.queryKey, data),
+  });
+}

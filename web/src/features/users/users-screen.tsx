@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { CreditCard, ShieldCheck, Sparkles, Trash2, UserPlus, Users as UsersIcon, Wallet } from "lucide-react";
+import { CreditCard, ShieldCheck, Sparkles, Trash2, UserCog, UserPlus, Users as UsersIcon, Wallet } from "lucide-react";
 import { useState } from "react";
 import { SecondaryNav } from "@/components/layout/secondary-nav";
 import { Badge } from "@/components/ui/badge";
@@ -13,8 +13,10 @@ import { useUser } from "@/lib/auth";
 import { formatDate } from "@/lib/format";
 import { FEATURE_LABELS, FEATURE_NAMES, FEATURE_NOTES } from "../../../../worker/src/schemas/users";
 import { assignmentOptionsQuery, useDeleteUser, useUsers, type AssignmentKind, type UserRow } from "./api";
+import { AccountDialog } from "./components/account-dialog";
 import { AssignmentDialog, type AssignmentCopy } from "./components/assignment-dialog";
 import { CreateUserDialog } from "./components/create-user-dialog";
+import { TwoFactorRequirementCard } from "./components/two-factor-requirement";
 
 const COPY: Record<AssignmentKind, AssignmentCopy> = {
   permissions: {
@@ -55,6 +57,7 @@ export default function UsersScreen() {
   const [creating, setCreating] = useState(false);
   const [dialog, setDialog] = useState<{ kind: AssignmentKind; user: UserRow } | null>(null);
   const [deleting, setDeleting] = useState<UserRow | null>(null);
+  const [managing, setManaging] = useState<UserRow | null>(null);
   const options = useQuery({ ...assignmentOptionsQuery, enabled: dialog !== null && dialog.kind !== "permissions" });
 
   const optionsFor = (kind: AssignmentKind) => {
@@ -97,6 +100,7 @@ export default function UsersScreen() {
           </Button>
         }
       />
+      <TwoFactorRequirementCard />
       <Card>
         <Table>
           <TableHeader>
@@ -122,7 +126,10 @@ export default function UsersScreen() {
                     {u.id === me?.id ? <span className="ml-2 text-xs font-normal text-slate-500">(you)</span> : null}
                   </TableCell>
                   <TableCell>
-                    <Badge variant={u.role === "admin" ? "default" : "secondary"}>{u.role === "admin" ? "Admin" : "User"}</Badge>
+                    <div className="flex flex-wrap gap-1">
+                      <Badge variant={u.role === "admin" ? "default" : "secondary"}>{u.role === "admin" ? "Admin" : "User"}</Badge>
+                      {u.twoFactorEnabled ? <Badge variant="success">2FA</Badge> : null}
+                    </div>
                   </TableCell>
                   <TableCell className="tabular hidden text-slate-600 sm:table-cell">{formatDate(u.createdAt)}</TableCell>
                   <TableCell>
@@ -146,6 +153,12 @@ export default function UsersScreen() {
                             Sparks
                           </Button>
                         </>
+                      ) : null}
+                      {u.id !== me?.id ? (
+                        <Button size="sm" variant="secondary" aria-label={`Account of ${u.username}`} onClick={() => setManaging(u)}>
+                          <UserCog />
+                          Account
+                        </Button>
                       ) : null}
                       {u.id !== me?.id ? (
                         <Button size="icon" variant="ghost" aria-label={`Delete ${u.username}`} onClick={() => setDeleting(u)}>
@@ -175,6 +188,9 @@ export default function UsersScreen() {
           open
           onOpenChange={(o) => !o && setDialog(null)}
         />
+      ) : null}
+      {managing ? (
+        <AccountDialog key={managing.id} user={rows.find((r) => r.id === managing.id) ?? managing} onOpenChange={(o) => !o && setManaging(null)} />
       ) : null}
       <ConfirmDialog
         open={deleting !== null}

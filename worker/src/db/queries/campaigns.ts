@@ -40,16 +40,25 @@ export interface CampaignValues {
   bhToggle: boolean;
 }
 
-export const insertCampaign = async (db: Db, values: CampaignValues) =>
-  (await db.insert(campaigns).values({ ...values, createdAt: Date.now() }).returning({ id: campaigns.id }))[0]!;
+/** The stored fields, for the audit's before → after. */
+export const getCampaign = (db: Db, id: number) =>
+  db
+    .select({ name: campaigns.name, landerId: campaigns.landerId, offerId: campaigns.offerId, domainId: campaigns.domainId, bhToggle: campaigns.bhToggle })
+    .from(campaigns)
+    .where(eq(campaigns.id, id))
+    .get();
 
-/** Undefined when there is no such campaign. */
+// The writes are returned unrun, so a route can batch them with their audit entry.
+
+export const insertCampaign = (db: Db, values: CampaignValues) =>
+  db.insert(campaigns).values({ ...values, createdAt: Date.now() }).returning({ id: campaigns.id });
+
+/** No row back when there is no such campaign. */
 export const updateCampaign = (db: Db, id: number, values: Partial<CampaignValues>) =>
-  db.update(campaigns).set(values).where(eq(campaigns.id, id)).returning({ id: campaigns.id }).get();
+  db.update(campaigns).set(values).where(eq(campaigns.id, id)).returning({ id: campaigns.id });
 
-/** Deleting a campaign deletes its clicks (the model's cascade). */
-export const deleteCampaign = async (db: Db, id: number) =>
-  (await db.delete(campaigns).where(eq(campaigns.id, id)).returning({ id: campaigns.id })).length === 1;
+/** Deleting a campaign deletes its clicks (the model's cascade). No row back: no such campaign. */
+export const deleteCampaign = (db: Db, id: number) => db.delete(campaigns).where(eq(campaigns.id, id)).returning({ id: campaigns.id });
 
 /**
  * Why the referenced lander, offer or domain cannot be used, one per field (empty: all fine).

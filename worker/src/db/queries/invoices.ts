@@ -10,16 +10,13 @@ export const listInvoices = (db: Db) => db.select().from(invoices).orderBy(desc(
 
 export const getInvoice = (db: Db, id: number) => db.select().from(invoices).where(eq(invoices.id, id)).get();
 
-export async function insertInvoice(db: Db, values: InvoiceValues): Promise<InvoiceRow> {
-  const [row] = await db.insert(invoices).values(values).returning();
-  if (!row) throw new Error("insert into invoices returned no row");
-  return row;
-}
+// The writes are returned unrun, so a route can batch them with their audit entry.
 
-/** Returns the updated invoice, or undefined when there is none with this id. */
+export const insertInvoice = (db: Db, values: InvoiceValues) => db.insert(invoices).values(values).returning();
+
+/** No row back when there is no invoice with this id. */
 export const updateInvoice = (db: Db, id: number, values: Partial<InvoiceValues>) =>
-  db.update(invoices).set(values).where(eq(invoices.id, id)).returning().get();
+  db.update(invoices).set(values).where(eq(invoices.id, id)).returning();
 
-/** Whether an invoice was deleted. */
-export const deleteInvoice = async (db: Db, id: number) =>
-  (await db.delete(invoices).where(eq(invoices.id, id)).returning({ id: invoices.id })).length === 1;
+/** No row back when there is no invoice with this id. */
+export const deleteInvoice = (db: Db, id: number) => db.delete(invoices).where(eq(invoices.id, id)).returning({ id: invoices.id });

@@ -6,13 +6,16 @@ const columns = { id: offers.id, name: offers.name, url: offers.url, utmTemplate
 
 export const listOffers = (db: Db) => db.select(columns).from(offers).orderBy(desc(offers.createdAt), desc(offers.id));
 
-export const insertOffer = async (db: Db, values: { name: string; url: string; utmTemplate: string }) =>
-  (await db.insert(offers).values({ ...values, createdAt: Date.now() }).returning(columns))[0]!;
+export const getOffer = (db: Db, id: number) => db.select(columns).from(offers).where(eq(offers.id, id)).get();
 
-/** Undefined when there is no such offer. */
+// The writes are returned unrun, so a route can batch them with their audit entry.
+
+export const insertOffer = (db: Db, values: { name: string; url: string; utmTemplate: string }) =>
+  db.insert(offers).values({ ...values, createdAt: Date.now() }).returning(columns);
+
+/** No row back when there is no such offer. */
 export const updateOffer = (db: Db, id: number, values: { name?: string; url?: string; utmTemplate?: string }) =>
-  db.update(offers).set(values).where(eq(offers.id, id)).returning(columns).get();
+  db.update(offers).set(values).where(eq(offers.id, id)).returning(columns);
 
-/** Campaigns using the offer keep running without one (set null); its exit records go with it. */
-export const deleteOffer = async (db: Db, id: number) =>
-  (await db.delete(offers).where(eq(offers.id, id)).returning({ id: offers.id })).length === 1;
+/** Campaigns using the offer keep running without one (set null); its exit records go with it. No row back: no such offer. */
+export const deleteOffer = (db: Db, id: number) => db.delete(offers).where(eq(offers.id, id)).returning({ id: offers.id });

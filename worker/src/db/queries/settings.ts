@@ -27,9 +27,10 @@ export async function reportTimeZone(db: Db): Promise<string> {
   return canonicalTimeZone(report_timezone) ?? "UTC";
 }
 
-export async function writeSetting(db: Db, key: SettingKey, value: string) {
+/** The upsert of one setting, unrun (awaiting it runs it): a route batches it with its audit entry. */
+export function writeSetting(db: Db, key: SettingKey, value: string) {
   const updatedAt = Date.now();
-  await db
+  return db
     .insert(settings)
     .values({ key, value, updatedAt })
     .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt } });

@@ -1,4 +1,5 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../env";
 import { isUniqueViolation } from "../../lib/db-errors";
 import { sparks, userSparkAssignments } from "../schema";
@@ -35,6 +36,13 @@ export const listSparks = (db: Db, scopeUserId: string | null) =>
 
 export const SPARK_ID_ATTEMPTS = 5;
 
+export interface CreateSparkOptions {
+  /** Makes the random spark id (tests pin it). */
+  generateId?: () => string;
+  /** Statements written in the same batch, given SQL naming the new spark's integer id (its audit entry). */
+  alongside?: (newSparkId: SQL) => BatchItem<"sqlite">[];
+}
+
 /**
  * Creates a spark with a fresh sparkId, assigned to `assignTo` when given, in one atomic batch. The
  * unique index decides whether an id is free: on a collision the batch rolls back whole and the
@@ -44,28 +52,32 @@ export async function createSpark(
   db: Db,
   values: { name: string; code: string },
   assignTo: string | null,
-  generateId: () => string = randomSparkId,
+  { generateId = randomSparkId, alongside = () => [] }: CreateSparkOptions = {},
 ) {
   for (let attempt = 1; ; attempt++) {
     const sparkId = generateId();
     const now = Date.now();
-    const insert = db.insert(sparks).values({ ...values, sparkId, createdAt: now }).returning(columns);
+    // The new spark's integer id is only known inside the batch: found by its unique sparkId.
+    const newId = sql`(select ${sparks.id} from ${sparks} where ${sparks.sparkId} = ${sparkId})`;
     try {
-      if (assignTo === null) return (await insert)[0]!;
       const [created] = await db.batch([
-        insert,
-        // Insert-select: the new spark's integer id is only known inside the batch.
-        db.insert(userSparkAssignments).select(
-          db
-            .select({
-              id: sql<number>`null`.as("id"),
-              userId: sql<string>`${assignTo}`.as("user_id"),
-              sparkId: sparks.id,
-              createdAt: sql<number>`${now}`.as("created_at"),
-            })
-            .from(sparks)
-            .where(eq(sparks.sparkId, sparkId)),
-        ),
+        db.insert(sparks).values({ ...values, sparkId, createdAt: now }).returning(columns),
+        ...(assignTo === null
+          ? []
+          : [
+              db.insert(userSparkAssignments).select(
+                db
+                  .select({
+                    id: sql<number>`null`.as("id"),
+                    userId: sql<string>`${assignTo}`.as("user_id"),
+                    sparkId: sparks.id,
+                    createdAt: sql<number>`${now}`.as("created_at"),
+                  })
+                  .from(sparks)
+                  .where(eq(sparks.sparkId, sparkId)),
+              ),
+            ]),
+        ...alongside(newId),
       ]);
       return created[0]!;
     } catch (err) {
@@ -74,11 +86,17 @@ export async function createSpark(
   }
 }
 
-/** Deletes a spark; a member (scope) only one assigned to them. False: no such spark in scope. */
-export const deleteSpark = async (db: Db, id: number, scopeUserId: string | null) =>
-  (
-    await db
-      .delete(sparks)
-      .where(scopeUserId === null ? eq(sparks.id, id) : and(eq(sparks.id, id), assignedTo(scopeUserId)))
-      .returning({ id: sparks.id })
-  ).length === 1;
+/** A spark the caller may see: all for admins (scope null), a member's assigned ones. */
+export const getSpark = (db: Db, id: number, scopeUserId: string | null) =>
+  db
+    .select(columns)
+    .from(sparks)
+    .where(scopeUserId === null ? eq(sparks.id, id) : and(eq(sparks.id, id), assignedTo(scopeUserId)))
+    .get();
+
+/** Deletes a spark, unrun; a member (scope) only one assigned to them. No row back: no such spark in scope. */
+export const deleteSpark = (db: Db, id: number, scopeUserId: string | null) =>
+  db
+    .delete(sparks)
+    .where(scopeUserId === null ? eq(sparks.id, id) : and(eq(sparks.id, id), assignedTo(scopeUserId)))
+    .returning({ id: sparks.id });

@@ -1,4 +1,5 @@
 import { and, desc, eq, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../env";
 import { syncRuns, type SyncSource, type SyncStatus, type SyncTrigger } from "../schema";
 
@@ -36,23 +37,29 @@ export async function openRun(db: Db, run: RunStart): Promise<number | null> {
   return rows[0]?.id ?? null;
 }
 
+/** `alongside` is written in the same batch (a run by hand: its audit entry). */
 export async function closeRun(
   db: Db,
   id: number,
   result: { status: Exclude<SyncStatus, "running">; finishedAt: number; rowsFetched: number; rowsUpserted: number; error: string | null },
+  alongside: BatchItem<"sqlite">[] = [],
 ) {
-  await db.update(syncRuns).set(result).where(eq(syncRuns.id, id));
+  await db.batch([db.update(syncRuns).set(result).where(eq(syncRuns.id, id)), ...alongside]);
 }
 
 /** A run that made no call (not configured, or another run was going): recorded whole at once. */
 export async function recordFinishedRun(
   db: Db,
   run: RunStart & { status: "not_configured" | "skipped"; error: string },
+  alongside: BatchItem<"sqlite">[] = [],
 ): Promise<SyncRun> {
-  const [row] = await db
-    .insert(syncRuns)
-    .values({ ...run, finishedAt: run.startedAt })
-    .returning();
+  const [[row]] = await db.batch([
+    db
+      .insert(syncRuns)
+      .values({ ...run, finishedAt: run.startedAt })
+      .returning(),
+    ...alongside,
+  ]);
   return row!;
 }
 

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, gte, inArray, isNotNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { StatementRow } from "../../billing/parse-statement";
 import type { Db } from "../../env";
 import { TRANSACTIONS_PAGE_SIZE, type TransactionStatusValue } from "../../schemas/transactions";
@@ -94,10 +95,14 @@ const updateFromExcluded = Object.fromEntries(
  * status rule of billing/plan-import.ts (`mayChange`), so the table stays right even when
  * another upload changed a row between the caller's read and this write.
  */
-export async function writeStatementRows(db: Db, rows: readonly StatementRow[], now: number, chunkBytes = IMPORT_CHUNK_BYTES) {
+export async function writeStatementRows(
+  db: Db,
+  rows: readonly StatementRow[],
+  now: number,
+  { chunkBytes = IMPORT_CHUNK_BYTES, alongside = [] }: { chunkBytes?: number; alongside?: BatchItem<"sqlite">[] } = {},
+) {
   const chunks = jsonChunks(rows.map(tuple), chunkBytes);
-  if (!chunks.length) return;
-  const [first, ...rest] = chunks.map((chunk) =>
+  const writes = chunks.map((chunk) =>
     db
       .insert(transactions)
       .select(sql`select null, ${fromTuple}, ${now} from json_each(${chunk}) where true`)
@@ -107,7 +112,9 @@ export async function writeStatementRows(db: Db, rows: readonly StatementRow[], 
         setWhere: sql`${transactions.status} <> 'CLEARED' and ${transactions.status} <> excluded.status`,
       }),
   );
-  await db.batch([first!, ...rest]);
+  // `alongside` (the upload's audit entry) is written in the same atomic batch.
+  const [first, ...rest] = [...writes, ...alongside];
+  if (first) await db.batch([first, ...rest]);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { count, eq, inArray, sql } from "drizzle-orm";
+import { count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { rawBatch } from "../raw-batch";
 import {
   sparks,
   userPermissions,
@@ -12,6 +13,7 @@ import {
 import type { Db } from "../../env";
 
 const publicColumns = { id: users.id, username: users.username, role: users.role, createdAt: users.createdAt };
+const listColumns = { ...publicColumns, twoFactorEnabled: sql<number>`${users.totpSecret} is not null`.mapWith((v) => v === 1) };
 
 export const countUsers = async (db: Db) => (await db.select({ n: count() }).from(users).get())?.n ?? 0;
 
@@ -22,20 +24,20 @@ export const findUserByUsername = (db: Db, username: string) =>
     .where(sql`lower(${users.username}) = lower(${username})`)
     .get();
 
-export const listUsers = (db: Db) => db.select(publicColumns).from(users).orderBy(users.createdAt, users.username);
+export const listUsers = (db: Db) => db.select(listColumns).from(users).orderBy(users.createdAt, users.username);
 
 export const getUser = (db: Db, id: string) => db.select(publicColumns).from(users).where(eq(users.id, id)).get();
 
-/** Inserts a user; returns null when the username is taken (the unique index decides, not a pre-check). */
-export async function insertUser(db: Db, values: { username: string; passwordHash: string; role: Role }) {
-  const row = await db
+/**
+ * Inserts a user, unrun (to batch with its audit entry); no row back when the username is taken
+ * (the unique index decides, not a pre-check).
+ */
+export const insertUser = (db: Db, values: { id: string; username: string; passwordHash: string; role: Role }) =>
+  db
     .insert(users)
-    .values({ id: crypto.randomUUID(), createdAt: Date.now(), ...values })
+    .values({ createdAt: Date.now(), ...values })
     .onConflictDoNothing()
-    .returning(publicColumns)
-    .get();
-  return row ?? null;
-}
+    .returning(publicColumns);
 
 /**
  * The first admin, only while there are no users: one statement, so two racing registrations
@@ -53,26 +55,39 @@ export async function insertFirstAdmin(db: Db, username: string, passwordHash: s
   return inserted.length === 1 ? { id, username, role: "admin" as const, createdAt: now } : null;
 }
 
-/** Deletes a user unless it would remove the last admin. The guard and the delete are one statement. */
-export async function deleteUserKeepingAnAdmin(db: Db, id: string): Promise<"deleted" | "last-admin" | "missing"> {
+/** Guards that keep at least one admin: the statement changes nothing when it would remove the last. */
+const keepsAnAdmin = (id: string) => sql`(role <> 'admin' or (select count(*) from ${users} where role = 'admin' and id <> ${id}) > 0)`;
+
+/**
+ * Deletes a user unless it would remove the last admin; the guard and the delete are one
+ * statement. `alongside` (the audit entry) runs in the same batch, after it.
+ */
+export async function deleteUserKeepingAnAdmin(db: Db, id: string, alongside: SQL[] = []): Promise<"deleted" | "last-admin" | "missing"> {
   // `returning` rather than meta.changes: D1 counts the cascaded session rows as changes too.
-  const deleted = await db.all<{ id: string }>(
-    sql`delete from ${users} where id = ${id}
-        and (role <> 'admin' or (select count(*) from ${users} where role = 'admin' and id <> ${id}) > 0)
-        returning id`,
-  );
-  if (deleted.length === 1) return "deleted";
+  const [deleted] = await rawBatch(db, [sql`delete from ${users} where id = ${id} and ${keepsAnAdmin(id)} returning id`, ...alongside]);
+  if (deleted?.results.length === 1) return "deleted";
+  return (await getUser(db, id)) ? "last-admin" : "missing";
+}
+
+/** Changes a role unless it would demote the last admin, in one statement (and `alongside` in the same batch). */
+export async function setRoleKeepingAnAdmin(db: Db, id: string, role: Role, alongside: SQL[] = []): Promise<"changed" | "last-admin" | "missing"> {
+  const [changed] = await rawBatch(db, [
+    sql`update ${users} set role = ${role} where id = ${id} and (${role} = 'admin' or ${keepsAnAdmin(id)}) returning id`,
+    ...alongside,
+  ]);
+  if (changed?.results.length === 1) return "changed";
   return (await getUser(db, id)) ? "last-admin" : "missing";
 }
 
 export const listPermissions = (db: Db, userId: string) =>
   db.select({ feature: userPermissions.feature }).from(userPermissions).where(eq(userPermissions.userId, userId));
 
-export const replacePermissions = (db: Db, userId: string, features: Feature[]) =>
-  db.batch([
-    db.delete(userPermissions).where(eq(userPermissions.userId, userId)),
-    ...features.map((feature) => db.insert(userPermissions).values({ userId, feature })),
-  ]);
+// The replace* statements are returned unrun: a route batches them with the audit entry.
+
+export const replacePermissions = (db: Db, userId: string, features: Feature[]) => [
+  db.delete(userPermissions).where(eq(userPermissions.userId, userId)),
+  ...features.map((feature) => db.insert(userPermissions).values({ userId, feature })),
+] as const;
 
 export const listVcnAssignments = (db: Db, userId: string) =>
   db
@@ -81,11 +96,10 @@ export const listVcnAssignments = (db: Db, userId: string) =>
     .where(eq(userVcnAssignments.userId, userId))
     .orderBy(userVcnAssignments.vcnNickname);
 
-export const replaceVcnAssignments = (db: Db, userId: string, nicknames: string[]) =>
-  db.batch([
-    db.delete(userVcnAssignments).where(eq(userVcnAssignments.userId, userId)),
-    ...nicknames.map((vcnNickname) => db.insert(userVcnAssignments).values({ userId, vcnNickname })),
-  ]);
+export const replaceVcnAssignments = (db: Db, userId: string, nicknames: string[]) => [
+  db.delete(userVcnAssignments).where(eq(userVcnAssignments.userId, userId)),
+  ...nicknames.map((vcnNickname) => db.insert(userVcnAssignments).values({ userId, vcnNickname })),
+] as const;
 
 export const listMediaBuyerAssignments = (db: Db, userId: string) =>
   db
@@ -94,11 +108,10 @@ export const listMediaBuyerAssignments = (db: Db, userId: string) =>
     .where(eq(userSubid1Assignments.userId, userId))
     .orderBy(userSubid1Assignments.subid1);
 
-export const replaceMediaBuyerAssignments = (db: Db, userId: string, subid1s: string[]) =>
-  db.batch([
-    db.delete(userSubid1Assignments).where(eq(userSubid1Assignments.userId, userId)),
-    ...subid1s.map((subid1) => db.insert(userSubid1Assignments).values({ userId, subid1 })),
-  ]);
+export const replaceMediaBuyerAssignments = (db: Db, userId: string, subid1s: string[]) => [
+  db.delete(userSubid1Assignments).where(eq(userSubid1Assignments.userId, userId)),
+  ...subid1s.map((subid1) => db.insert(userSubid1Assignments).values({ userId, subid1 })),
+] as const;
 
 export const listSparkAssignments = (db: Db, userId: string) =>
   db
@@ -108,17 +121,15 @@ export const listSparkAssignments = (db: Db, userId: string) =>
     .where(eq(userSparkAssignments.userId, userId))
     .orderBy(sparks.name);
 
-/** Replaces a user's sparks; returns the ids that name no spark (nothing is written then). */
-export async function replaceSparkAssignments(db: Db, userId: string, sparkIds: number[]): Promise<number[]> {
-  if (sparkIds.length) {
-    const known = await db.select({ id: sparks.id }).from(sparks).where(inArray(sparks.id, sparkIds));
-    const knownIds = new Set(known.map((s) => s.id));
-    const unknown = sparkIds.filter((id) => !knownIds.has(id));
-    if (unknown.length) return unknown;
-  }
-  await db.batch([
-    db.delete(userSparkAssignments).where(eq(userSparkAssignments.userId, userId)),
-    ...sparkIds.map((sparkId) => db.insert(userSparkAssignments).values({ userId, sparkId })),
-  ]);
-  return [];
+/** The spark ids among these that name no spark. */
+export async function unknownSparks(db: Db, sparkIds: number[]): Promise<number[]> {
+  if (!sparkIds.length) return [];
+  const known = await db.select({ id: sparks.id }).from(sparks).where(inArray(sparks.id, sparkIds));
+  const knownIds = new Set(known.map((s) => s.id));
+  return sparkIds.filter((id) => !knownIds.has(id));
 }
+
+export const replaceSparkAssignments = (db: Db, userId: string, sparkIds: number[]) => [
+  db.delete(userSparkAssignments).where(eq(userSparkAssignments.userId, userId)),
+  ...sparkIds.map((sparkId) => db.insert(userSparkAssignments).values({ userId, sparkId })),
+] as const;

@@ -1,0 +1,19 @@
+import { PageHeader } from "@/components/ui/page";
+import { useUser } from "@/lib/auth";
+import { PasswordCard } from "./components/password-card";
+import { TwoFactorCard } from "./components/two-factor-card";
+
+/** /account: the signed-in user's own password and two-factor sign-in. */
+export default function AccountScreen() {
+  const { data: user } = useUser();
+  const mustSetUp = user?.mustSetUpTwoFactor === true;
+  return (
+    <>
+      <PageHeader title="Account" description={user ? `Signed in as ${user.username}${user.role === "admin" ? " (Admin)" : ""}` : undefined} />
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[3fr_2fr] lg:items-start">
+        <TwoFactorCard required={mustSetUp} />
+        {mustSetUp ? null : <PasswordCard />}
+      </div>
+    </>
+  );
+}

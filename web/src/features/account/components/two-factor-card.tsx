@@ -1,0 +1,233 @@
+import { Download, ShieldCheck, ShieldOff } from "lucide-react";
+import { useState, type FormEvent } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Dialog } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { Spinner } from "@/components/ui/spinner";
+import { toast, toastError } from "@/components/ui/toast";
+import { formatDate } from "@/lib/format";
+import { useConfirmSetup, useDisableTwoFactor, useStartSetup, useTwoFactor } from "../api";
+import { QrCode } from "./qr-code";
+
+/** The secret in groups of four, easier to type into an app by hand. */
+const grouped = (secret: string) => secret.replace(/(.{4})(?=.)/g, "$1 ");
+
+function SetupSteps({ secret, uri, onDone }: { secret: string; uri: string; onDone(codes: string[]): void }) {
+  const confirm = useConfirmSetup();
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string>();
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    const value = code.replace(/\s/g, "");
+    if (!/^\d{6}$/.test(value)) {
+      setError("Enter the 6-digit code from your app");
+      return;
+    }
+    setError(undefined);
+    confirm.mutate(value, {
+      onSuccess: (res) => onDone(res.recoveryCodes),
+      onError: (err) => {
+        setError(err.message);
+        toastError("Two-factor sign-in was not turned on", err, "Could not confirm the code");
+      },
+    });
+  };
+
+  return (
+    <div className="grid gap-5 md:grid-cols-[auto_1fr] md:items-start">
+      <div className="flex justify-center">
+        <QrCode value={uri} label="QR code to scan with your authenticator app" />
+      </div>
+      <div className="grid gap-4">
+        <ol className="grid list-decimal gap-1.5 pl-5 text-sm text-slate-600">
+          <li>Scan the QR code with an authenticator app (Google Authenticator, 1Password, Authy, ...).</li>
+          <li>Or type this key into the app by hand:</li>
+        </ol>
+        <div className="flex items-center gap-2">
+          <code data-testid="totp-secret" className="tabular min-w-0 flex-1 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200">
+            {grouped(secret)}
+          </code>
+          <CopyButton text={secret} label="Copy the key" description="Paste it into your authenticator app." />
+        </div>
+        <form className="grid gap-3 sm:max-w-xs" onSubmit={onSubmit} noValidate>
+          <Field label="Code from the app" error={error} hint="Proves the app is set up; then it asks for a code at every sign-in.">
+            <Input value={code} onChange={(e) => setCode(e.target.value)} inputMode="numeric" autoComplete="one-time-code" placeholder="123456" maxLength={7} className="tabular tracking-widest" />
+          </Field>
+          <div>
+            <Button type="submit" disabled={confirm.isPending}>
+              {confirm.isPending ? "Checking..." : "Turn On"}
+            </Button>
+          </div>
+        </form>
+      </div>
+    </div>
+  );
+}
+
+/** The ten recovery codes, shown once right after setup. */
+function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void }) {
+  const text = `Trackyard recovery codes (each works once)\n\n${codes.join("\n")}\n`;
+  const download = () => {
+    const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+    const a = Object.assign(document.createElement("a"), { href: url, download: "trackyard-recovery-codes.txt" });
+    a.click();
+    URL.revokeObjectURL(url);
+  };
+  return (
+    <Dialog
+      open
+      onOpenChange={(o) => !o && onClose()}
+      title="Save your recovery codes"
+      description="If you lose your phone, each of these signs you in once instead of a code. They are shown only now."
+      footer={
+        <>
+          <Button variant="secondary" onClick={download}>
+            <Download />
+            Download
+          </Button>
+          <CopyButton text={codes.join("\n")} label="Copy recovery codes" description="Keep them somewhere safe.">
+            Copy
+          </CopyButton>
+          <Button onClick={onClose}>I saved them</Button>
+        </>
+      }
+    >
+      <ul aria-label="Recovery codes" className="grid grid-cols-2 gap-2 rounded-md bg-slate-50 p-4 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200">
+        {codes.map((c) => (
+          <li key={c} className="tabular">
+            {c}
+          </li>
+        ))}
+      </ul>
+    </Dialog>
+  );
+}
+
+function DisableDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
+  const disable = useDisableTwoFactor();
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string>();
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!password) return setError("Password is required");
+    disable.mutate(password, {
+      onSuccess: () => {
+        toast({ title: "Two-factor sign-in turned off" });
+        setPassword("");
+        onOpenChange(false);
+      },
+      onError: (err) => {
+        setError(err.message);
+        toastError("Two-factor sign-in stays on", err, "Could not turn it off");
+      },
+    });
+  };
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange} title="Turn off two-factor sign-in?" description="Signing in will take only your password again.">
+      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+        <Field label="Your password" error={error}>
+          <Input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" />
+        </Field>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="secondary" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" variant="destructive" disabled={disable.isPending}>
+            {disable.isPending ? "Turning off..." : "Turn Off"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Two-factor sign-in: status, setup (QR, key, first code), recovery codes, turning it off. */
+export function TwoFactorCard({ required }: { required: boolean }) {
+  const status = useTwoFactor();
+  const start = useStartSetup();
+  const [setup, setSetup] = useState<{ secret: string; uri: string } | null>(null);
+  const [codes, setCodes] = useState<string[] | null>(null);
+  const [disabling, setDisabling] = useState(false);
+  const s = status.data;
+
+  const begin = () =>
+    start.mutate(undefined, {
+      onSuccess: setSetup,
+      onError: (err) => toastError("Could not start the setup", err, "Could not start the setup"),
+    });
+
+  return (
+    <Card className={required ? "ring-2 ring-amber-300" : undefined}>
+      <CardHeader>
+        <CardTitle className="flex flex-wrap items-center gap-2">
+          <ShieldCheck className="size-4 text-brand-700" aria-hidden="true" />
+          Two-factor sign-in
+          {s ? s.enabled ? <Badge variant="success">On</Badge> : <Badge variant="secondary">Off</Badge> : null}
+        </CardTitle>
+        <CardDescription>
+          Trackyard holds the codes of your ad, card and registrar accounts. With two-factor sign-in, a stolen password alone is not enough: signing in
+          also takes a 6-digit code from an app on your phone.
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        {required ? (
+          <p role="alert" className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-inset ring-amber-200">
+            An admin requires two-factor sign-in for everyone. Set it up to continue using Trackyard.
+          </p>
+        ) : null}
+        {status.isPending ? (
+          <Spinner />
+        ) : status.isError ? (
+          <p className="text-sm text-danger-600">{status.error.message}</p>
+        ) : setup ? (
+          <SetupSteps
+            secret={setup.secret}
+            uri={setup.uri}
+            onDone={(c) => {
+              setSetup(null);
+              setCodes(c);
+              toast({ title: "Two-factor sign-in is on" });
+            }}
+          />
+        ) : s?.enabled ? (
+          <div className="grid gap-3">
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+              <dt className="text-slate-500">On since</dt>
+              <dd className="tabular text-slate-800">{s.enabledAt ? formatDate(s.enabledAt) : "—"}</dd>
+              <dt className="text-slate-500">Recovery codes left</dt>
+              <dd className="tabular text-slate-800">{s.recoveryCodesLeft} of 10</dd>
+            </dl>
+            <div className="flex flex-wrap gap-2">
+              <Button variant="secondary" onClick={begin} disabled={start.isPending}>
+                Set Up a New Phone
+              </Button>
+              {s.requiredByAdmin ? null : (
+                <Button variant="ghost" onClick={() => setDisabling(true)}>
+                  <ShieldOff />
+                  Turn Off
+                </Button>
+              )}
+            </div>
+            <p className="text-xs text-slate-500">Setting up a new phone also replaces your recovery codes.</p>
+          </div>
+        ) : !s?.configured ? (
+          <p className="text-sm text-slate-600">Two-factor sign-in is not available: the server has no TWO_FACTOR_KEY secret. Ask your admin.</p>
+        ) : (
+          <div>
+            <Button onClick={begin} disabled={start.isPending}>
+              <ShieldCheck />
+              {start.isPending ? "Starting..." : "Set Up Two-Factor Sign-In"}
+            </Button>
+          </div>
+        )}
+      </CardContent>
+      {codes ? <RecoveryCodes codes={codes} onClose={() => setCodes(null)} /> : null}
+      <DisableDialog open={disabling} onOpenChange={setDisabling} />
+    </Card>
+  );
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { calendarDate } from "./calendar-date";
+
+/**
+ * What an audit entry is about. `domain` is for the domain purchase and configuration routes.
+ * Adding a kind here makes it filterable on the Audit screen.
+ */
+export const AUDIT_KINDS = [
+  "user",
+  "session",
+  "setting",
+  "lander",
+  "offer",
+  "campaign",
+  "spark",
+  "invoice",
+  "statement",
+  "sync",
+  "domain",
+] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {
+  user: "Users",
+  session: "Sign-ins",
+  setting: "Settings",
+  lander: "Landers",
+  offer: "Offers",
+  campaign: "Campaigns",
+  spark: "Sparks",
+  invoice: "Invoices",
+  statement: "Statements",
+  sync: "Syncs",
+  domain: "Domains",
+};
+
+export const AUDIT_PAGE_SIZE = 50;
+/** How long entries are kept (the cron deletes older ones), and so the longest range worth asking for. */
+export const AUDIT_RETENTION_DAYS = 400;
+
+const filters = {
+  userId: z.string().uuid("userId must be a user id").optional(),
+  entityKind: z.enum(AUDIT_KINDS, { error: `entityKind must be one of ${AUDIT_KINDS.join(", ")}` }).optional(),
+  startDate: calendarDate("startDate").optional(),
+  endDate: calendarDate("endDate").optional(),
+};
+
+const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
+
+type Range = { startDate?: string; endDate?: string };
+const inOrder = (v: Range) => !v.startDate || !v.endDate || v.startDate <= v.endDate;
+const notTooLong = (v: Range) => !v.startDate || !v.endDate || dayNumber(v.endDate) - dayNumber(v.startDate) < AUDIT_RETENTION_DAYS;
+const ORDER = { message: "startDate must not be after endDate", path: ["startDate"] };
+const LENGTH = { message: `The date range can be at most ${AUDIT_RETENTION_DAYS} days: the audit log keeps no more`, path: ["endDate"] };
+
+/** An empty parameter is no filter. */
+const dropEmpty = (q: unknown) => (q && typeof q === "object" ? Object.fromEntries(Object.entries(q).filter(([, v]) => v !== "")) : q);
+
+/** The CSV export's filters. startDate and endDate are days in the report time zone, both included. */
+export const auditExportQuery = z.preprocess(dropEmpty, z.object(filters).refine(inOrder, ORDER).refine(notTooLong, LENGTH));
+
+export const auditListQuery = z.preprocess(
+  dropEmpty,
+  z
+    .object({
+      ...filters,
+      page: z.coerce
+        .number({ error: "page must be a whole number from 1" })
+        .int("page must be a whole number from 1")
+        .min(1, "page must be a whole number from 1")
+        .max(100_000, "page must be a whole number from 1")
+        .default(1),
+    })
+    .refine(inOrder, ORDER)
+    .refine(notTooLong, LENGTH),
+);
+export type AuditListQuery = z.input<typeof auditListQuery>;

@@ -1,0 +1,212 @@
+import { desc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog } from "../src/db/schema";
+import { call, db, makeAdmin, makeUser } from "./helpers";
+
+type Entry = { action: string; entityKind: string; entityId: string | null; summary: string; actorName: string; at: string };
+
+/** The newest entries about one entity, newest first. */
+const entriesFor = (kind: string, id: string | number) =>
+  db()
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.entityId, String(id)))
+    .orderBy(desc(auditLog.id))
+    .then((rows) => rows.filter((r) => r.entityKind === kind));
+
+describe("audit entries of the tracking setup", () => {
+  it("records a lander's create, edit and delete with who and a before → after, and nothing for a missing id", async () => {
+    const admin = await makeAdmin();
+    const created = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Quiz", url: "https://lp.test/a" } })).json<{ id: number }>();
+    await call(`/api/landers/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { url: "https://lp.test/b" } });
+    await call(`/api/landers/${created.id}`, { method: "DELETE", cookie: admin.cookie });
+    const rows = await entriesFor("lander", created.id);
+    expect(rows.map((r) => [r.action, r.summary, r.actorName])).toEqual([
+      ["lander.delete", "Name: Quiz; URL: https://lp.test/b", admin.username],
+      ["lander.update", "Quiz: URL: https://lp.test/a → https://lp.test/b", admin.username],
+      ["lander.create", "Name: Quiz; URL: https://lp.test/a", admin.username],
+    ]);
+    expect(rows.every((r) => r.actorId === admin.id)).toBe(true);
+
+    const missing = await call("/api/landers/999999", { method: "DELETE", cookie: admin.cookie });
+    expect(missing.status).toBe(404);
+    expect(await entriesFor("lander", 999999)).toEqual([]);
+  });
+});
+
+describe("GET /api/audit", () => {
+  it("refuses a range over 10 years with 400", async () => {
+    const admin = await makeAdmin();
+    const res = await call("/api/audit?startDate=2015-01-01&endDate=2025-12-31", { cookie: admin.cookie });
+    expect(res.status).toBe(400);
+    expect((await res.json<{ error: string }>()).error).toMatch(/at most 400 days/);
+  });
+
+  it("is refused to members", async () => {
+    const member = await makeUser("user", ["dashboard", "campaigns", "landers", "clicks", "sparks", "offers", "performance"]);
+    expect((await call("/api/audit", { cookie: member.cookie })).status).toBe(403);
+    expect((await call("/api/audit/export", { cookie: member.cookie })).status).toBe(403);
+  });
+
+  it("lists newest first", async () => {
+    const admin = await makeAdmin();
+    await call("/api/landers", { cookie: admin.cookie, json: { name: "First", url: "https://lp.test/1" } });
+    await call("/api/landers", { cookie: admin.cookie, json: { name: "Second", url: "https://lp.test/2" } });
+    const body = await (await call(`/api/audit?userId=${admin.id}`, { cookie: admin.cookie })).json<{ entries: Entry[]; total: number }>();
+    expect(body.total).toBe(2);
+    expect(body.entries.map((e) => e.summary)).toEqual(["Name: Second; URL: https://lp.test/2", "Name: First; URL: https://lp.test/1"]);
+  });
+});
+
+/** Every entry about a kind, newest first, as "action | summary". */
+async function trail(kind: string, id?: string | number) {
+  const rows = await db().select().from(auditLog).where(eq(auditLog.entityKind, kind)).orderBy(desc(auditLog.id));
+  return rows.filter((r) => id === undefined || r.entityId === String(id)).map((r) => `${r.action} | ${r.summary}`);
+}
+
+describe("audit entries of every kind of change", () => {
+  it("campaigns, the BH Toggle included; a refused write leaves no entry", async () => {
+    const admin = await makeAdmin();
+    const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "LP", url: "https://lp.test/x" } })).json<{ id: number }>();
+    const created = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Spring", landerId: lander.id } })).json<{ id: number }>();
+    await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } });
+    await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { name: "Summer" } });
+    expect(await trail("campaign", created.id)).toEqual([
+      "campaign.update | Spring: Name: Spring → Summer",
+      "campaign.bh_toggle | Spring: BH Toggle: off → on",
+      `campaign.create | Name: Spring; Lander ID: ${lander.id}; Offer ID: (none); Domain ID: (none); BH Toggle: off`,
+    ]);
+    const before = (await db().select().from(auditLog)).length;
+    const bad = await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Ghost", landerId: 987654 } });
+    expect(bad.status).toBe(400);
+    expect((await db().select().from(auditLog)).length).toBe(before);
+  });
+
+  it("users: create, permissions, assignments, role, delete", async () => {
+    const admin = await makeAdmin();
+    const created = await (await call("/api/users", { cookie: admin.cookie, json: { username: "audited-mia", password: "mia-password-1", role: "user" } })).json<{ id: string }>();
+    await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["campaigns", "clicks"] } });
+    await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["clicks", "sparks"] } });
+    await call(`/api/users/${created.id}/vcn-assignments`, { cookie: admin.cookie, json: { vcnNicknames: ["Ads 1"] } });
+    await call(`/api/users/${created.id}/media-buyers`, { cookie: admin.cookie, json: { subid1s: ["mb7"] } });
+    await call(`/api/users/${created.id}`, { method: "DELETE", cookie: admin.cookie });
+    expect(await trail("user", created.id)).toEqual([
+      "user.delete | audited-mia (user)",
+      "user.media_buyers | audited-mia: added mb7",
+      "user.vcn_assignments | audited-mia: added Ads 1",
+      "user.permissions | audited-mia: added sparks; removed campaigns",
+      "user.permissions | audited-mia: added campaigns, clicks",
+      "user.create | audited-mia (user)",
+    ]);
+    // A taken username creates nothing and records nothing.
+    const again = await call("/api/users", { cookie: admin.cookie, json: { username: admin.username, password: "whatever-1", role: "user" } });
+    expect(again.status).toBe(409);
+    expect((await trail("user")).filter((t) => t.includes(`user.create | ${admin.username}`))).toEqual([]);
+  });
+
+  it("settings, offers, sparks (a member's too) and invoices", async () => {
+    const admin = await makeAdmin();
+    await call("/api/settings", { cookie: admin.cookie, json: { key: "max_domain_price", value: "9.5" } });
+    expect((await trail("setting", "max_domain_price"))[0]).toMatch(/^setting\.update \| max_domain_price: .+ → 9\.50$/);
+
+    const offer = await (await call("/api/offers", { cookie: admin.cookie, json: { name: "Sweeps", url: "https://o.test/a", utmTemplate: "s1={clickId}" } })).json<{ id: number }>();
+    await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie });
+    expect(await trail("offer", offer.id)).toEqual([
+      "offer.delete | Name: Sweeps; URL: https://o.test/a; UTM template: s1={clickId}",
+      "offer.create | Name: Sweeps; URL: https://o.test/a; UTM template: s1={clickId}",
+    ]);
+
+    const member = await makeUser("user", ["sparks"]);
+    const spark = await (await call("/api/sparks", { cookie: member.cookie, json: { name: "Hook A", code: "<!-- a -->" } })).json<{ id: number; sparkId: string }>();
+    await call(`/api/sparks/${spark.id}`, { method: "DELETE", cookie: member.cookie });
+    const sparkRows = await db().select().from(auditLog).where(eq(auditLog.entityId, String(spark.id)));
+    expect(sparkRows.filter((r) => r.entityKind === "spark").map((r) => [r.action, r.actorName])).toEqual([
+      ["spark.create", member.username],
+      ["spark.delete", member.username],
+    ]);
+
+    const invoice = await (
+      await call("/api/invoices", {
+        cookie: admin.cookie,
+        json: { mediaBuyer: "mb1", invoiceDate: "2025-02-28", amountPaid: "100", revenueSharePercent: "10", profit: "5", notes: "" },
+      })
+    ).json<{ id: number }>();
+    await call(`/api/invoices/${invoice.id}`, { method: "PATCH", cookie: admin.cookie, json: { amountPaid: "100.00", profit: "7.5" } });
+    expect(await trail("invoice", invoice.id)).toEqual([
+      "invoice.update | mb1 2025-02-28: Profit: 5.00 → 7.50",
+      "invoice.create | Media buyer: mb1; Date: 2025-02-28; Amount paid: 100.00; Revenue share %: 10.00; Profit: 5.00; Notes: (none)",
+    ]);
+  });
+
+  it("statement uploads (their counts) and syncs run by hand", async () => {
+    const admin = await makeAdmin();
+    const form = new FormData();
+    form.append("file", new File(["Registered Card Last 4,Status,Reference Id\n*1234,PENDING,audit-1\n*1234,CLEARED,audit-2\n,CLEARED,audit-3\n"], "april.csv"));
+    expect((await call("/api/transactions/upload", { body: form, cookie: admin.cookie })).status).toBe(200);
+    expect(await trail("statement", "april.csv")).toEqual(["statement.upload | 1 cleared, 1 pending or declined, 0 duplicates, 1 rows refused"]);
+
+    await call("/api/sync/run", { cookie: admin.cookie, json: { source: "all" } });
+    const syncs = await trail("sync");
+    expect(syncs.slice(0, 2).sort()).toEqual([
+      expect.stringMatching(/^sync\.run \| CAKE \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: not configured$/),
+      expect.stringMatching(/^sync\.run \| TikTok \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: not configured$/),
+    ]);
+  });
+});
+
+describe("the audit screen's calls", () => {
+  it("filters by user, kind and days, pages, and exports CSV", async () => {
+    const admin = await makeAdmin();
+    for (let i = 0; i < 55; i++) await db().insert(auditLog).values({ at: Date.parse("2024-03-10T12:00:00Z") + i, actorId: admin.id, actorName: admin.username, action: "offer.update", entityKind: "offer", entityId: String(i), summary: `=change ${i}` });
+    await db().insert(auditLog).values({ at: Date.parse("2024-03-12T12:00:00Z"), actorId: admin.id, actorName: admin.username, action: "lander.update", entityKind: "lander", entityId: "1", summary: "x" });
+    const q = `userId=${admin.id}&entityKind=offer&startDate=2024-03-10&endDate=2024-03-11`;
+    const first = await (await call(`/api/audit?${q}`, { cookie: admin.cookie })).json<{ entries: Entry[]; total: number; totalPages: number }>();
+    expect(first.total).toBe(55);
+    expect(first.totalPages).toBe(2);
+    expect(first.entries).toHaveLength(50);
+    expect(first.entries[0]).toMatchObject({ entityId: "54", at: "2024-03-10T12:00:00.054Z" });
+    const second = await (await call(`/api/audit?${q}&page=2`, { cookie: admin.cookie })).json<{ entries: Entry[] }>();
+    expect(second.entries.map((e) => e.entityId)).toEqual(["4", "3", "2", "1", "0"]);
+    const outside = await (await call(`/api/audit?userId=${admin.id}&startDate=2024-03-11&endDate=2024-03-11`, { cookie: admin.cookie })).json<{ total: number }>();
+    expect(outside.total).toBe(0);
+
+    const csv = await call(`/api/audit/export?${q}`, { cookie: admin.cookie });
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="audit-log-\d{4}-\d\d-\d\d\.csv"$/);
+    const bytes = new Uint8Array(await csv.arrayBuffer());
+    // A byte-order mark first, so spreadsheets read UTF-8.
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const lines = new TextDecoder().decode(bytes).trim().split("\r\n");
+    expect(lines[0]).toBe("Time,User,Action,Entity,Entity ID,Change,IP Address");
+    expect(lines).toHaveLength(56);
+    // A summary starting like a formula is written as text.
+    expect(lines[1]).toBe(`2024-03-10T12:00:00.054Z,${admin.username},offer.update,offer,54,'=change 54,`);
+  });
+
+  it.each([
+    ["startDate=2024-03-10&endDate=2024-03-01", "startDate must not be after endDate"],
+    ["startDate=2024-01-01&endDate=2025-02-04", "The date range can be at most 400 days: the audit log keeps no more"],
+    ["entityKind=planet", "entityKind must be one of user, session, setting, lander, offer, campaign, spark, invoice, statement, sync, domain"],
+    ["userId=nobody", "userId must be a user id"],
+    ["page=0", "page must be a whole number from 1"],
+    ["startDate=2024-02-30", "startDate must be a real date written YYYY-MM-DD"],
+  ])("refuses %s with 400", async (query, message) => {
+    const admin = await makeAdmin();
+    const res = await call(`/api/audit?${query}`, { cookie: admin.cookie });
+    expect(res.status).toBe(400);
+    expect((await res.json<{ error: string }>()).error).toBe(message);
+    expect((await call(`/api/audit/export?${query.replace("page=0", "entityKind=planet")}`, { cookie: admin.cookie })).status).toBe(400);
+  });
+
+  it("is kept 400 days by the cron", async () => {
+    const { runScheduled } = await import("../src/jobs");
+    const { env } = await import("cloudflare:workers");
+    const now = Date.now();
+    const old = await db().insert(auditLog).values({ at: now - 401 * 86_400_000, actorName: "x", action: "offer.update", entityKind: "offer", entityId: "old-one" }).returning().get();
+    const kept = await db().insert(auditLog).values({ at: now - 399 * 86_400_000, actorName: "x", action: "offer.update", entityKind: "offer", entityId: "kept-one" }).returning().get();
+    await runScheduled(env as Parameters<typeof runScheduled>[0], now);
+    const ids = (await db().select({ id: auditLog.id }).from(auditLog)).map((r) => r.id);
+    expect(ids).not.toContain(old.id);
+    expect(ids).toContain(kept.id);
+  });
+});
