@@ -1,4 +1,5 @@
 import type { Bindings, Db } from "../env";
+import { clickRetentionJob } from "./click-retention";
 import { createDb } from "../middleware/database";
 import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
@@ -12,7 +13,7 @@ export interface Job {
 }
 
 /** Every job the cron runs, in order. Later features add theirs here. */
-export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes, syncCakeJob, syncTikTokJob, purgeSyncRunsJob, rollUpClicksJob];
+export const JOBS: Job[] = [purgeExpiredSessions, purgeOldCodes, syncCakeJob, syncTikTokJob, purgeSyncRunsJob, rollUpClicksJob, clickRetentionJob];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {
   const db = createDb(env.DB);
