@@ -11,7 +11,9 @@ import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toDay, type DayRange } from "@/lib/date-ranges";
 import { formatDateTime } from "@/lib/format";
-import { exportUrl, useCampaignChoices, useClickLog, type Click } from "./api";
+import { exportUrl, useCampaignChoices, useClickLog, useClickRetention, useRefusedClicks, type Click } from "./api";
+import { RefusedClicksCard } from "./components/refused-clicks";
+import { RetentionNotice } from "./components/retention-notice";
 
 const lastSevenDays = (): DayRange => ({ startDate: toDay(subDays(new Date(), 6)), endDate: toDay(new Date()) });
 
@@ -62,6 +64,8 @@ export default function ClicksScreen() {
   const [page, setPage] = useState(1);
   const log = useClickLog(range, campaignId, page);
   const choices = useCampaignChoices(range);
+  const retention = useClickRetention(range);
+  const refused = useRefusedClicks(range, campaignId);
   const data = log.data;
   const rows = data?.clicks ?? [];
 
@@ -107,6 +111,7 @@ export default function ClicksScreen() {
           <StatCard label="Exit Clicks" icon={<LogOut />} value={data ? data.exitClicks.toLocaleString("en-US") : "—"} />
           <StatCard label="Lander CTR" icon={<Percent />} value={data ? `${data.ctr.toFixed(2)}%` : "—"} note="Exit clicks / clicks" />
         </div>
+        <RetentionNotice retention={retention.data} />
         <Card>
           <Table>
             <TableHeader>
@@ -137,6 +142,7 @@ export default function ClicksScreen() {
           </Table>
           {data ? <Pagination page={page} pageSize={data.pageSize} total={data.total} onPageChange={setPage} noun="clicks" /> : null}
         </Card>
+        <RefusedClicksCard refused={refused.data} />
       </div>
     </>
   );
