@@ -8,15 +8,20 @@ import { ROOT } from "./server.mjs";
 
 const databaseId = /database_id\s*=\s*"([^"]+)"/.exec(readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"))[1];
 
-/** The D1 binding over `stateDir`'s database file. Returns { mf, db } (db() resolves the binding); dispose mf when done. */
+/**
+ * The D1 binding over `stateDir`'s database file. Returns { mf, db, archive } (db() resolves the
+ * binding; archive() the ARCHIVE R2 bucket kept in the same state folder); dispose mf when done.
+ */
 export function openLocalD1(stateDir) {
   const mf = new Miniflare({
     modules: true,
     script: "export default { fetch() { return new Response('') } }",
     d1Databases: { DB: databaseId },
     d1Persist: path.join(stateDir, "v3", "d1"),
+    r2Buckets: { ARCHIVE: "trackyard-click-archive" },
+    r2Persist: path.join(stateDir, "v3", "r2"),
   });
-  return { mf, db: () => mf.getD1Database("DB") };
+  return { mf, db: () => mf.getD1Database("DB"), archive: () => mf.getR2Bucket("ARCHIVE") };
 }
 
 /** Registers the first admin of a fresh instance and returns its session cookie (`name=value`). */

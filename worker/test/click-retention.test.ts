@@ -90,12 +90,12 @@ describe("the retention setting", () => {
     [undefined, 90, null],
     ["", 90, null],
     [" 120 ", 120, null],
-    ["30", 30, null],
+    ["7", 7, null],
     ["3650", 3650, null],
-    ["29", 90, "CLICKS_RETENTION_DAYS is \"29\", not a whole number of days from 30 to 3650; using the default of 90 days"],
-    ["90.5", 90, "CLICKS_RETENTION_DAYS is \"90.5\", not a whole number of days from 30 to 3650; using the default of 90 days"],
-    ["ninety", 90, "CLICKS_RETENTION_DAYS is \"ninety\", not a whole number of days from 30 to 3650; using the default of 90 days"],
-    ["-5", 90, "CLICKS_RETENTION_DAYS is \"-5\", not a whole number of days from 30 to 3650; using the default of 90 days"],
+    ["6", 90, "CLICKS_RETENTION_DAYS is \"6\", not a whole number of days from 7 to 3650; using the default of 90 days"],
+    ["90.5", 90, "CLICKS_RETENTION_DAYS is \"90.5\", not a whole number of days from 7 to 3650; using the default of 90 days"],
+    ["ninety", 90, "CLICKS_RETENTION_DAYS is \"ninety\", not a whole number of days from 7 to 3650; using the default of 90 days"],
+    ["-5", 90, "CLICKS_RETENTION_DAYS is \"-5\", not a whole number of days from 7 to 3650; using the default of 90 days"],
   ])("%j means %i days", (value, days, problem) => {
     expect(clicksRetention(value)).toEqual({ days, problem });
   });
@@ -114,7 +114,7 @@ describe("the retention setting", () => {
     await runScheduled({ ...unconfiguredEnv(), CLICKS_RETENTION_DAYS: "ninety" }, now);
     await runScheduled({ ...unconfiguredEnv(), CLICKS_RETENTION_DAYS: "ninety" }, now);
     expect(warn).toHaveBeenCalledWith(
-      'click-retention: CLICKS_RETENTION_DAYS is "ninety", not a whole number of days from 30 to 3650; using the default of 90 days',
+      'click-retention: CLICKS_RETENTION_DAYS is "ninety", not a whole number of days from 7 to 3650; using the default of 90 days',
     );
     expect((await archives()).map((a) => a.day)).toEqual(["2020-01-01"]);
     expect(await rawCount()).toBe(1);

@@ -112,6 +112,7 @@ export default function ClicksScreen() {
           <StatCard label="Lander CTR" icon={<Percent />} value={data ? `${data.ctr.toFixed(2)}%` : "—"} note="Exit clicks / clicks" />
         </div>
         <RetentionNotice retention={retention.data} />
+        <RefusedClicksCard refused={refused.data} />
         <Card>
           <Table>
             <TableHeader>
@@ -142,7 +143,6 @@ export default function ClicksScreen() {
           </Table>
           {data ? <Pagination page={page} pageSize={data.pageSize} total={data.total} onPageChange={setPage} noun="clicks" /> : null}
         </Card>
-        <RefusedClicksCard refused={refused.data} />
       </div>
     </>
   );

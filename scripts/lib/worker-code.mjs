@@ -1,0 +1,21 @@
+// The Worker's own code for benchmarks that run it outside the Worker (against a local D1 opened
+// from Node): the named exports of worker/src files, bundled with esbuild and imported.
+import { build } from "esbuild";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ROOT } from "./server.mjs";
+
+/**
+ * `exports` maps a file under worker/src (or a package, when it does not end in .ts) to the names
+ * to take from it. The bundle is written into `dir`.
+ */
+export async function bundleWorkerCode(dir, exports) {
+  const entry = path.join(dir, "worker-entry.ts");
+  const from = (file) => JSON.stringify(file.endsWith(".ts") ? path.join(ROOT, "worker/src", file) : file);
+  writeFileSync(entry, Object.entries(exports).map(([file, names]) => `export { ${names.join(", ")} } from ${from(file)};`).join("\n"));
+  const outfile = path.join(dir, "worker-code.mjs");
+  // platform node: some libraries the app imports (papaparse) name Node built-ins they never use here.
+  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "node", mainFields: ["module", "main"], outfile, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
+  return import(pathToFileURL(outfile).href);
+}
