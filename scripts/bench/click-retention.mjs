@@ -7,8 +7,9 @@
 //      UUID click ids like /r/'s; 40% exit, each exit with its lander_clicks row), with CAKE rows
 //      for 1% of them and a day of TikTok spend;
 //   2. the cron's own code runs, bundled from worker/src: the CAKE attribution rebuild for the day,
-//      the click rollup, then the retention job (runs of at most 250,000 deleted rows, as the cron's)
-//      until it has nothing left to do, archiving to a local R2 bucket;
+//      then, inside workerd as in the Worker, the click rollup and the retention job (runs of at most
+//      250,000 deleted rows, as the cron's) until it has nothing left to do, archiving to a local
+//      R2 bucket;
 //   3. D1's own size figure (meta.size_after) is read.
 // Before a day's raw clicks go, its figures are taken from them the naive way (clicks, exits and
 // CAKE revenue per campaign, from raw rows); at the end the one-year report (the stats' own SQL
@@ -25,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { openLocalD1 } from "../lib/local-d1.mjs";
 import { applyMigrations } from "../lib/server.mjs";
-import { bundleWorkerCode } from "../lib/worker-code.mjs";
+import { bundleWorker, bundleWorkerCode } from "../lib/worker-code.mjs";
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 400);
 const PER_DAY = Number(process.env.BENCH_CLICKS_PER_DAY ?? 1_000_000);
@@ -133,18 +134,42 @@ const count = async (d1, table) => (await d1.prepare(`select count(*) as n from 
 const code = await bundleWorkerCode(work, {
   "middleware/database.ts": ["createDb"],
   "db/queries/cake.ts": ["rebuildAttributed"],
-  "jobs/roll-up-clicks.ts": ["rollUpClicks"],
-  "retention/run-retention.ts": ["runRetention"],
   "db/queries/stats.ts": ["reportStatement"],
   "lib/zone-days.ts": ["zoneDayRange"],
   "stats/report.ts": ["buildReport"],
   "drizzle-orm/sqlite-core": ["SQLiteAsyncDialect"],
 });
+/**
+ * The cron's jobs run inside workerd, as in the Worker: D1 and R2 in the same runtime, not through
+ * Node's proxy to it (which copies every row read and costs more than the jobs themselves).
+ */
+const cronWorker = await bundleWorker(
+  work,
+  `import { createDb } from "@worker/middleware/database";
+   import { rollUpClicks } from "@worker/jobs/roll-up-clicks";
+   import { runRetention } from "@worker/retention/run-retention";
+   export default {
+     async fetch(request: Request, env: { DB: D1Database; ARCHIVE: R2Bucket }) {
+       const url = new URL(request.url);
+       const now = Number(url.searchParams.get("now"));
+       const db = createDb(env.DB);
+       const started = Date.now();
+       const result = url.pathname === "/rollup"
+         ? await rollUpClicks(db, { now, budgetMs: 3_600_000 })
+         : await runRetention(db, env.ARCHIVE, { now, days: Number(url.searchParams.get("days")), budgetMs: 3_600_000 });
+       return Response.json({ ...result, ms: Date.now() - started });
+     },
+   };`,
+);
 applyMigrations(stateDir, { quiet: true });
-const local = openLocalD1(stateDir);
+const local = openLocalD1(stateDir, { scriptPath: cronWorker });
+const cron = async (job, now) => {
+  const res = await local.mf.dispatchFetch(`http://bench/${job}?now=${now}&days=${RETENTION}`);
+  if (!res.ok) throw new Error(`${job}: ${res.status} ${await res.text()}`);
+  return res.json();
+};
 try {
   const d1 = await local.db();
-  const archive = await local.archive();
   const db = code.createDb(d1);
   const dialect = new code.SQLiteAsyncDialect();
   await d1.batch([
@@ -208,24 +233,32 @@ try {
     // The cron, 10 minutes after the day ended.
     const now = dayStart(k + 1) + 10 * 60_000;
     t = performance.now();
-    await code.rollUpClicks(db, { now, budgetMs: 3_600_000 });
+    await cron("rollup", now);
     day.rollupMs = performance.now() - t;
     if (k === DAYS - BEFORE_END) yearBefore = await yearReport();
     t = performance.now();
     day.archived = [];
     day.deleted = 0;
     day.runs = 0;
+    day.archiveMs = 0;
+    day.deleteMs = 0;
     for (;;) {
-      const run = await code.runRetention(db, archive, { now, days: RETENTION, budgetMs: 3_600_000 });
+      const run = await cron("retention", now);
       day.runs++;
       day.archived.push(...run.archived);
       day.deleted += run.deleted;
+      day.archiveMs += run.archiveMs;
+      day.deleteMs += run.deleteMs;
       if (!run.waiting) break;
       if (!run.deleted && !run.archived.length && !run.finished.length) throw new Error(`day ${day.date}: retention stuck: ${run.waiting}`);
     }
     day.retentionMs = performance.now() - t;
     day.size = await sizeOf(d1);
     perDay.push(day);
+    if (k === 2 || k === RETENTION + 2) {
+      const perDayMs = (performance.now() - started) / (k + 1);
+      console.log(`(at ${secs(perDayMs)} a day so far, the run takes about ${fmt((perDayMs * DAYS) / 3_600_000, 1)} hours; the days past the retention take longer)`);
+    }
     if (k % 10 === 0 || k === DAYS - 1 || day.archived.length) {
       const last = k % 10 === 0 || k === DAYS - 1;
       if (last) {
@@ -249,12 +282,14 @@ try {
   const deleting = perDay.filter((d) => d.archived.length);
   const archivedDays = deleting.flatMap((d) => d.archived);
   const retentionMs = deleting.reduce((s, d) => s + d.retentionMs, 0);
+  const archiveMs = deleting.reduce((s, d) => s + d.archiveMs, 0);
+  const deleteMs = deleting.reduce((s, d) => s + d.deleteMs, 0);
   const archivedRows = archivedDays.reduce((s, a) => s + a.rows, 0);
   const archivedBytes = archivedDays.reduce((s, a) => s + a.bytes, 0);
   if (archivedDays.length) {
     console.log(
       `retention: ${archivedDays.length} days archived and deleted, ${secs(retentionMs / archivedDays.length)} per day of ${fmt(PER_DAY)} clicks ` +
-        `(archive written, read back, rows deleted in 250,000-row runs), ${fmt((retentionMs / archivedRows) * 1000, 1)} us per click`,
+        `(archive written and read back ${secs(archiveMs / archivedDays.length)}, rows deleted in 250,000-row runs ${secs(deleteMs / archivedDays.length)}), ${fmt((retentionMs / archivedRows) * 1000, 1)} us per click`,
     );
     console.log(`archive: ${fmt(archivedBytes / archivedRows, 1)} bytes per click gzipped (${fmt(archivedBytes / archivedDays.length / 1024 ** 2, 2)} MB per day)`);
   }

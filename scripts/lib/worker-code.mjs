@@ -19,3 +19,15 @@ export async function bundleWorkerCode(dir, exports) {
   await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "node", mainFields: ["module", "main"], outfile, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
   return import(pathToFileURL(outfile).href);
 }
+
+/**
+ * A Worker for Miniflare (an ES module, bundled for workerd) from `source`, TypeScript that may
+ * import worker/src files as `@worker/<path>`. Returns the bundle's path.
+ */
+export async function bundleWorker(dir, source) {
+  const entry = path.join(dir, "bench-worker.ts");
+  writeFileSync(entry, source.replaceAll("@worker/", `${path.join(ROOT, "worker/src")}/`));
+  const outfile = path.join(dir, "bench-worker.mjs");
+  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", conditions: ["workerd", "worker", "browser"], mainFields: ["module", "main"], outfile, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
+  return outfile;
+}

@@ -9,9 +9,10 @@ export const clickRetentionJob: Job = {
     const retention = clicksRetention(env.CLICKS_RETENTION_DAYS);
     if (retention.problem) console.warn(`click-retention: ${retention.problem}`);
     const run = await runRetention(db, env.ARCHIVE, { now, days: retention.days });
-    for (const a of run.archived) console.log(`click-retention: archived ${a.day} (${a.rows} clicks, ${a.bytes} bytes)`);
+    for (const a of run.archived) console.log(`click-retention: archived ${a.day} (${a.rows} clicks, ${a.bytes} bytes) in ${run.archiveMs} ms`);
     if (run.deleted || run.finished.length) {
-      console.log(`click-retention: deleted ${run.deleted} raw clicks${run.finished.length ? `; done with ${run.finished.join(", ")}` : ""}`);
+      const done = run.finished.length ? `; done with ${run.finished.join(", ")}` : "";
+      console.log(`click-retention: deleted ${run.deleted} rows (clicks and their exits) in ${run.deleteMs} ms${done}`);
     }
     if (run.waiting) console.log(`click-retention: ${run.waiting}`);
   },

@@ -51,6 +51,9 @@ export interface RetentionRun {
   /** Days whose last raw click this run deleted. */
   finished: string[];
   deleted: number;
+  /** Time spent writing and checking archives, and deleting (for the log and the benchmark). */
+  archiveMs: number;
+  deleteMs: number;
   /** Why the run stopped with work left (null: nothing older than the retention is left to do). */
   waiting: string | null;
 }
@@ -59,7 +62,7 @@ export async function runRetention(db: Db, bucket: R2Bucket, options: RetentionO
   const { now, days, rowsPerRun = RETENTION_ROWS_PER_RUN, deleteChunk = RETENTION_DELETE_CHUNK, budgetMs = RETENTION_BUDGET_MS } = options;
   const started = Date.now();
   const cutoff = now - days * DAY_MS;
-  const run: RetentionRun = { archived: [], finished: [], deleted: 0, waiting: null };
+  const run: RetentionRun = { archived: [], finished: [], deleted: 0, archiveMs: 0, deleteMs: 0, waiting: null };
   const stop = (why: string) => ({ ...run, waiting: why });
 
   // The rate limit's refusal counts are kept as long as the clicks they stand for.
@@ -71,7 +74,9 @@ export async function runRetention(db: Db, bucket: R2Bucket, options: RetentionO
 
     const open = await openArchive(db);
     if (open) {
+      const deleteStarted = Date.now();
       const deleted = await deleteArchivedClicks(db, open, Math.min(deleteChunk, rowsPerRun - run.deleted));
+      run.deleteMs += Date.now() - deleteStarted;
       run.deleted += deleted;
       if (deleted > 0) continue;
       const left = await archivedClicksLeft(db, open);
@@ -106,7 +111,9 @@ export async function runRetention(db: Db, bucket: R2Bucket, options: RetentionO
 
     const newest = await newestClickOfSpan(db, startMs, endMs);
     if (newest !== null && newest > state.clickWatermark) return stop(`${day}: the click rollup has not counted the whole day yet`);
+    const archiveStarted = Date.now();
     const archive = await archiveDay(db, bucket, { day, timeZone, startMs, endMs }, now);
+    run.archiveMs += Date.now() - archiveStarted;
     if (!(await recordArchive(db, archive))) return stop(`${day}: the click rollup started over while archiving; the day waits for it`);
     run.archived.push({ day, rows: archive.rows, bytes: archive.bytes });
   }
