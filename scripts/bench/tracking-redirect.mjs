@@ -15,7 +15,8 @@
 // median over back-to-back pairs (the machine's other load drifts between runs; a pair sees the
 // same). It prints wrk's own CPU use per run, so a generator that ran out of CPU shows, and the
 // CPU the server process used per request (a figure far steadier than req/s on a busy machine).
-// Targets, against bare + assets: throughput >= 0.8x, p99 <= 1.5x. Then it waits for the writes and
+// Targets, against bare + assets: throughput >= 0.8x, p99 <= 1.5x. Then it sends BENCH_EXACT more
+// (5,000) one by one at the same concurrency, reading every answer, waits for the writes and
 // compares stored clicks (and clicks the rate limit refused: there should be none) with the 302s.
 //
 // BENCH_PROFILE=1 adds runs that show where /r/ spends its time (see the README, "Speed"): an exit
@@ -35,6 +36,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const PROFILE = process.env.BENCH_PROFILE === "1";
+const EXACT_REQUESTS = Number(process.env.BENCH_EXACT ?? 5_000);
 const APP_PORT = 8942;
 const AD_QUERY = "cid=1799000000000001&ad=1799000000000002&cr=1799000000000003&plc=tiktok_feed&cname=Spring%20Sale&aname=Broad%2018-34&crname=Video%20A";
 
@@ -170,6 +172,22 @@ const median = (values) => {
 };
 const spread = (values) => `${fmt(Math.min(...values), 2)}-${fmt(Math.max(...values), 2)}`;
 
+/** Exactly `count` GETs from distinct addresses, CONNECTIONS at a time; returns the 302s read. */
+async function sendExactly(url, count) {
+  let next = 0;
+  let redirects = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const res = await fetch(url, { redirect: "manual", headers: { "cf-connecting-ip": `10.200.${(i >> 8) & 255}.${i & 255}` } });
+      await res.arrayBuffer();
+      if (res.status === 302) redirects++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  if (redirects !== count) throw new Error(`${count - redirects} of ${count} exact requests were not answered with 302`);
+  return redirects;
+}
+
 const servers = {};
 const cleanUp = async () => {
   await Promise.all(Object.values(servers).map((s) => s.stop()));
@@ -246,7 +264,11 @@ try {
   console.log(
     `/r/ / plain bare:    throughput ${ratio("app", "bare", "rps").toFixed(2)} (pairs ${spread(pairs("app", "bare", "rps"))}), p99 ${ratio("app", "bare", "p99").toFixed(2)}`,
   );
-  console.log(`load average ${loadAfter.join(" ")} after the runs (a busy machine makes single pairs noisy; the medians and CPU per request hold up better)`);
+  const cpuPairs = pairs("app", "bareAssets", "serverCpuMsPerRequest");
+  console.log(
+    `/r/ / bare + assets, server CPU per request: ${median(cpuPairs).toFixed(2)}x (pairs ${spread(cpuPairs)}; steadier than req/s on a busy machine: a server-bound throughput ratio is about its inverse, ${(1 / median(cpuPairs)).toFixed(2)}x)`,
+  );
+  console.log(`load average ${loadAfter.join(" ")} after the runs (a busy machine makes single pairs noisy)`);
 
   if (PROFILE) {
     const cpu = (key) => median(runs[key].map((r) => r.serverCpuMsPerRequest));
@@ -270,9 +292,13 @@ try {
 
   // Every 302 /r/ answered is a click that must reach D1 (or, over the limit, be counted), warm-up
   // included. wrk counts the answers it read; a request cut off when a run ended may still have
-  // been answered and stored, so up to one per connection per run can be stored on top.
-  const answered = warm.app.ok + runs.app.reduce((s, r) => s + r.ok, 0);
+  // been answered and stored, so up to one per connection per run can be stored on top. So the
+  // wrk runs are followed by an exact count: EXACT_REQUESTS sent by Node at the same concurrency,
+  // every answer read, and exactly that many more clicks must be stored.
+  const wrkAnswered = warm.app.ok + runs.app.reduce((s, r) => s + r.ok, 0);
   const slack = CONNECTIONS * (ROUNDS + 1);
+  const exact = await sendExactly(targets.app.url, EXACT_REQUESTS);
+  const answered = wrkAnswered + exact;
   let counts = { stored: 0, refused: 0 };
   const waitStart = Date.now();
   for (let stable = 0, last = -1; Date.now() - waitStart < 60_000; await sleep(500)) {
@@ -285,8 +311,8 @@ try {
   const accounted = counts.stored + counts.refused;
   const lost = Math.max(0, answered - accounted);
   console.log(
-    `clicks: ${fmt(answered)} answered with 302, ${fmt(counts.stored)} stored, ${fmt(counts.refused)} refused by the rate limit, ${fmt(lost)} lost` +
-      ` (${fmt(Math.max(0, accounted - answered))} more stored than wrk read answers for: requests cut off at the end of a run, at most ${fmt(slack)}; all in ${((Date.now() - waitStart) / 1000).toFixed(1)} s after the load ended)`,
+    `clicks: ${fmt(answered)} answered with 302 (${fmt(wrkAnswered)} read by wrk, ${fmt(exact)} sent and read one by one), ${fmt(counts.stored)} stored, ${fmt(counts.refused)} refused by the rate limit, ${fmt(lost)} lost` +
+      ` (${fmt(Math.max(0, accounted - answered))} more stored than answers read: requests cut off at the end of a wrk run, at most ${fmt(slack)}; all in ${((Date.now() - waitStart) / 1000).toFixed(1)} s after the load ended)`,
   );
   if (lost || accounted - answered > slack) console.log(servers.app.output.join("\n"));
   const ok = throughputRatio >= 0.8 && p99Ratio <= 1.5 && lost === 0 && accounted - answered <= slack;
