@@ -8,7 +8,8 @@ CREATE TABLE `click_archives` (
 	`exits` integer NOT NULL,
 	`bytes` integer NOT NULL,
 	`max_click_id` integer NOT NULL,
-	`archived_at` integer NOT NULL,
+	`claimed_at` integer NOT NULL,
+	`archived_at` integer,
 	`deleted_at` integer
 );
 --> statement-breakpoint

@@ -50,7 +50,7 @@ const sampleArchive = async () => {
   await env.ARCHIVE.put(archiveKey(day), new Uint8Array([0x1f, 0x8b]));
   await db()
     .insert(clickArchives)
-    .values({ day, timeZone: "UTC", startMs, endMs: startMs + 86_400_000, objectKey: archiveKey(day), rows: 0, exits: 0, bytes: 2, maxClickId: 0, archivedAt: startMs })
+    .values({ day, timeZone: "UTC", startMs, endMs: startMs + 86_400_000, objectKey: archiveKey(day), rows: 0, exits: 0, bytes: 2, maxClickId: 0, claimedAt: startMs, archivedAt: startMs })
     .onConflictDoNothing();
   return day;
 };

@@ -231,6 +231,22 @@ describe("archiving and deleting raw clicks", () => {
     expect((await archiveText("2020-01-05")).trim().split("\r\n")).toHaveLength(13);
   });
 
+  it("two runs at once archive each day once and delete its clicks once", async () => {
+    await threeDays();
+    const now = after("2020-02-03", 0.5);
+    await rollUpClicks(db(), { now });
+    const runs = await Promise.all([0, 1].map(() => runRetention(db(), bucket(), { now, days: RETENTION })));
+    // Whatever one left (waiting on the other's record), the next run finishes.
+    await cron(now + 60_000);
+    expect((await archives()).map((a) => [a.day, a.rows, a.deletedAt !== null])).toEqual([
+      ["2020-01-01", 2, true],
+      ["2020-01-03", 3, true],
+    ]);
+    // The second run found the day claimed and left it: one file written per day.
+    expect(runs.some((r) => r.waiting?.endsWith("another run is archiving it"))).toBe(true);
+    expect(await rawCount()).toBe(1);
+  });
+
   it("never touches a day the click rollup has not counted", async () => {
     const c = await seedCampaign();
     await seedClicks([{ campaignId: c, at: "2020-01-01T12:00:00Z" }]);
@@ -322,6 +338,33 @@ describe("faults", () => {
     expect(await rawCount()).toBe(6);
     const run = await cron(now);
     expect(run.finished).toEqual(["2020-01-01", "2020-01-03"]);
+    const file = (await bucket().get(archiveKey("2020-01-01")))!;
+    expect(await countCsvRecords(file.body.pipeThrough(new DecompressionStream("gzip")))).toBe(3);
+  });
+
+  it("a run cut off outright leaves its claim: the next run waits, the one after writes the day", async () => {
+    await threeDays();
+    const now = after("2020-02-03", 0.5);
+    await rollUpClicks(db(), { now });
+    // What a run cut off between claiming and recording leaves: a claim, maybe a file, no record.
+    const startMs = after("2020-01-01", 0);
+    await db().insert(clickArchives).values({
+      day: "2020-01-01",
+      timeZone: "UTC",
+      startMs,
+      endMs: startMs + DAY,
+      objectKey: archiveKey("2020-01-01"),
+      rows: 0,
+      exits: 0,
+      bytes: 0,
+      maxClickId: 0,
+      claimedAt: now,
+    });
+    const next = await cron(now + 15 * 60_000);
+    expect(next).toMatchObject({ archived: [], deleted: 0, waiting: "2020-01-01: another run is archiving it" });
+    expect(await rawCount()).toBe(6);
+    const after30 = await cron(now + 30 * 60_000);
+    expect(after30.finished).toEqual(["2020-01-01", "2020-01-03"]);
     const file = (await bucket().get(archiveKey("2020-01-01")))!;
     expect(await countCsvRecords(file.body.pipeThrough(new DecompressionStream("gzip")))).toBe(3);
   });

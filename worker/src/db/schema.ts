@@ -588,11 +588,12 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One row per day of raw clicks archived to R2 (`objectKey`), written only once the file is read
- * back and holds every click of the day: a day without a row has nothing deleted. `deletedAt` is
- * set when the last raw click of the day is gone; until then the retention job keeps deleting
- * (a run cut off half-way is carried on by the next). Days are the click rollup's days
- * (`timeZone`): the clicks with startMs <= clickedAt < endMs.
+ * One row per day of raw clicks archived to R2 (`objectKey`). A run claims the day first
+ * (`claimedAt`; a second run at the same time leaves it alone) and sets `archivedAt` only once the
+ * file is read back and holds every click of the day: nothing of a day without `archivedAt` is
+ * deleted. `deletedAt` is set when the last raw click of the day is gone; until then the retention
+ * job keeps deleting (a run cut off half-way is carried on by the next). Days are the click
+ * rollup's days (`timeZone`): the clicks with startMs <= clickedAt < endMs.
  */
 export const clickArchives = sqliteTable("click_archives", {
   day: text("day").primaryKey(),
@@ -605,7 +606,8 @@ export const clickArchives = sqliteTable("click_archives", {
   bytes: integer("bytes").notNull(),
   /** The highest click id in the file: only clicks up to it are deleted (none newer is the file's). */
   maxClickId: integer("max_click_id").notNull(),
-  archivedAt: integer("archived_at").notNull(),
+  claimedAt: integer("claimed_at").notNull(),
+  archivedAt: integer("archived_at"),
   deletedAt: integer("deleted_at"),
 });
 

@@ -7,7 +7,7 @@
  * (CompressionStream), and sent to R2 in fixed-size parts of a multipart upload; the check reads
  * the object back through DecompressionStream and counts its records as they pass.
  */
-import { archiveKey, clicksOfSpan, type NewArchive } from "../db/queries/click-archives";
+import { clicksOfSpan, type ArchiveSpan, type NewArchive } from "../db/queries/click-archives";
 import type { Db } from "../env";
 import { clickCsv } from "../tracking/click-csv";
 
@@ -21,12 +21,6 @@ export const ARCHIVE_PAGE_ROWS = 5000;
 
 export class ArchiveError extends Error {}
 
-export interface ArchiveSpan {
-  day: string;
-  timeZone: string;
-  startMs: number;
-  endMs: number;
-}
 
 /**
  * Writes a stream of unknown length to R2 in fixed-size parts (or one put when it is small) and
@@ -104,7 +98,7 @@ export async function countCsvRecords(stream: ReadableStream<Uint8Array>): Promi
  * error) when anything does not match; the caller then records nothing and deletes nothing.
  */
 export async function archiveDay(db: Db, bucket: R2Bucket, span: ArchiveSpan, now: number): Promise<NewArchive> {
-  const objectKey = archiveKey(span.day);
+  const { objectKey } = span;
   const csv = await clickCsv(db, { startMs: span.startMs, endMs: span.endMs }, ARCHIVE_PAGE_ROWS);
   const bytes = await putStream(bucket, objectKey, csv.body.pipeThrough(new CompressionStream("gzip")), {
     httpMetadata: { contentType: "application/gzip", contentDisposition: `attachment; filename="clicks-${span.day}.csv.gz"` },
@@ -123,5 +117,5 @@ export async function archiveDay(db: Db, bucket: R2Bucket, span: ArchiveSpan, no
   if (readBack !== rows || object.size !== bytes) {
     throw new ArchiveError(`${span.day}: ${rows} clicks written (${bytes} bytes), ${readBack} read back (${object.size} bytes)`);
   }
-  return { ...span, objectKey, rows, exits: held.exits, bytes, maxClickId: held.maxId, archivedAt: now };
+  return { ...span, rows, exits: held.exits, bytes, maxClickId: held.maxId, archivedAt: now };
 }

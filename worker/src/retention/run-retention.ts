@@ -5,21 +5,24 @@
  * Order, and why a run cut off anywhere loses nothing:
  * 1. A day is archived only once the click rollup has counted all of its clicks, so the stats keep
  *    it for ever (click_daily_stats, never touched here).
- * 2. The file is written and read back (archive-day.ts); only then is the day recorded in
- *    click_archives. A run that dies before that leaves no record, and the next one writes the
- *    file again.
+ * 2. The day is claimed in click_archives (so an overlapping run leaves it alone), its file
+ *    written and read back (archive-day.ts), and only then is it recorded as archived. A run that
+ *    dies before that leaves no record (its claim lapses), and a later one writes the file again.
  * 3. Only a recorded day's clicks are deleted, in chunks; a run that stops half-way leaves the day
  *    open and the next run carries on. A day is finished before the next one is started.
  */
 import {
+  archiveKey,
   archivedClicksLeft,
   archivedFrontier,
+  claimArchive,
   deleteArchivedClicks,
   markArchiveDeleted,
   newestClickOfSpan,
   oldestClickFrom,
   openArchive,
   recordArchive,
+  releaseClaim,
 } from "../db/queries/click-archives";
 import { readRollupState } from "../db/queries/click-rollup";
 import { deleteRefusedBefore } from "../db/queries/refused-clicks";
@@ -111,10 +114,15 @@ export async function runRetention(db: Db, bucket: R2Bucket, options: RetentionO
 
     const newest = await newestClickOfSpan(db, startMs, endMs);
     if (newest !== null && newest > state.clickWatermark) return stop(`${day}: the click rollup has not counted the whole day yet`);
+    const span = { day, timeZone, startMs, endMs, objectKey: archiveKey(day) };
+    if (!(await claimArchive(db, span, now))) return stop(`${day}: another run is archiving it`);
     const archiveStarted = Date.now();
-    const archive = await archiveDay(db, bucket, { day, timeZone, startMs, endMs }, now);
+    const archive = await archiveDay(db, bucket, span, now).catch(async (err: unknown) => {
+      await releaseClaim(db, day, now).catch(() => undefined);
+      throw err;
+    });
     run.archiveMs += Date.now() - archiveStarted;
-    if (!(await recordArchive(db, archive))) return stop(`${day}: the click rollup started over while archiving; the day waits for it`);
+    if (!(await recordArchive(db, archive, now))) return stop(`${day}: the click rollup started over while archiving; the day waits for it`);
     run.archived.push({ day, rows: archive.rows, bytes: archive.bytes });
   }
 }

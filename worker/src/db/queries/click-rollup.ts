@@ -71,7 +71,7 @@ export async function anchorHolds(db: Db, state: RollupState): Promise<boolean> 
  */
 export async function resetRollup(db: Db, timeZone: string, now: number, exitWatermark = 0) {
   await rawBatch(db, [
-    sql`delete from click_daily_stats where date > coalesce((select max(day) from click_archives), '')`,
+    sql`delete from click_daily_stats where date > coalesce((select max(day) from click_archives where archived_at is not null), '')`,
     sql`
       insert into click_rollup_state (id, time_zone, click_watermark, anchor_click_id, exit_watermark, updated_at)
       values (${STATE_ID}, ${timeZone}, 0, null, ${exitWatermark}, ${now})

@@ -154,7 +154,8 @@ function ourClicksCtes(range: ReportRange, field: ClickField | undefined, byCamp
   return sql`
     st as materialized (
       select coalesce(max(ok * w), 0) as w, coalesce(max(ok * e), 0) as e, coalesce(max(ok), 0) as ok,
-        (select coalesce(max(end_ms), 0) from click_archives) as f, (select coalesce(max(day), '') from click_archives) as fd from (
+        (select coalesce(max(end_ms), 0) from click_archives where archived_at is not null) as f,
+        (select coalesce(max(day), '') from click_archives where archived_at is not null) as fd from (
         select s.click_watermark as w, s.exit_watermark as e,
           (s.time_zone = ${range.timeZone} and (s.click_watermark = 0 or exists (
             select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))) as ok
