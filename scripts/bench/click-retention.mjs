@@ -309,6 +309,9 @@ try {
         `of that, rollups and spend ${fmt(rollupsPerDay / 1024 ** 2, 2)} MB (they follow the day's ${fmt(await count(d1, "click_daily_stats") / DAYS)} ad combinations, not its clicks)`,
     );
   }
+  if (cakeRowsPerDay < 10_000) {
+    console.log(`(D1's size moves in 4 KB pages: with ${fmt(cakeRowsPerDay)} CAKE rows a day the per-row figures are rough; BENCH_CLICKS_PER_DAY >= 1000000 makes them exact)`);
+  }
   const EXIT_SHARE = 0.4;
   for (const rate of [100_000, 1_000_000]) {
     const rawPerDay = rate * bytesPerClick;
