@@ -13,13 +13,12 @@
 //             two must give the same report. Ratios naive / rollup.
 //   tail      2,000 clicks arriving after the cron ran: what the live tail adds to rows read
 // BENCH_CLICKS, BENCH_CAKE_ROWS, BENCH_REPEAT scale it down.
-import { build } from "esbuild";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { openLocalD1, registerFirstAdmin } from "../lib/local-d1.mjs";
-import { applyMigrations, ROOT, startServer } from "../lib/server.mjs";
+import { applyMigrations, startServer } from "../lib/server.mjs";
+import { bundleWorkerCode } from "../lib/worker-code.mjs";
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000);
 const CAKE_ROWS = Number(process.env.BENCH_CAKE_ROWS ?? 300_000);
@@ -48,27 +47,18 @@ const work = mkdtempSync(path.join(os.tmpdir(), "trackyard-bench-stats-"));
 const stateDir = path.join(work, "state");
 
 /** The worker code the benchmark runs itself: the same SQL the Worker runs. */
-async function bundleWorkerCode() {
-  const entry = path.join(work, "entry.ts");
-  const src = (p) => JSON.stringify(path.join(ROOT, "worker/src", p));
-  writeFileSync(
-    entry,
-    [
-      `export { createDb } from ${src("middleware/database.ts")};`,
-      `export { rebuildAttributed } from ${src("db/queries/cake.ts")};`,
-      `export { rollUpClicks } from ${src("jobs/roll-up-clicks.ts")};`,
-      `export { reportStatement } from ${src("db/queries/stats.ts")};`,
-      `export { rawBatch } from ${src("db/raw-batch.ts")};`,
-      `export { zoneDayRange } from ${src("lib/zone-days.ts")};`,
-      `export { buildReport } from ${src("stats/report.ts")};`,
-      `export { STATS_GROUPINGS } from ${src("schemas/stats.ts")};`,
-      `export { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";`,
-    ].join("\n"),
-  );
-  const outfile = path.join(work, "worker-code.mjs");
-  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], outfile, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
-  return import(pathToFileURL(outfile).href);
-}
+const bundleCode = () =>
+  bundleWorkerCode(work, {
+    "middleware/database.ts": ["createDb"],
+    "db/queries/cake.ts": ["rebuildAttributed"],
+    "jobs/roll-up-clicks.ts": ["rollUpClicks"],
+    "db/queries/stats.ts": ["reportStatement"],
+    "db/raw-batch.ts": ["rawBatch"],
+    "lib/zone-days.ts": ["zoneDayRange"],
+    "stats/report.ts": ["buildReport"],
+    "schemas/stats.ts": ["STATS_GROUPINGS"],
+    "drizzle-orm/sqlite-core": ["SQLiteAsyncDialect"],
+  });
 
 /**
  * Who clicked (issue 12): 12 countries (1 in 50 clicks without one), mostly phones, 5 systems, 6
@@ -171,7 +161,7 @@ async function measure(fn, repeat = REPEAT) {
 
 let server;
 try {
-  const code = await bundleWorkerCode();
+  const code = await bundleCode();
   applyMigrations(stateDir, { quiet: true });
   const { mf, db: getD1 } = openLocalD1(stateDir);
   const d1 = await getD1();

@@ -41,6 +41,8 @@ export const DOCUMENTED_ENV = [
   "CLOUDFLARE_ACCOUNT_ID",
   "CLOUDFLARE_API_URL",
   "WORKER_NAME",
+  // Click store: retention of raw clicks
+  "CLICKS_RETENTION_DAYS",
 ];
 
 /** The documented names set in `env`. An empty value is forwarded too: it clears a setting. */

@@ -1,4 +1,4 @@
 import type { Miniflare } from "miniflare";
 
-export function openLocalD1(stateDir: string): { mf: Miniflare; db: () => Promise<D1Database> };
+export function openLocalD1(stateDir: string, options?: { scriptPath?: string }): { mf: Miniflare; db: () => Promise<D1Database>; archive: () => Promise<R2Bucket> };
 export function registerFirstAdmin(url: string): Promise<string | undefined>;

@@ -6,17 +6,28 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ROOT } from "./server.mjs";
 
-const databaseId = /database_id\s*=\s*"([^"]+)"/.exec(readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"))[1];
+const config = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
+const databaseId = /database_id\s*=\s*"([^"]+)"/.exec(config)[1];
+const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(config)[1];
 
-/** The D1 binding over `stateDir`'s database file. Returns { mf, db } (db() resolves the binding); dispose mf when done. */
-export function openLocalD1(stateDir) {
+/**
+ * The D1 binding over `stateDir`'s database file. Returns { mf, db, archive } (db() resolves the
+ * binding; archive() the ARCHIVE R2 bucket kept in the same state folder); dispose mf when done.
+ * `scriptPath`: a Worker (an ES module) to run with those bindings as DB and ARCHIVE, called with
+ * mf.dispatchFetch: code that should meet D1 and R2 as a Worker does, not through Node's proxy.
+ */
+export function openLocalD1(stateDir, { scriptPath } = {}) {
   const mf = new Miniflare({
     modules: true,
-    script: "export default { fetch() { return new Response('') } }",
+    ...(scriptPath
+      ? { scriptPath, modulesRoot: path.dirname(scriptPath), compatibilityDate, compatibilityFlags: ["nodejs_compat"] }
+      : { script: "export default { fetch() { return new Response('') } }" }),
     d1Databases: { DB: databaseId },
     d1Persist: path.join(stateDir, "v3", "d1"),
+    r2Buckets: { ARCHIVE: "trackyard-click-archive" },
+    r2Persist: path.join(stateDir, "v3", "r2"),
   });
-  return { mf, db: () => mf.getD1Database("DB") };
+  return { mf, db: () => mf.getD1Database("DB"), archive: () => mf.getR2Bucket("ARCHIVE") };
 }
 
 /** Registers the first admin of a fresh instance and returns its session cookie (`name=value`). */

@@ -79,6 +79,9 @@ export const ACCESS = {
   "GET /api/clicks/by-campaign": feature("clicks"),
   "GET /api/clicks/export": feature("clicks"),
   "GET /api/clicks/facets": feature("clicks"),
+  "GET /api/clicks/retention": feature("clicks"),
+  "GET /api/clicks/archives/:day": feature("clicks"),
+  "GET /api/clicks/refused": feature("clicks"),
   // billing statements (data scoped per member) and invoicing
   "POST /api/transactions/upload": "admin",
   "GET /api/transactions": "signed-in",

@@ -68,7 +68,20 @@ export interface DomainVars {
   WORKER_NAME?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars & DomainVars & CodesVars;
+/**
+ * The click store's bindings and var (README "Retention and archives", "Rate limits"), typed here
+ * like SyncVars. Without a limiter (a Worker deployed without it) the routes track unlimited.
+ */
+export interface ClickStoreBindings {
+  /** R2 bucket of the daily raw-click archives. */
+  ARCHIVE: R2Bucket;
+  /** Per-IP limits of /r/ and /click, and of the CAKE postback. */
+  CLICK_LIMITER?: RateLimit;
+  POSTBACK_LIMITER?: RateLimit;
+  CLICKS_RETENTION_DAYS?: string;
+}
+
+export type Bindings = Env & Secrets & SyncVars & DomainVars & CodesVars & ClickStoreBindings;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {

@@ -1,12 +1,14 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ACCESS, accessFor, type Access, type RouteKey } from "../src/access";
 import { app } from "../src/app";
 import { insertCampaign } from "../src/db/queries/campaigns";
+import { archiveKey } from "../src/db/queries/click-archives";
 import { insertInvoice } from "../src/db/queries/invoices";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { createSpark } from "../src/db/queries/sparks";
-import { domains } from "../src/db/schema";
+import { clickArchives, domains } from "../src/db/schema";
 import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 
 /**
@@ -46,6 +48,17 @@ const sampleDomain = async () =>
   (await db().insert(domains).values({ domain: `access-${crypto.randomUUID().slice(0, 8)}.xyz`, status: "purchased" }).returning())[0]!.id;
 /** The test Worker has no Namecheap or Cloudflare settings: a permitted caller learns what is missing. */
 const NOT_SET_UP = 409;
+/** An archived day of clicks (a ledger row and its file), as the retention job leaves them. */
+const sampleArchive = async () => {
+  const day = "2019-06-01";
+  const startMs = Date.parse(`${day}T00:00:00Z`);
+  await env.ARCHIVE.put(archiveKey(day), new Uint8Array([0x1f, 0x8b]));
+  await db()
+    .insert(clickArchives)
+    .values({ day, timeZone: "UTC", startMs, endMs: startMs + 86_400_000, objectKey: archiveKey(day), rows: 0, exits: 0, bytes: 2, maxClickId: 0, claimedAt: startMs, archivedAt: startMs })
+    .onConflictDoNothing();
+  return day;
+};
 
 const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/setup": () => ({ path: "/api/setup" }),
@@ -116,6 +129,9 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/clicks/by-campaign": () => ({ path: "/api/clicks/by-campaign?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/clicks/export": () => ({ path: "/api/clicks/export?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/clicks/facets": () => ({ path: "/api/clicks/facets?startDate=2025-01-01&endDate=2025-01-07" }),
+  "GET /api/clicks/retention": () => ({ path: "/api/clicks/retention?startDate=2025-01-01&endDate=2025-01-07" }),
+  "GET /api/clicks/archives/:day": async () => ({ path: `/api/clicks/archives/${await sampleArchive()}` }),
+  "GET /api/clicks/refused": () => ({ path: "/api/clicks/refused?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/sync/status": () => ({ path: "/api/sync/status" }),
   // The test Worker has no data-source secrets: "all" answers 200 with each source not configured.
   "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),

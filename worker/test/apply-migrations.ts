@@ -6,6 +6,10 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       SESSION_SECRET: string;
+      // wrangler.toml's click-store bindings (typed for the Worker in src/env.ts).
+      ARCHIVE: R2Bucket;
+      CLICK_LIMITER: RateLimit;
+      POSTBACK_LIMITER: RateLimit;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -775,3 +775,56 @@ export const tiktokEventSends = sqliteTable(
     index("tiktok_event_sends_updated_idx").on(t.updatedAt),
   ],
 );
+
+// ---------------------------------------------------------------------------------------------
+// The click store's retention (README "Retention and archives"): raw clicks older than
+// CLICKS_RETENTION_DAYS are written to R2 a day at a time and then deleted; the rate limit's
+// refusals are counted here instead of stored as clicks.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One row per day of raw clicks archived to R2 (`objectKey`). A run claims the day first
+ * (`claimedAt`; a second run at the same time leaves it alone) and sets `archivedAt` only once the
+ * file is read back and holds every click of the day: nothing of a day without `archivedAt` is
+ * deleted. `deletedAt` is set when the last raw click of the day is gone; until then the retention
+ * job keeps deleting (a run cut off half-way is carried on by the next). Days are the click
+ * rollup's days (`timeZone`): the clicks with startMs <= clickedAt < endMs.
+ */
+export const clickArchives = sqliteTable("click_archives", {
+  day: text("day").primaryKey(),
+  timeZone: text("time_zone").notNull(),
+  startMs: integer("start_ms").notNull(),
+  endMs: integer("end_ms").notNull(),
+  objectKey: text("object_key").notNull(),
+  rows: integer("rows").notNull(),
+  exits: integer("exits").notNull(),
+  bytes: integer("bytes").notNull(),
+  /** The highest click id in the file: only clicks up to it are deleted (none newer is the file's). */
+  maxClickId: integer("max_click_id").notNull(),
+  claimedAt: integer("claimed_at").notNull(),
+  archivedAt: integer("archived_at"),
+  deletedAt: integer("deleted_at"),
+});
+
+/**
+ * Clicks and exits the per-IP rate limit refused (the visitor was still sent on; nothing else was
+ * stored), per campaign and quarter hour: each isolate adds its counts with its next click batch,
+ * so a flood costs one upsert a batch, not a write per request. Quarter hours, so any report time
+ * zone's days (all offsets are whole quarter hours) add up exactly.
+ */
+export const refusedClicks = sqliteTable(
+  "refused_clicks",
+  {
+    id: integer("id").primaryKey(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    periodStart: integer("period_start").notNull(),
+    clicks: integer("clicks").notNull().default(0),
+    exits: integer("exits").notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex("refused_clicks_campaign_period_unique").on(t.campaignId, t.periodStart),
+    index("refused_clicks_period_idx").on(t.periodStart),
+  ],
+);

@@ -1,4 +1,5 @@
 import type { Bindings, Db } from "../env";
+import { clickRetentionJob } from "./click-retention";
 import { createDb } from "../middleware/database";
 import { finishDomainsJob } from "./finish-domains";
 import { purgeOldAuditEntries } from "./purge-audit";
@@ -25,6 +26,7 @@ export const JOBS: Job[] = [
   finishDomainsJob,
   sweepTikTokEventsJob,
   purgeOldAuditEntries,
+  clickRetentionJob,
 ];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {

@@ -7,6 +7,7 @@ import {
   type RollupState,
   type RollupTarget,
 } from "../db/queries/click-rollup";
+import { archivedFrontier } from "../db/queries/click-archives";
 import { reportTimeZone } from "../db/queries/settings";
 import type { Db } from "../env";
 import type { Job } from "./index";
@@ -34,8 +35,9 @@ export interface RollupRun {
 
 /**
  * Brings click_daily_stats up to date: rebuilt from scratch when its days are another time
- * zone's (the setting changed) or its clicks are not the table's any more, then moved forward a
- * step at a time. Safe to run again at any moment, and alongside another run.
+ * zone's (the setting changed) or its clicks are not the table's any more (except the archived
+ * days, which nothing could rebuild), then moved forward a step at a time. Safe to run again at
+ * any moment, and alongside another run.
  */
 export async function rollUpClicks(
   db: Db,
@@ -45,8 +47,12 @@ export async function rollUpClicks(
   const timeZone = await reportTimeZone(db);
   const stored = await readRollupState(db);
   const rebuilt = !stored || stored.timeZone !== timeZone || !(await anchorHolds(db, stored));
-  let state: RollupState = stored && !rebuilt ? stored : { timeZone, clickWatermark: 0, anchorClickId: null, exitWatermark: 0 };
-  if (rebuilt) await resetRollup(db, timeZone, now);
+  // Days archived by the retention job keep their rows; the rollup counts only after them (and
+  // the exits of their clicks), so a rebuild keeps the exit watermark those rows were counted to.
+  const frontier = await archivedFrontier(db);
+  const keptExits = frontier ? (stored?.exitWatermark ?? 0) : 0;
+  let state: RollupState = stored && !rebuilt ? stored : { timeZone, clickWatermark: 0, anchorClickId: null, exitWatermark: keptExits };
+  if (rebuilt) await resetRollup(db, timeZone, now, keptExits);
   const exitWatermark = Math.max(state.exitWatermark, now - EXIT_LAG_MS);
   let steps = 0;
   for (;;) {
@@ -59,7 +65,7 @@ export async function rollUpClicks(
     if (target.clickWatermark === state.clickWatermark && target.exitWatermark === state.exitWatermark) {
       return { rebuilt, steps, state, behind: false };
     }
-    if (!(await rollUpStep(db, state, target, now))) {
+    if (!(await rollUpStep(db, state, target, now, frontier))) {
       // Another run moved the watermarks first; it carries on from there.
       return { rebuilt, steps, state, behind: true };
     }

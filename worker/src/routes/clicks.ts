@@ -1,19 +1,20 @@
 import { Hono } from "hono";
-import { clickCountsByCampaign, clickFacets, clickLogPage, clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
+import type { z } from "zod";
+import { clickCountsByCampaign, clickFacets, clickLogPage, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
+import { archivedFrontier, archiveOfDay, archivesOverlapping } from "../db/queries/click-archives";
+import { refusedByDay } from "../db/queries/refused-clicks";
 import { reportTimeZone } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { dayIn, shiftDay } from "../integrations/day-windows";
-import type { z } from "zod";
-import { pagedCsv } from "../lib/csv";
-import { badRequest } from "../lib/errors";
+import { badRequest, notFound } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
-import { CLICK_CSV_COLUMNS, clickCsvLine } from "../tracking/click-csv";
+import { clickCsv } from "../tracking/click-csv";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/zone-days";
-import { clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
+import { archiveDayParam, clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
+import { clicksRetention } from "../retention/config";
 
 const DEFAULT_DAYS = 7;
-const EXPORT_PAGE_ROWS = 1000;
 
 /** The requested days, defaulting to the last 7 (today included); endDate is inclusive. */
 async function resolveRange(db: Db, q: { startDate?: string; endDate?: string }, now = Date.now()) {
@@ -89,26 +90,61 @@ export const clickRoutes = new Hono<AppEnv>()
     return c.json({ countries: of("country"), devices: of("device"), oses: of("os"), browsers: of("browser") }, 200);
   })
 
-  /**
-   * The Click Log as CSV, every matching click newest first. Streamed a page at a time (keyset
-   * paging), so a month of clicks never sits in memory. The first page is read before answering,
-   * so a failing database is still a JSON error rather than a cut-off file.
-   */
+  /** The Click Log as CSV, every matching click newest first, streamed (tracking/click-csv.ts). */
   .get("/export", validate("query", clickExportQuery), async (c) => {
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const filter = clickFilter(range, q);
-    const first = await clickRowsAfter(db, filter, null, EXPORT_PAGE_ROWS);
-    const body = pagedCsv(
-      CLICK_CSV_COLUMNS.map((column) => column.header),
-      first,
-      EXPORT_PAGE_ROWS,
-      (last) => clickRowsAfter(db, filter, { clickedAt: last.clickedAt, id: last.id }, EXPORT_PAGE_ROWS),
-      clickCsvLine,
-    );
+    const { body } = await clickCsv(db, clickFilter(range, q));
     return c.body(body, 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="click-log-${dayIn(Date.now(), range.timeZone)}.csv"`,
     });
+  })
+
+  /**
+   * How far back raw clicks go (CLICKS_RETENTION_DAYS), whether the days reach past it, and the
+   * archived days among them (README "Retention and archives").
+   */
+  .get("/retention", validate("query", dateRangeQuery), async (c) => {
+    const db = c.get("db");
+    const range = await resolveRange(db, c.req.valid("query"));
+    const retention = clicksRetention(c.env.CLICKS_RETENTION_DAYS);
+    const now = Date.now();
+    const [frontier, archives] = await Promise.all([archivedFrontier(db), archivesOverlapping(db, range.startMs, range.endMs)]);
+    const policyFrom = now - retention.days * 86_400_000;
+    return c.json(
+      {
+        retentionDays: retention.days,
+        retentionProblem: retention.problem,
+        /** Raw clicks before this instant are archived (null: none archived yet). */
+        archivedBefore: isoOrNull(frontier?.endMs),
+        reachesPastRetention: range.startMs < policyFrom || (frontier !== null && range.startMs < frontier.endMs),
+        archives: archives.map((a) => ({ day: a.day, rows: a.rows, bytes: a.bytes, from: iso(a.startMs), to: iso(a.endMs) })),
+      },
+      200,
+    );
+  })
+
+  /** An archived day's clicks: the gzipped Click Log CSV, streamed from R2 as stored. */
+  .get("/archives/:day", validate("param", archiveDayParam), async (c) => {
+    const { day } = c.req.valid("param");
+    const archive = await archiveOfDay(c.get("db"), day);
+    const object = archive ? await c.env.ARCHIVE.get(archive.objectKey) : null;
+    if (!object) throw notFound(`No archive of ${day}: only days older than the retention that had clicks are archived`);
+    return c.body(object.body, 200, {
+      "Content-Type": "application/gzip",
+      "Content-Length": String(object.size),
+      "Content-Disposition": `attachment; filename="clicks-${day}.csv.gz"`,
+    });
+  })
+
+  /** Clicks and exits the per-IP rate limit refused, per report day and campaign (README "Rate limits"). */
+  .get("/refused", validate("query", clickExportQuery), async (c) => {
+    const db = c.get("db");
+    const q = c.req.valid("query");
+    const range = await resolveRange(db, q);
+    const days = await refusedByDay(db, range, q.campaignId);
+    const sum = (key: "clicks" | "exits") => days.reduce((s, d) => s + d[key], 0);
+    return c.json({ clicks: sum("clicks"), exits: sum("exits"), days }, 200);
   });

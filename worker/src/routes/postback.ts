@@ -19,6 +19,7 @@ import { cakePostbackQuery } from "../schemas/performance";
 import { postbackSetup } from "../sync/config";
 import { produceSends } from "../tiktok-events/produce";
 import { constantTimeEqual } from "../lib/constant-time";
+import { visitorKey } from "../tracking/rate-limit";
 
 const encoder = new TextEncoder();
 const digest = async (text: string) => crypto.subtle.digest("SHA-256", encoder.encode(text));
@@ -49,9 +50,23 @@ const getOnly = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/**
+ * Per IP (README "Rate limits"): CAKE posts from a few servers, so the limit is far above any
+ * network's conversion rate and stops only a flood. A refused postback loses nothing for good:
+ * the next pull reports the conversion.
+ */
+const rateLimited = createMiddleware<AppEnv>(async (c, next) => {
+  const key = visitorKey(c.req.header("cf-connecting-ip"));
+  if (key !== null && c.env.POSTBACK_LIMITER && !(await c.env.POSTBACK_LIMITER.limit({ key })).success) {
+    throw new ApiError(429, "Too many postbacks from this address; try again in a minute");
+  }
+  await next();
+});
+
 export const postbackRoutes = new Hono<AppEnv>().get(
   "/cake",
   getOnly,
+  rateLimited,
   requireToken,
   database,
   validate("query", cakePostbackQuery),

@@ -10,6 +10,7 @@ import { trackedCampaign } from "../tracking/campaign-cache";
 import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { exitBase } from "../tracking/links";
+import { storeIfAllowed } from "../tracking/rate-limit";
 import { appendQuery, fillTemplate } from "../tracking/urls";
 import { isUnfilledMacro, recordedValue } from "../tracking/values";
 
@@ -112,7 +113,7 @@ export const trackingRoutes = new Hono<AppEnv>()
     // HEAD is link checkers and previews, not visitors: answer the same, record nothing.
     if (c.req.method !== "HEAD") {
       const q = new URL(c.req.url).searchParams;
-      recordClickLater(c.executionCtx, db, {
+      const click = {
         clickId,
         campaignId: campaign.id,
         tiktokCampaignId: cut(q.get("cid")),
@@ -129,7 +130,10 @@ export const trackingRoutes = new Hono<AppEnv>()
         ttclid: ttclidOf(q),
         // The user agent is parsed and the bot flag set when the batch is written, not here.
         ...placeOf(c.req.raw.cf as IncomingRequestCfProperties | undefined),
-      });
+      };
+      // Over the per-IP limit the visitor is sent on all the same; the click is only counted.
+      const limited = { ip: click.ipAddress, campaignId: campaign.id, event: "click" } as const;
+      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordClickLater(c.executionCtx, db, click));
     }
 
     const holding = () => plainPage(c, 200, "Coming soon", HOLDING_PAGE_TEXT);
@@ -167,18 +171,15 @@ export const trackingRoutes = new Hono<AppEnv>()
     if (!location) return plainPage(c, 404, "Not found", "This link has no destination yet.");
 
     if (click && c.req.method !== "HEAD") {
-      recordExitLater(
-        c.executionCtx,
-        db,
-        {
-          clickId: click.clickId,
-          offerId: offer.id,
-          ipAddress: cut(c.req.header("cf-connecting-ip")),
-          userAgent: cut(c.req.header("user-agent")),
-          at: Date.now(),
-        },
-        click.stored,
-      );
+      const exit = {
+        clickId: click.clickId,
+        offerId: offer.id,
+        ipAddress: cut(c.req.header("cf-connecting-ip")),
+        userAgent: cut(c.req.header("user-agent")),
+        at: Date.now(),
+      };
+      const limited = { ip: exit.ipAddress, campaignId: campaign.id, event: "exit" } as const;
+      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordExitLater(c.executionCtx, db, exit, click.stored));
     }
     return redirect(c, location);
   })

@@ -56,3 +56,6 @@ export const clickLogQuery = z.intersection(
   }),
 );
 export type ClickLogQuery = z.input<typeof clickLogQuery>;
+
+/** An archived day's file (`GET /api/clicks/archives/:day`). */
+export const archiveDayParam = z.object({ day: calendarDate("day") });

@@ -1,4 +1,5 @@
 import { applyCakePull, type DayRange } from "../db/queries/cake";
+import { archivedFrontier } from "../db/queries/click-archives";
 import type { Db } from "../env";
 import { createCakeClient, type CakeClick, type CakeConfig, type CakeConversion } from "../integrations/cake";
 import { shiftDay, splitDays } from "../integrations/day-windows";
@@ -60,6 +61,19 @@ export interface CakeSyncInput {
 }
 
 /**
+ * The asked days whose attribution can still be rebuilt: CAKE's rows are credited to campaigns
+ * and ads through our raw clicks, so a day whose clicks (or whose margin's clicks) retention has
+ * archived is not pulled again: rebuilding it would turn its revenue into "Direct". Null when no
+ * day is left.
+ */
+async function daysWithClicks(db: Db, days: DayRange): Promise<DayRange | null> {
+  const frontier = await archivedFrontier(db);
+  const first = frontier ? shiftDay(frontier.day, REBUILD_MARGIN_DAYS + 1) : days.start;
+  const start = days.start < first ? first : days.start;
+  return start <= days.end ? { start, end: days.end } : null;
+}
+
+/**
  * Days pulled and written together. With sub2 being our click id, CAKE's click report has a row
  * per click and nothing folds them; a week at a time keeps a busy network's report well inside a
  * Worker's memory, and each week's write is still one atomic batch.
@@ -71,7 +85,9 @@ export const CAKE_WRITE_CHUNK_DAYS = 7;
  * the weeks already written stay written (each is whole) and the error says which days those
  * are; when it fails at once, the ExternalApiError is thrown.
  */
-export async function syncCake({ db, config, http, runId, now, days, onConversions }: CakeSyncInput) {
+export async function syncCake({ db, config, http, runId, now, days: asked, onConversions }: CakeSyncInput) {
+  const days = await daysWithClicks(db, asked);
+  if (!days) return { rowsFetched: 0, rowsUpserted: 0, error: null };
   const client = createCakeClient(config, http);
   let rowsFetched = 0;
   let rowsUpserted = 0;

@@ -1,10 +1,12 @@
 /**
- * The Click Log's CSV columns, defined once: the export (GET /api/clicks/export) and anything
- * else that writes clicks out as the Click Log does use this list. The spec's columns first, in
- * its order, then what we learned about each click since.
+ * The Click Log's CSV: its columns and rows, and the stream both the export (routes/clicks.ts) and
+ * the daily R2 archives (retention/archive-day.ts) write. One definition, so a column added to
+ * the Click Log's CSV is in every archive written after it. The spec's columns first, in its
+ * order, then what we learned about each click since.
  */
-import type { ClickLogRow } from "../db/queries/clicks";
-import { csvRow } from "../lib/csv";
+import { clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
+import type { Db } from "../env";
+import { csvRow, pagedCsv } from "../lib/csv";
 import { iso, isoOrNull } from "../lib/time";
 
 export const CLICK_CSV_COLUMNS: readonly { header: string; cell(row: ClickLogRow): string | number | null }[] = [
@@ -35,5 +37,30 @@ export const CLICK_CSV_COLUMNS: readonly { header: string; cell(row: ClickLogRow
   { header: "Bot Reason", cell: (r) => r.botReason },
 ];
 
-export const clickCsvHeader = () => csvRow(CLICK_CSV_COLUMNS.map((c) => c.header));
-export const clickCsvLine = (row: ClickLogRow) => csvRow(CLICK_CSV_COLUMNS.map((c) => c.cell(row)));
+export const CLICK_CSV_HEADERS = CLICK_CSV_COLUMNS.map((c) => c.header);
+const clickCsvLine = (row: ClickLogRow) => csvRow(CLICK_CSV_COLUMNS.map((c) => c.cell(row)));
+
+export const CLICK_CSV_PAGE_ROWS = 1000;
+
+export interface ClickCsv {
+  /** The file: a byte-order mark and the header, then every matching click, newest first. */
+  body: ReadableStream<Uint8Array>;
+  /** Clicks written so far (the header not counted); final once `body` has ended. */
+  written: () => number;
+}
+
+/**
+ * Every click the filter matches as the Click Log's CSV, read a bounded page at a time (keyset
+ * paging), so a month of clicks never sits in memory. The first page is read before this
+ * resolves, so a failing database is the caller's error rather than a cut-off file.
+ */
+export async function clickCsv(db: Db, filter: ClickFilter, pageRows = CLICK_CSV_PAGE_ROWS): Promise<ClickCsv> {
+  let written = 0;
+  const line = (row: ClickLogRow) => {
+    written += 1;
+    return clickCsvLine(row);
+  };
+  const first = await clickRowsAfter(db, filter, null, pageRows);
+  const next = (last: ClickLogRow) => clickRowsAfter(db, filter, { clickedAt: last.clickedAt, id: last.id }, pageRows);
+  return { body: pagedCsv(CLICK_CSV_HEADERS, first, pageRows, next, line), written: () => written };
+}

@@ -66,5 +66,28 @@ export function useClickFacets(range: DayRange) {
   });
 }
 
+export type ClickRetention = InferResponseType<typeof api.clicks.retention.$get, 200>;
+export type RefusedClicks = InferResponseType<typeof api.clicks.refused.$get, 200>;
+
+/** How long raw clicks are kept, and the archived days of the range (README "Retention and archives"). */
+export function useClickRetention(range: DayRange) {
+  return useQuery({
+    queryKey: ["clicks", "retention", range],
+    queryFn: () => unwrap(api.clicks.retention.$get({ query: range })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Clicks and exits the per-IP rate limit refused in the range, per day and campaign. */
+export function useRefusedClicks(range: DayRange, campaignId: string) {
+  return useQuery({
+    queryKey: ["clicks", "refused", range, campaignId],
+    queryFn: () => unwrap(api.clicks.refused.$get({ query: { ...range, ...(campaignId !== "all" && { campaignId }) } })),
+    refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
+  });
+}
+
 export const exportUrl = (range: DayRange, campaignId: string, visitors: VisitorFilters) =>
   `/api/clicks/export?${new URLSearchParams(logQuery(range, campaignId, visitors))}`;
+export const archiveUrl = (day: string) => `/api/clicks/archives/${day}`;

@@ -12,7 +12,9 @@ import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toDay, type DayRange } from "@/lib/date-ranges";
 import { formatDateTime } from "@/lib/format";
-import { exportUrl, NO_VISITOR_FILTERS, useCampaignChoices, useClickFacets, useClickLog, type Click, type VisitorFilters } from "./api";
+import { exportUrl, NO_VISITOR_FILTERS, useCampaignChoices, useClickFacets, useClickLog, useClickRetention, useRefusedClicks, type Click, type VisitorFilters } from "./api";
+import { RefusedClicksCard } from "./components/refused-clicks";
+import { RetentionNotice } from "./components/retention-notice";
 import { VisitorFiltersRow } from "./components/visitor-filters";
 import { countryLabel } from "../../../../worker/src/lib/country";
 import { agentLabel } from "./visitor";
@@ -124,6 +126,8 @@ export default function ClicksScreen() {
   const log = useClickLog(range, campaignId, visitors, page);
   const choices = useCampaignChoices(range);
   const facets = useClickFacets(range);
+  const retention = useClickRetention(range);
+  const refused = useRefusedClicks(range, campaignId);
   const data = log.data;
   const rows = data?.clicks ?? [];
 
@@ -183,6 +187,8 @@ export default function ClicksScreen() {
             note={data && data.total ? `${((data.botClicks / data.total) * 100).toFixed(2)}% of these clicks` : "Crawlers, ad reviewers, preloaders"}
           />
         </div>
+        <RetentionNotice retention={retention.data} />
+        <RefusedClicksCard refused={refused.data} />
         <Card>
           <Table aria-label="Click log">
             <TableHeader>

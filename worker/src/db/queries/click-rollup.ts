@@ -8,9 +8,11 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
+import { shiftDay } from "../../integrations/day-windows";
 import { localDaySql, offsetSpans } from "../../lib/zone-days";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS, type AudienceDim } from "../schema";
+import type { ArchivedFrontier } from "./click-archives";
 
 export interface RollupState {
   timeZone: string;
@@ -69,16 +71,25 @@ export async function anchorHolds(db: Db, state: RollupState): Promise<boolean> 
   return row !== undefined && row.clickId === state.anchorClickId;
 }
 
-/** Empties the rollup and starts it over for a time zone, atomically. */
-export async function resetRollup(db: Db, timeZone: string, now: number) {
+/**
+ * Empties the rollup and starts it over for a time zone, atomically, except for the days whose
+ * raw clicks are archived (retention): nothing could rebuild those, so their rows stay as they
+ * were counted, and the rebuild takes only the clicks after them (see rollUpStep's `frontier`).
+ * The exit watermark is kept: those rows count their clicks' exits up to it (the clicks rolled
+ * up again count all of theirs when they are).
+ */
+/** The last archived day ('' when none): rows up to it are kept by a rebuild. */
+const ARCHIVED_UNTIL = sql`coalesce((select max(day) from click_archives where archived_at is not null), '')`;
+
+export async function resetRollup(db: Db, timeZone: string, now: number, exitWatermark = 0) {
   await rawBatch(db, [
-    sql`delete from click_daily_stats`,
-    sql`delete from click_audience_daily`,
+    sql`delete from click_daily_stats where date > ${ARCHIVED_UNTIL}`,
+    sql`delete from click_audience_daily where date > ${ARCHIVED_UNTIL}`,
     sql`
       insert into click_rollup_state (id, time_zone, click_watermark, anchor_click_id, exit_watermark, updated_at)
-      values (${STATE_ID}, ${timeZone}, 0, null, 0, ${now})
+      values (${STATE_ID}, ${timeZone}, 0, null, ${exitWatermark}, ${now})
       on conflict (id) do update set time_zone = excluded.time_zone, click_watermark = 0, anchor_click_id = null,
-        exit_watermark = 0, updated_at = excluded.updated_at`,
+        exit_watermark = excluded.exit_watermark, updated_at = excluded.updated_at`,
   ]);
 }
 
@@ -101,19 +112,29 @@ export async function chunkEnd(db: Db, after: number, limit: number): Promise<{ 
  * to.exitWatermark), and the exits stamped in (from.exitWatermark, to.exitWatermark] of the
  * clicks already rolled up. Every statement applies only while the state still reads `from`, so
  * a second run racing this one adds nothing. Returns whether this batch moved it.
+ *
+ * `frontier`: the archived days (retention). Their clicks are counted already (a rebuild keeps
+ * their rows and skips them) and only their exits can still come. Their rows stay theirs alone:
+ * an archived click's exit is dated no later than the last archived day, any other click no
+ * earlier than the day after it (after a change of time zone a day can straddle the frontier).
  */
-export async function rollUpStep(db: Db, from: RollupState, to: RollupTarget, now: number): Promise<boolean> {
-  const newClicks = sql`id > ${from.clickWatermark} and id <= ${to.clickWatermark}`;
-  // Exits of clicks rolled up before: only when there are such clicks and the exit watermark moves.
+export async function rollUpStep(db: Db, from: RollupState, to: RollupTarget, now: number, frontier: ArchivedFrontier | null = null): Promise<boolean> {
+  const newClicks = sql`id > ${from.clickWatermark} and id <= ${to.clickWatermark}${frontier ? sql` and clicked_at >= ${frontier.endMs}` : sql``}`;
+  // Exits of clicks counted before (rolled up, or archived): when there are such clicks and the
+  // exit watermark moves.
+  const rolled = frontier ? sql`(id <= ${from.clickWatermark} or clicked_at < ${frontier.endMs})` : sql`id <= ${from.clickWatermark}`;
   const oldExits =
-    from.clickWatermark > 0 && to.exitWatermark > from.exitWatermark
-      ? sql`exited_at > ${from.exitWatermark} and exited_at <= ${to.exitWatermark} and id <= ${from.clickWatermark}`
+    (from.clickWatermark > 0 || frontier) && to.exitWatermark > from.exitWatermark
+      ? sql`exited_at > ${from.exitWatermark} and exited_at <= ${to.exitWatermark} and ${rolled}`
       : null;
   const [bounds] = await db.all<{ lo: number | null; hi: number | null }>(sql`
     select min(lo) as lo, max(hi) as hi from (
       select min(clicked_at) as lo, max(clicked_at) as hi from clicks where ${newClicks}
       ${oldExits ? sql`union all select min(clicked_at), max(clicked_at) from clicks indexed by clicks_exited_at_idx where ${oldExits}` : sql``})`);
-  const day = localDaySql(sql.raw("clicked_at"), offsetSpans(bounds?.lo ?? now, bounds?.hi ?? now, from.timeZone));
+  const zoneDay = localDaySql(sql.raw("clicked_at"), offsetSpans(bounds?.lo ?? now, bounds?.hi ?? now, from.timeZone));
+  const day = frontier
+    ? sql`case when clicked_at < ${frontier.endMs} then min(${zoneDay}, ${frontier.day}) else max(${zoneDay}, ${shiftDay(frontier.day, 1)}) end`
+    : zoneDay;
   const unchanged: SQL = sql`exists (
     select 1 from click_rollup_state where id = ${STATE_ID} and time_zone = ${from.timeZone}
       and click_watermark = ${from.clickWatermark} and exit_watermark = ${from.exitWatermark})`;

@@ -181,8 +181,10 @@ function clickSource(groupBy: StatsGrouping): { rolled: SQL; g: SQL; raw: SQL } 
  *
  * The rollup counts only while its days are this time zone's and its clicks still the table's;
  * otherwise (the setting just changed, the cron has not rebuilt yet) everything is read from
- * clicks: slower, never wrong. All three parts read the state row in the same statement, so a
- * cron run moving the watermarks meanwhile cannot make a click count twice or not at all.
+ * clicks: slower, never wrong. The days archived by retention (up to `fd`, their clicks all
+ * before `f`) are read from the rollup either way: it is all that is left of them. All three
+ * parts read the state row in the same statement, so a cron run moving the watermarks meanwhile
+ * cannot make a click count twice or not at all.
  */
 function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: boolean, includeBots: boolean): SQL {
   const source = clickSource(groupBy);
@@ -192,7 +194,9 @@ function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: b
   const counted = sql.raw(includeBots ? "1" : "bot = 0");
   return sql`
     st as materialized (
-      select coalesce(max(ok * w), 0) as w, coalesce(max(ok * e), 0) as e, coalesce(max(ok), 0) as ok from (
+      select coalesce(max(ok * w), 0) as w, coalesce(max(ok * e), 0) as e, coalesce(max(ok), 0) as ok,
+        (select coalesce(max(end_ms), 0) from click_archives where archived_at is not null) as f,
+        (select coalesce(max(day), '') from click_archives where archived_at is not null) as fd from (
         select s.click_watermark as w, s.exit_watermark as e,
           (s.time_zone = ${range.timeZone} and (s.click_watermark = 0 or exists (
             select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))) as ok
@@ -203,15 +207,15 @@ function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: b
       from (
         select ${campaign("d")} as campaign_id, d.tiktok_campaign_id as t, ${source.g} as g, d.bot, d.clicks, d.exits
         from st cross join ${source.rolled} d
-        where st.ok = 1 and d.date between ${range.startDate} and ${range.endDate}
+        where (st.ok = 1 or d.date <= st.fd) and d.date between ${range.startDate} and ${range.endDate}
         union all
         select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${source.raw}, k.bot, 1, k.exited_at is not null
         from st cross join clicks k not indexed
-        where k.id > st.w and ${inRange}
+        where k.id > st.w and k.clicked_at >= st.f and ${inRange}
         union all
         select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${source.raw}, k.bot, 0, 1
         from st cross join clicks k indexed by clicks_exited_at_idx
-        where st.ok = 1 and k.exited_at > st.e and k.id <= st.w and ${inRange})
+        where st.ok = 1 and k.exited_at > st.e and (k.id <= st.w or k.clicked_at < st.f) and ${inRange})
       group by campaign_id, t, g)`;
 }
 

@@ -1,0 +1,142 @@
+// Benchmark: the Worker's own CPU per request for /r/, against a Worker that only answers 302,
+// without the HTTP stack. tracking-redirect.mjs measures /r/ under load through wrangler dev, where
+// the local runtime's own per-request work (its proxy, the asset router, the HTTP parsing) and D1's
+// SQLite share the two cores with the Worker; this one measures what the Worker's code costs and
+// what it leaves to D1, which in production runs elsewhere.
+//
+// The Worker's code is bundled from worker/src and run in Node (the same V8 as workerd): app.fetch
+// in a loop, its background work (click batches, refusal counts) awaited, timed with
+// process.cpuUsage. CPU time rather than req/s, so the machine's other load barely moves it. The
+// Rate Limiting binding is stood in for (allowing, refusing, absent); D1 is a fresh local database
+// in its own workerd process, whose CPU is read from /proc for the inserts.
+// BENCH_REQUESTS sets the requests per variant (default 20,000).
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openLocalD1 } from "../lib/local-d1.mjs";
+import { applyMigrations } from "../lib/server.mjs";
+import { bundleWorkerCode } from "../lib/worker-code.mjs";
+import { cpuSeconds, descendantsNamed, loadAverage } from "../lib/wrk.mjs";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const AD_QUERY = "cid=1799000000000001&ad=1799000000000002&cr=1799000000000003&plc=tiktok_feed&cname=Spring%20Sale&aname=Broad%2018-34&crname=Video%20A";
+const fmt = (n, d = 0) => n.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+const tmpDirs = [];
+const tmpDir = (name) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `trackyard-bench-${name}-`));
+  tmpDirs.push(dir);
+  return dir;
+};
+
+/** The Worker's code, bundled from worker/src for Node (the same V8 as workerd), and a fresh local D1. */
+async function workerCode() {
+  const dir = tmpDir("code");
+  const code = await bundleWorkerCode(dir, {
+    "app.ts": ["app"],
+    "middleware/database.ts": ["createDb"],
+    "db/queries/clicks.ts": ["insertClicks"],
+    "lib/json-chunks.ts": ["jsonChunks"],
+  });
+  applyMigrations(dir, { quiet: true });
+  const local = openLocalD1(dir);
+  const d1 = await local.db();
+  await d1.batch([
+    d1.prepare("insert into landers (id, name, url) values (1, 'L', 'https://lander.example/lp?src=tt')"),
+    d1.prepare("insert into offers (id, name, url, utm_template) values (1, 'O', 'https://offer.example/go', 'sub1={clickId}&sub2={campaign}')"),
+    d1.prepare("insert into campaigns (id, name, lander_id, offer_id, bh_toggle) values (1, 'C', 1, 1, 1)"),
+  ]);
+  const [workerd] = descendantsNamed(process.pid, "workerd");
+  return { code, d1, mf: local.mf, workerd };
+}
+
+/**
+ * The Worker's own CPU per request, in one process with no HTTP stack: app.fetch called in a loop
+ * (its background work awaited), timed with process.cpuUsage. CPU time rather than req/s, so the
+ * machine's other load barely moves it. `limiter` stands in for the Rate Limiting binding.
+ */
+async function inProcessCpu({ code, d1 }, variants, requests = REQUESTS) {
+  const results = {};
+  for (const [name, { path: p, limiter, fetch }] of Object.entries(variants)) {
+    const env = { DB: d1, CLICK_LIMITER: limiter, SESSION_SECRET: "x".repeat(40) };
+    const pending = [];
+    const ctx = { waitUntil: (promise) => pending.push(promise), passThroughOnException() {}, props: {} };
+    const call = fetch ?? (() => code.app.fetch(new Request(`https://trk.example${p}`, { headers: { "cf-connecting-ip": "10.1.2.3" } }), env, ctx));
+    for (let i = 0; i < 2_000; i++) await call(); // warm-up: JIT, the campaign cache
+    await Promise.all(pending.splice(0));
+    const started = process.cpuUsage();
+    for (let i = 0; i < requests; i++) {
+      const res = await call();
+      if (res.status !== 302) throw new Error(`${name}: ${res.status}`);
+    }
+    await Promise.all(pending.splice(0));
+    const used = process.cpuUsage(started);
+    results[name] = (used.user + used.system) / requests;
+  }
+  return results;
+}
+
+/**
+ * What storing a click costs, outside HTTP: the Worker's insert path against a fresh local D1 in
+ * its own workerd process, whose CPU is read from /proc. The Worker side is building the JSON
+ * tuples; the D1 side is SQLite's insert with the table's indexes.
+ */
+async function measureClickWrites({ code, d1, workerd }, { clicks = 20_000, batch = 1_000 } = {}) {
+  const db = code.createDb(d1);
+  const row = (i) => ({
+    clickId: randomUUID(),
+    campaignId: 1,
+    tiktokCampaignId: "1799000000000001",
+    tiktokAdGroupId: "1799000000000002",
+    tiktokCreativeId: "1799000000000003",
+    placement: "tiktok_feed",
+    campaignName: "Spring Sale",
+    adGroupName: "Broad 18-34",
+    creativeName: "Video A",
+    ipAddress: `10.0.${(i >> 8) & 255}.${i & 255}`,
+    userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 musical_ly_34.1.0",
+    clickedAt: Date.now(),
+  });
+  const batches = Array.from({ length: clicks / batch }, (_, b) => Array.from({ length: batch }, (_, i) => row(b * batch + i)));
+  const json = process.cpuUsage();
+  for (const rows of batches) code.jsonChunks(rows.map((r) => Object.values(r)));
+  const jsonCpu = process.cpuUsage(json);
+  const cpuBefore = cpuSeconds(workerd);
+  const started = performance.now();
+  for (const rows of batches) await code.insertClicks(db, rows);
+  const wall = performance.now() - started;
+  const d1Cpu = cpuSeconds(workerd) - cpuBefore;
+  return { clicks, batch, jsonUsPerClick: (jsonCpu.user + jsonCpu.system) / clicks, d1UsPerClick: (d1Cpu * 1e6) / clicks, wallUsPerClick: (wall * 1000) / clicks };
+}
+
+console.log(`load average ${loadAverage().join(" ")}; ${fmt(REQUESTS)} requests per variant`);
+const local = await workerCode();
+try {
+  const allow = { limit: async () => ({ success: true }) };
+  const refuse = { limit: async () => ({ success: false }) };
+  const bare = new Response(null, { status: 302, headers: { Location: "https://lander.example/" } });
+  const us = await inProcessCpu(local, {
+    bare: { fetch: async () => bare.clone() },
+    exitNoClick: { path: "/click?clickId=none&cid=1" },
+    refused: { path: `/r/1?${AD_QUERY}`, limiter: refuse },
+    noLimiter: { path: `/r/1?${AD_QUERY}` },
+    recorded: { path: `/r/1?${AD_QUERY}`, limiter: allow },
+  });
+  console.log("\nThe Worker's own CPU per request, in one process without the HTTP stack (Node's V8, the Worker's code bundled, its background work included):");
+  const lines = [
+    ["a constant 302 Response (the bare Worker's work)", "bare"],
+    ["exit, no click: Hono routing, the campaign from the cache, a 302", "exitNoClick"],
+    ["/r/ with the rate limit refusing: + click id, query values, limit asked, counted", "refused"],
+    ["/r/ without a rate limit binding: + the click batched and written", "noLimiter"],
+    ["/r/ as deployed: rate limit asked, click batched and written", "recorded"],
+  ];
+  for (const [label, key] of lines) console.log(`  ${label.padEnd(84)} ${fmt(us[key], 1).padStart(6)} us`);
+  const write = await measureClickWrites(local);
+  console.log(
+    `  storing clicks, ${fmt(write.clicks)} in batches of ${fmt(write.batch)}: JSON tuples ${fmt(write.jsonUsPerClick, 1)} us/click on the Worker's side; ` +
+      `the insert ${fmt(write.d1UsPerClick, 1)} us/click of CPU in D1's process (SQLite, clicks' 4 indexes), ${fmt(write.wallUsPerClick, 1)} us/click wall`,
+  );
+} finally {
+  await local.mf.dispose();
+  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+}
