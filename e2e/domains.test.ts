@@ -173,6 +173,12 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   const phonePage = await phone.newPage();
   await phonePage.goto("/domains");
   await row(phonePage, "brightdeals.xyz").getByText("Active", { exact: true }).waitFor(WAIT);
+  // On a phone each domain is a card: its buttons are on screen without scrolling sideways.
+  for (const name of ["Migrate to Workers", "Update NS", "Delete brightdeals.xyz"]) {
+    const box = (await row(phonePage, "brightdeals.xyz").getByRole("button", { name }).boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+  }
   await h.shot(phonePage, "07-active-phone");
   await phonePage.getByLabel("Domain name").fill("brightdeals2.xyz");
   await phonePage.getByRole("button", { name: "Check Availability" }).click();

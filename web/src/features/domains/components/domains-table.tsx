@@ -26,7 +26,7 @@ export function DomainsTable({ dnsReady, onConfigure, onDelete }: Props) {
         <CardTitle>Purchased Domains</CardTitle>
         <CardDescription>Statuses update by themselves while a purchase or configuration runs.</CardDescription>
       </CardHeader>
-      <Table aria-label="Purchased Domains">
+      <Table aria-label="Purchased Domains" phone="cards">
         <TableHeader>
           <TableRow>
             <TableHead>Domain</TableHead>
@@ -94,25 +94,26 @@ function DomainRow({ domain: d, dnsReady, onConfigure, onDelete }: { domain: Dom
   const busy = d.busy || updateNs.isPending || migrate.isPending;
   return (
     <TableRow>
-      <TableCell className="min-w-44">
+      <TableCell cardRole="title" className="min-w-44">
         <div className="font-medium text-slate-900">{d.domain}</div>
         {d.host ? <div className="font-mono text-xs text-slate-500">{d.host}</div> : null}
       </TableCell>
-      <TableCell className="min-w-40">
+      <TableCell label="Status" className="min-w-40">
         <DomainStatusBadge domain={d} />
         {d.note ? <p className="mt-1 max-w-56 text-xs text-slate-500">{d.note}</p> : null}
       </TableCell>
-      <TableCell className="whitespace-nowrap text-slate-600">{formatDate(d.createdAt)}</TableCell>
-      <TableCell className="tabular whitespace-nowrap text-slate-600">
+      <TableCell label="Created" className="whitespace-nowrap text-slate-600">{formatDate(d.createdAt)}</TableCell>
+      <TableCell label="Order ID" className="tabular whitespace-nowrap text-slate-600">
         {d.purchaseOrderId ?? "—"}
         {d.purchaseAmount ? <div className="text-xs text-slate-500">{formatMoney(d.purchaseAmount)}</div> : null}
       </TableCell>
-      <TableCell className="min-w-48 max-w-sm">
+      <TableCell label="Error" className="min-w-48 max-w-sm">
         {d.errorMessage ? <p className="text-xs leading-relaxed text-danger-700">{d.errorMessage}</p> : <span className="text-slate-400">—</span>}
       </TableCell>
-      <TableCell>
-        <div className="flex items-start justify-end gap-1.5">
-          <div className="flex w-40 flex-col gap-1.5 empty:hidden">
+      <TableCell cardRole="inline">
+        {/* On a phone the row is a card: its buttons sit side by side at its foot, all on screen. */}
+        <div className="flex items-start justify-end gap-1.5 max-sm:justify-between">
+          <div className="flex w-40 flex-col gap-1.5 empty:hidden max-sm:w-auto max-sm:flex-row max-sm:flex-wrap">
             {d.status === "purchased" ? (
               <Button size="sm" disabled={!dnsReady || busy} onClick={() => onConfigure(d)}>
                 Configure DNS
