@@ -64,7 +64,8 @@ async function generateClicks(d1, k, firstId) {
         `with recursive n(i) as (select ?1 union all select i + 1 from n where i < ?2),
            r(i, h) as (select i, lower(hex(randomblob(16))) from n)
          insert into clicks (id, click_id, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement,
-           campaign_name, ad_group_name, creative_name, ip_address, user_agent, clicked_at, exited_at)
+           campaign_name, ad_group_name, creative_name, ip_address, user_agent, clicked_at, exited_at,
+           ttclid, country, region, city, asn, as_organization, device_type, os, browser, bot)
          select ${firstId} + i,
            substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-a' || substr(h, 18, 3) || '-' || substr(h, 21, 12),
            (i % ${TT_CAMPAIGNS}) % ${OUR_CAMPAIGNS} + 1, '17990000' || (i % ${TT_CAMPAIGNS}),
@@ -74,7 +75,14 @@ async function generateClicks(d1, k, firstId) {
            '10.' || (i % 250) || '.' || (i / 250 % 250) || '.' || (i / 62500 % 250),
            'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 musical_ly_34.1.0',
            ${start} + cast(i * ${step} as integer),
-           case when i % 5 < 2 then ${start} + cast(i * ${step} as integer) + 45000 end
+           case when i % 5 < 2 then ${start} + cast(i * ${step} as integer) + 45000 end,
+           -- What a TikTok visitor brings since the TikTok loop: a ttclid of TikTok's length, and the
+           -- place, network and device read from the request (varied so indexes see many values).
+           'E.C.P.' || h || h || substr(h, 1, 20), case i % 4 when 0 then 'US' when 1 then 'PH' when 2 then 'GB' else 'BR' end,
+           'Region ' || (i % 40), 'City ' || (i % 300), 7000 + (i % 500), 'Carrier network ' || (i % 500),
+           case i % 10 when 0 then 'desktop' when 1 then 'tablet' else 'mobile' end,
+           case i % 3 when 0 then 'Android' else 'iOS' end, case i % 2 when 0 then 'TikTok' else 'Mobile Safari' end,
+           case when i % 50 = 0 then 1 else 0 end
          from r`,
       )
       .bind(from, to)
