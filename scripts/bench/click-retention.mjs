@@ -122,7 +122,11 @@ async function naiveDay(d1, k) {
   const start = dayStart(k);
   const [ours, cake] = await d1.batch([
     d1
-      .prepare(`select campaign_id as c, count(*) as clicks, count(exited_at) as exits from clicks where clicked_at >= ?1 and clicked_at < ?2 group by campaign_id`)
+      // People only, as the report counts by default (bot-flagged clicks are shown apart).
+      .prepare(
+        `select campaign_id as c, sum(bot = 0) as clicks, count(case when bot = 0 then exited_at end) as exits
+         from clicks where clicked_at >= ?1 and clicked_at < ?2 group by campaign_id`,
+      )
       .bind(start, start + DAY_MS),
     d1
       .prepare(

@@ -92,6 +92,10 @@ function Counts({ status }: { status: TikTokEventsStatus }) {
   );
 }
 
+/** Whether today has anything to show; a new install's row of zeros would only push the figures down. */
+const hasAnyToday = ({ today }: TikTokEventsStatus) =>
+  today.sent + today.failed + today.waiting + Object.values(today.skipped).reduce((s, n) => s + n, 0) > 0;
+
 /** Admins: whether conversions reach TikTok, what happened to today's, and Resend failed. */
 export function TikTokEvents() {
   const status = useQuery(tiktokEventsQuery);
@@ -144,7 +148,7 @@ export function TikTokEvents() {
           </Button>
         </div>
       </div>
-      {data ? (
+      {data && (data.configured || hasAnyToday(data) || data.failures.length) ? (
         <>
           <div className="grid gap-1">
             <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Today ({data.day})</p>
