@@ -7,6 +7,12 @@ import { pathToFileURL } from "node:url";
 import { ROOT } from "./server.mjs";
 
 /**
+ * workerd's own modules (`cloudflare:sockets`, used by the Namecheap SOCKS5 route) are left to the
+ * runtime: workerd provides them, and Node never reaches the code paths that import them.
+ */
+const WORKERD_MODULES = ["cloudflare:*"];
+
+/**
  * `exports` maps a file under worker/src (or a package, when it does not end in .ts) to the names
  * to take from it. The bundle is written into `dir`.
  */
@@ -16,7 +22,7 @@ export async function bundleWorkerCode(dir, exports) {
   writeFileSync(entry, Object.entries(exports).map(([file, names]) => `export { ${names.join(", ")} } from ${from(file)};`).join("\n"));
   const outfile = path.join(dir, "worker-code.mjs");
   // platform node: some libraries the app imports (papaparse) name Node built-ins they never use here.
-  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "node", mainFields: ["module", "main"], outfile, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
+  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "node", mainFields: ["module", "main"], outfile, external: WORKERD_MODULES, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
   return import(pathToFileURL(outfile).href);
 }
 
@@ -28,6 +34,6 @@ export async function bundleWorker(dir, source) {
   const entry = path.join(dir, "bench-worker.ts");
   writeFileSync(entry, source.replaceAll("@worker/", `${path.join(ROOT, "worker/src")}/`));
   const outfile = path.join(dir, "bench-worker.mjs");
-  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", conditions: ["workerd", "worker", "browser"], mainFields: ["module", "main"], outfile, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
+  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", conditions: ["workerd", "worker", "browser"], mainFields: ["module", "main"], outfile, external: WORKERD_MODULES, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
   return outfile;
 }
