@@ -49,6 +49,8 @@ export const ACCESS = {
   "PUT /api/users/two-factor-requirement": "admin",
   // settings (admin)
   "GET /api/settings": "admin",
+  // the report time zone and its today: every screen's date picker counts days in it
+  "GET /api/settings/report-time-zone": "signed-in",
   "POST /api/settings": "admin",
   // verification-code inbox: every signed-in user (decisions.md)
   "GET /api/codes": "signed-in",

@@ -96,6 +96,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/users/two-factor-requirement": () => ({ path: "/api/users/two-factor-requirement" }),
   "PUT /api/users/two-factor-requirement": () => ({ path: "/api/users/two-factor-requirement", json: { required: false } }),
   "GET /api/settings": () => ({ path: "/api/settings" }),
+  "GET /api/settings/report-time-zone": () => ({ path: "/api/settings/report-time-zone" }),
   "POST /api/settings": () => ({ path: "/api/settings", json: { key: "max_domain_price", value: "7.50" } }),
   "GET /api/codes": () => ({ path: "/api/codes" }),
   "POST /api/transactions/upload": () => ({ path: "/api/transactions/upload", body: statementForm() }),

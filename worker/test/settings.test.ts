@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { normaliseBaseUrl } from "../src/schemas/settings";
-import { call, makeAdmin, makeUser } from "./helpers";
+import { writeSetting } from "../src/db/queries/settings";
+import { dayIn } from "../src/integrations/day-windows";
+import { call, client, db, makeAdmin, makeUser } from "./helpers";
 
 describe("settings", () => {
   it("starts with the defaults", async () => {
@@ -47,6 +49,21 @@ describe("settings", () => {
   it("is admin-only", async () => {
     const member = await makeUser("user", ["dashboard", "campaigns"]);
     expect((await call("/api/settings", { cookie: member.cookie })).status).toBe(403);
+  });
+
+  it("tells every signed-in user the report time zone and its today, and no one else", async () => {
+    const member = await makeUser("user", ["clicks"]);
+    await writeSetting(db(), "report_timezone", "Asia/Manila");
+    try {
+      const res = await client(member).settings["report-time-zone"].$get();
+      expect(res.status).toBe(200);
+      if (res.status !== 200) return;
+      const body = await res.json();
+      expect(body).toEqual({ timeZone: "Asia/Manila", today: dayIn(Date.now(), "Asia/Manila") });
+      expect((await client().settings["report-time-zone"].$get()).status).toBe(401);
+    } finally {
+      await writeSetting(db(), "report_timezone", "UTC");
+    }
   });
 
   it("normaliseBaseUrl keeps ports and refuses credentials", () => {

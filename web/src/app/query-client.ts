@@ -29,3 +29,9 @@ export const createQueryClient = () => {
   });
   return client;
 };
+
+/**
+ * The app's one client: the providers hand it to React, and the route loaders (app/router.tsx)
+ * prefetch into it before a screen renders.
+ */
+export const appQueryClient = createQueryClient();

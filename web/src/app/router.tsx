@@ -1,6 +1,7 @@
 import { lazy, Suspense } from "react";
 import { createBrowserRouter } from "react-router";
 import { FullPageSpinner, Spinner } from "@/components/ui/spinner";
+import { appQueryClient } from "./query-client";
 import { RequireAccess, RequireAuth } from "./guards";
 import { SCREENS } from "./screens";
 
@@ -8,6 +9,18 @@ import { SCREENS } from "./screens";
 const AppLayout = lazy(() => import("./layout/app-layout"));
 const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
+
+/**
+ * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
+ * the Stats loader benchmark (scripts/bench/stats-loader.mjs) measures the screen both ways.
+ */
+const prefetchOn = () => {
+  try {
+    return sessionStorage.getItem("trackyard.prefetch") !== "off";
+  } catch {
+    return true;
+  }
+};
 
 const screenFallback = (
   <div className="flex justify-center py-24">
@@ -38,6 +51,16 @@ export const router = createBrowserRouter([
             const Component = lazy(screen.load);
             return {
               path: screen.path,
+              // The screen's code and its first data on their way together: no chunk-then-fetch
+              // waterfall. Only the small prefetch module is waited for; never the data itself.
+              loader: async ({ request }: { request: Request }) => {
+                void screen.load();
+                if (screen.prefetch && prefetchOn()) {
+                  const { prefetch } = await screen.prefetch();
+                  void prefetch(appQueryClient, new URL(request.url)).catch(() => undefined);
+                }
+                return null;
+              },
               element: (
                 <RequireAccess requires={screen.requires}>
                   <Suspense fallback={screenFallback}>

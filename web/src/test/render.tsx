@@ -4,11 +4,16 @@ import type { ReactElement } from "react";
 import { createQueryClient } from "@/app/query-client";
 import { TooltipProvider } from "@/components/ui/tooltip";
 import { userQuery, type CurrentUser } from "@/lib/auth";
+import { dayInZone, reportTimeZoneQuery } from "@/lib/report-days";
 
-/** Renders with a query client that already knows who is signed in (no network). */
-export function renderWithUser(ui: ReactElement, user: CurrentUser | null) {
+/**
+ * Renders with a query client that already knows who is signed in and the report time zone (UTC
+ * unless given), so nothing waits on the network for them.
+ */
+export function renderWithUser(ui: ReactElement, user: CurrentUser | null, { timeZone = "UTC" }: { timeZone?: string } = {}) {
   const client = createQueryClient();
   client.setQueryData(userQuery.queryKey, user);
+  client.setQueryData(reportTimeZoneQuery.queryKey, { timeZone, today: dayInZone(Date.now(), timeZone) });
   return { client, ...render(<QueryClientProvider client={client}><TooltipProvider>{ui}</TooltipProvider></QueryClientProvider>) };
 }
 

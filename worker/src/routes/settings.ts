@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { audit, shown } from "../audit/record";
-import { readSettings, writeSetting } from "../db/queries/settings";
+import { readSettings, reportTimeZone, writeSetting } from "../db/queries/settings";
 import type { AppEnv } from "../env";
+import { dayIn } from "../integrations/day-windows";
 import { validate } from "../lib/validate";
 import { settingSchema } from "../schemas/settings";
 
@@ -12,6 +13,14 @@ export const settingsRoutes = new Hono<AppEnv>()
       Object.entries(values).map(([key, value]) => ({ key, value })),
       200,
     );
+  })
+  /**
+   * The report time zone and its today, for every signed-in screen: the date pickers' Today,
+   * Yesterday, Last N days and months are days of this zone, as the server counts them.
+   */
+  .get("/report-time-zone", async (c) => {
+    const timeZone = await reportTimeZone(c.get("db"));
+    return c.json({ timeZone, today: dayIn(Date.now(), timeZone) }, 200);
   })
   .post("/", validate("json", settingSchema), async (c) => {
     const db = c.get("db");

@@ -4,7 +4,7 @@ import { Button, type ButtonProps } from "./button";
 import { toast } from "./toast";
 
 /** Copies `text` to the clipboard; shows a check mark for 2 seconds (spec §4). */
-export function useCopy(successTitle = "Copied!") {
+export function useCopy(successTitle = "Copied!", failure = "Could not copy code to clipboard") {
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
@@ -17,7 +17,7 @@ export function useCopy(successTitle = "Copied!") {
       setCopied(true);
       toast({ title: successTitle, description });
     } catch {
-      toast({ title: "Failed to copy", description: "Could not copy code to clipboard", variant: "destructive" });
+      toast({ title: "Failed to copy", description: failure, variant: "destructive" });
     }
   };
   return { copied, copy };

@@ -1,6 +1,10 @@
-import { fireEvent, render, screen, within } from "@testing-library/react";
+import { fireEvent, screen, within } from "@testing-library/react";
+import type { ReactElement } from "react";
 import { describe, expect, it, vi } from "vitest";
+import { admin, renderWithUser } from "@/test/render";
 import { DateRangePicker } from "./date-range-picker";
+
+const render = (ui: ReactElement, timeZone?: string) => renderWithUser(ui, admin(), { timeZone });
 
 const captions = () => screen.getAllByRole("grid").map((g) => g.getAttribute("aria-label"));
 
@@ -25,5 +29,17 @@ describe("DateRangePicker", () => {
     fireEvent.click(within(july).getByRole("button", { name: /July 9th, 2026/ }));
     fireEvent.click(screen.getByRole("button", { name: "Apply" }));
     expect(onChange).toHaveBeenCalledWith({ startDate: "2026-07-06", endDate: "2026-07-09" });
+  });
+
+  it("counts Today in the report time zone and says which zone it shows", () => {
+    const onChange = vi.fn();
+    // Far ahead of UTC: in the last hours of a UTC day it is already the next day there.
+    render(<DateRangePicker value={{ startDate: "2026-11-01", endDate: "2026-11-01" }} onChange={onChange} />, "Pacific/Kiritimati");
+    fireEvent.click(screen.getByRole("button", { name: /Date range/ }));
+    expect(screen.getByText("Pacific/Kiritimati").parentElement!.textContent).toBe("Days in Pacific/Kiritimati (the report time zone)");
+    fireEvent.click(screen.getByRole("button", { name: "Today" }));
+    fireEvent.click(screen.getByRole("button", { name: "Apply" }));
+    const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Pacific/Kiritimati" }).format(new Date());
+    expect(onChange).toHaveBeenCalledWith({ startDate: today, endDate: today });
   });
 });

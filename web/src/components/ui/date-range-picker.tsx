@@ -6,6 +6,7 @@ import { DayPicker, type DateRange } from "react-day-picker";
 import "react-day-picker/style.css";
 import { cn } from "@/lib/cn";
 import { fromDay, QUICK_RANGES, rangeLabel, toDay, type DayRange } from "@/lib/date-ranges";
+import { useReportDays } from "@/lib/report-days";
 import { Button } from "./button";
 
 const CALENDAR_COLOURS = {
@@ -22,7 +23,7 @@ const CALENDAR_COLOURS = {
 interface Props {
   value: DayRange;
   onChange(value: DayRange): void;
-  /** "Today" for the quick ranges; defaults to the browser's today. */
+  /** "Today" for the quick ranges; defaults to today in the report time zone. */
   today?: Date;
   className?: string;
 }
@@ -31,7 +32,9 @@ interface Props {
  * A two-month calendar with the spec's quick ranges. Nothing changes until Apply, which is
  * enabled only when both ends are chosen; Cancel keeps the old range.
  */
-export function DateRangePicker({ value, onChange, today = new Date(), className }: Props) {
+export function DateRangePicker({ value, onChange, today: todayOverride, className }: Props) {
+  const days = useReportDays();
+  const today = todayOverride ?? days.today;
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<DateRange | undefined>();
 
@@ -87,11 +90,16 @@ export function DateRangePicker({ value, onChange, today = new Date(), className
                 // ranges picked here are past ones, and a month after today has no day to pick.
                 defaultMonth={subMonths(startOfMonth(draft?.to ?? draft?.from ?? today), 1)}
                 endMonth={today}
+                today={today}
                 disabled={{ after: today }}
                 // The library's own stylesheet sets its colours on its root (unlayered CSS beats our
                 // utility classes), so ours go on the root inline.
                 style={CALENDAR_COLOURS}
               />
+              <p className="mt-2 text-xs text-slate-500">
+                Days in <span className="font-medium text-slate-700">{days.timeZone}</span>
+                {days.known ? " (the report time zone)" : ""}
+              </p>
               <div className="mt-3 flex items-center justify-between gap-2 border-t border-slate-200 pt-3">
                 <p className="tabular text-xs text-slate-500">
                   {draft?.from ? toDay(draft.from) : "Start"} → {draft?.to ? toDay(draft.to) : "End"}

@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import type { DayRange } from "@/lib/date-ranges";
@@ -37,13 +37,16 @@ function logQuery(range: DayRange, campaignId: string, v: VisitorFilters) {
 }
 
 /** endDate is inclusive on the server (worker/src/schemas/clicks.ts): sent as picked, no +1 day. */
-export function useClickLog(range: DayRange, campaignId: string, visitors: VisitorFilters, page: number) {
-  return useQuery({
+export const clickLogOptions = (range: DayRange, campaignId: string, visitors: VisitorFilters, page: number) =>
+  queryOptions({
     queryKey: ["clicks", "log", range, campaignId, visitors, page],
     queryFn: () => unwrap(api.clicks.$get({ query: { ...logQuery(range, campaignId, visitors), page: String(page) } })),
     refetchInterval: POLL_MS,
     placeholderData: keepPreviousData,
   });
+
+export function useClickLog(range: DayRange, campaignId: string, visitors: VisitorFilters, page: number) {
+  return useQuery(clickLogOptions(range, campaignId, visitors, page));
 }
 
 /** Campaigns with clicks in the range, for the filter (a Click Log user may lack the campaigns feature). */

@@ -1,25 +1,25 @@
-import { subDays } from "date-fns";
 import { Bot, Download, LogOut, MousePointerClick, Percent } from "lucide-react";
-import { useState } from "react";
+import { useMemo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, StatCard } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
+import { CopyLinkButton } from "@/components/ui/copy-link-button";
 import { DateRangePicker } from "@/components/ui/date-range-picker";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Pagination } from "@/components/ui/pagination";
 import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { toDay, type DayRange } from "@/lib/date-ranges";
 import { formatDateTime } from "@/lib/format";
-import { exportUrl, NO_VISITOR_FILTERS, useCampaignChoices, useClickFacets, useClickLog, useClickRetention, useRefusedClicks, type Click, type VisitorFilters } from "./api";
+import { useReportDays } from "@/lib/report-days";
+import { useSearchState } from "@/lib/url-state";
+import { ALL, exportUrl, useCampaignChoices, useClickFacets, useClickLog, useClickRetention, useRefusedClicks, type Click, type VisitorFilters } from "./api";
 import { RefusedClicksCard } from "./components/refused-clicks";
 import { RetentionNotice } from "./components/retention-notice";
 import { VisitorFiltersRow } from "./components/visitor-filters";
 import { countryLabel } from "../../../../worker/src/lib/country";
+import { clicksSearchDefaults, clicksSearchSchema, clicksStateOf } from "./url-state";
 import { agentLabel } from "./visitor";
-
-const lastSevenDays = (): DayRange => ({ startDate: toDay(subDays(new Date(), 6)), endDate: toDay(new Date()) });
 
 /** An id shown whole (TikTok's ids share their first digits), with a copy button. */
 function CopyableId({ id, what, short = false }: { id: string; what: string; short?: boolean }) {
@@ -119,10 +119,15 @@ function ClickRow({ click }: { click: Click }) {
 }
 
 export default function ClicksScreen() {
-  const [range, setRange] = useState<DayRange>(lastSevenDays);
-  const [campaignId, setCampaignId] = useState("all");
-  const [visitors, setVisitors] = useState<VisitorFilters>(NO_VISITOR_FILTERS);
-  const [page, setPage] = useState(1);
+  // The range, campaign, visitor filters and page live in the URL (refresh, Back, a pasted link).
+  const days = useReportDays();
+  const defaults = useMemo(() => clicksSearchDefaults(days.todayDay), [days.todayDay]);
+  const { value: search, update } = useSearchState(clicksSearchSchema, defaults);
+  const { range, campaignId, visitors, page } = clicksStateOf(search);
+  const setPage = (p: number) => update({ page: p });
+  // Any other change starts again at the first page.
+  const setVisitors = (patch: Partial<VisitorFilters>) =>
+    update({ ...Object.fromEntries(Object.entries(patch).map(([k, v]) => [k, v === ALL ? null : v])), page: null });
   const log = useClickLog(range, campaignId, visitors, page);
   const choices = useCampaignChoices(range);
   const facets = useClickFacets(range);
@@ -140,24 +145,19 @@ export default function ClicksScreen() {
           <>
             <DateRangePicker
               value={range}
-              onChange={(r) => {
-                setRange(r);
-                setPage(1);
-              }}
+              onChange={(r) => update({ startDate: r.startDate, endDate: r.endDate, page: null })}
             />
             <Select
               aria-label="Campaign"
               className="w-48"
               value={campaignId}
-              onValueChange={(v) => {
-                setCampaignId(v);
-                setPage(1);
-              }}
+              onValueChange={(v) => update({ campaignId: v === ALL ? null : v, page: null })}
               options={[
                 { value: "all", label: "All Campaigns" },
                 ...(choices.data ?? []).map((c) => ({ value: String(c.campaignId), label: c.campaignName ?? `Campaign ${c.campaignId}` })),
               ]}
             />
+            <CopyLinkButton />
             <Button asChild variant="secondary">
               <a href={exportUrl(range, campaignId, visitors)} download>
                 <Download />
@@ -171,10 +171,7 @@ export default function ClicksScreen() {
         <VisitorFiltersRow
           value={visitors}
           facets={facets.data}
-          onChange={(patch) => {
-            setVisitors((v) => ({ ...v, ...patch }));
-            setPage(1);
-          }}
+          onChange={setVisitors}
         />
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <StatCard label="Total Clicks" icon={<MousePointerClick />} value={data ? data.total.toLocaleString("en-US") : "—"} />

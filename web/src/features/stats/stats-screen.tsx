@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Download, X } from "lucide-react";
-import { lazy, Suspense, useMemo, useState } from "react";
+import { lazy, Suspense, useMemo } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -8,29 +8,27 @@ import { DateRangePicker } from "@/components/ui/date-range-picker";
 import { PageHeader } from "@/components/ui/page";
 import { Skeleton, Spinner } from "@/components/ui/spinner";
 import { Tabs, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { CopyLinkButton } from "@/components/ui/copy-link-button";
 import { isAdmin, useUser } from "@/lib/auth";
-import { toDay, type DayRange } from "@/lib/date-ranges";
 import { formatMoney, formatRelative } from "@/lib/format";
+import { useReportDays } from "@/lib/report-days";
+import { useSearchState } from "@/lib/url-state";
 import { reportQuery, type ReportRow } from "./api";
 import { COLUMNS, sortValue, visibleColumns, type ColumnKey } from "./columns";
 import { ColumnChooser } from "./components/column-chooser";
 import { DataSources } from "./components/data-sources";
-import { FilterRow, NO_FILTERS, type Filters } from "./components/filter-row";
+import { FilterRow, type Filters } from "./components/filter-row";
 import { StatsTable } from "./components/stats-table";
 import { SummaryCards } from "./components/summary-cards";
 import { TrafficStrip } from "./components/traffic-strip";
 import { downloadText, statsCsv, statsCsvName } from "./csv";
-import { groupingOf, nameLabelOf, TABS, type Tab } from "./groupings";
-import { nextSort, sortRows, type Sort } from "./sort";
+import { nameLabelOf, TABS, type Tab } from "./groupings";
+import { nextSort, sortRows } from "./sort";
+import { filtersOf, reportParamsOf, sortOf, statsSearchDefaults, statsSearchSchema } from "./url-state";
 import { useTablePreferences } from "./use-table-preferences";
 
 const DailyChart = lazy(() => import("./components/daily-chart"));
 
-const DEFAULT_SORT: Sort<ColumnKey> = { key: "revenue", direction: "desc" };
-const today = () => {
-  const d = toDay(new Date());
-  return { startDate: d, endDate: d };
-};
 
 function LastSync({ lastSync }: { lastSync: { cake: string | null; tiktok: string | null } }) {
   const when = (iso: string | null) => (iso ? `synced ${formatRelative(iso)}` : "not synced yet");
@@ -44,19 +42,29 @@ function LastSync({ lastSync }: { lastSync: { cake: string | null; tiktok: strin
 export default function StatsScreen() {
   const { data: user } = useUser();
   const admin = isAdmin(user);
-  const [range, setRange] = useState<DayRange>(today);
-  const [tab, setTab] = useState<Tab>("campaign");
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [campaign, setCampaign] = useState<{ id: number; name: string } | null>(null);
-  const [includeBots, setIncludeBots] = useState(false);
-  const [sort, setSort] = useState<Sort<ColumnKey>>(DEFAULT_SORT);
+  // Everything the user sets lives in the URL: refresh, Back and a pasted link show the same report.
+  const days = useReportDays();
+  const defaults = useMemo(() => statsSearchDefaults(days.todayDay), [days.todayDay]);
+  const { value: search, update } = useSearchState(statsSearchSchema, defaults);
+  const range = { startDate: search.startDate, endDate: search.endDate };
+  const tab = search.tab;
+  const filters = filtersOf(search);
+  const sort = sortOf(search);
+  const includeBots = search.includeBots;
+  const campaign = search.campaignId ? { id: search.campaignId, name: search.campaignName ?? `Campaign ${search.campaignId}` } : null;
+  const setFilters = (patch: Partial<Filters>) =>
+    update({
+      ...("variable" in patch && { variable: patch.variable }),
+      ...("offerId" in patch && { offerId: patch.offerId }),
+      ...("sparkId" in patch && { sparkId: patch.sparkId }),
+      ...("mediaBuyer" in patch && { mediaBuyer: patch.mediaBuyer }),
+    });
+  const setCampaign = (c: { id: number; name: string } | null) => update({ campaignId: c?.id ?? null, campaignName: c?.name ?? null });
   const prefs = useTablePreferences();
 
-  const groupBy = groupingOf(tab, filters.variable);
-  const campaignGrouping = groupBy === "campaign";
-  const report = useQuery(
-    reportQuery({ ...range, groupBy, offerId: filters.offerId, sparkId: filters.sparkId, mediaBuyer: filters.mediaBuyer, campaignId: campaign?.id ?? null, includeBots }),
-  );
+  const params = reportParamsOf(search);
+  const campaignGrouping = params.groupBy === "campaign";
+  const report = useQuery(reportQuery(params));
 
   const rows = useMemo(() => sortRows(report.data?.rows ?? [], sort, sortValue), [report.data, sort]);
   const columns = visibleColumns(prefs.prefs.visibleColumns, campaignGrouping);
@@ -65,12 +73,12 @@ export default function StatsScreen() {
   // Spec §2/§4: a campaign row (not Direct) toggles the campaign filter.
   const toggleCampaign = (row: ReportRow) => {
     if (row.campaignId === null) return;
-    setCampaign((c) => (c?.id === row.campaignId ? null : { id: row.campaignId!, name: row.name }));
+    setCampaign(campaign?.id === row.campaignId ? null : { id: row.campaignId, name: row.name });
   };
 
   const exportCsv = () => {
     if (!report.data) return;
-    downloadText(statsCsvName(toDay(new Date())), statsCsv(rows));
+    downloadText(statsCsvName(days.todayDay), statsCsv(rows));
   };
 
   return (
@@ -86,7 +94,8 @@ export default function StatsScreen() {
               <Download />
               Download CSV
             </Button>
-            <DateRangePicker value={range} onChange={setRange} />
+            <CopyLinkButton />
+            <DateRangePicker value={range} onChange={(r) => update({ startDate: r.startDate, endDate: r.endDate })} />
           </>
         }
       />
@@ -96,11 +105,8 @@ export default function StatsScreen() {
 
         <Tabs
           value={filters.variable === "none" ? tab : ""}
-          onValueChange={(v) => {
-            setTab(v as Tab);
-            // A tab is a grouping of its own: it replaces a chosen tracking-field variable.
-            setFilters((f) => ({ ...f, variable: "none" }));
-          }}
+          // A tab is a grouping of its own: it replaces a chosen tracking-field variable.
+          onValueChange={(v) => update({ tab: v as Tab, variable: "none" })}
           activationMode="manual"
         >
           <TabsList aria-label="Group by">
@@ -112,11 +118,11 @@ export default function StatsScreen() {
           </TabsList>
         </Tabs>
 
-        <FilterRow filters={filters} onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))} range={range} />
+        <FilterRow filters={filters} onChange={setFilters} range={range} />
 
         <Checkbox
           checked={includeBots}
-          onCheckedChange={setIncludeBots}
+          onCheckedChange={(checked) => update({ includeBots: checked })}
           label="Include bot clicks"
           description="Count clicks flagged as bots (crawlers, ad reviewers, TikTok's preloader) in Link Clicks, Lander CTR and the click shares that split spend."
         />
@@ -170,7 +176,10 @@ export default function StatsScreen() {
             totals={report.data?.totals ?? null}
             nameLabel={nameLabelOf(tab, filters.variable)}
             sort={sort}
-            onSort={(key) => setSort((s) => nextSort(s, key))}
+            onSort={(key) => {
+              const next = nextSort(sort, key);
+              update({ sort: next.key, dir: next.direction });
+            }}
             widthOf={widthOf}
             onResize={prefs.setWidth}
             onResetWidth={prefs.resetWidth}
