@@ -1,6 +1,6 @@
 import { subDays } from "date-fns";
 import { Download, ScrollText } from "lucide-react";
-import { useState } from "react";
+import { useMemo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -9,12 +9,15 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Pagination } from "@/components/ui/pagination";
 import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { toDay } from "@/lib/date-ranges";
+import { fromDay, toDay } from "@/lib/date-ranges";
 import { formatDateTime } from "@/lib/format";
-import { AUDIT_KIND_LABELS, AUDIT_KINDS, type AuditKind } from "../../../../worker/src/schemas/audit";
+import { useReportDays } from "@/lib/report-days";
+import { useSearchState } from "@/lib/url-state";
+import { AUDIT_KIND_LABELS, AUDIT_KINDS, auditListQuery, type AuditKind } from "../../../../worker/src/schemas/audit";
 import { auditExportUrl, useAuditLog, useUserChoices, type AuditEntry, type AuditFilters } from "./api";
 
-const lastThirtyDays = () => ({ startDate: toDay(subDays(new Date(), 29)), endDate: toDay(new Date()) });
+/** The last 30 days of the report time zone: the URL's range when it names none. */
+const auditDefaults = (today: string) => ({ startDate: toDay(subDays(fromDay(today), 29)), endDate: today, page: "1" });
 
 const kindLabel = (kind: string) => (kind in AUDIT_KIND_LABELS ? AUDIT_KIND_LABELS[kind as AuditKind] : kind);
 
@@ -63,14 +66,26 @@ function EntryList({ entries }: { entries: AuditEntry[] }) {
 
 /** /audit (admins): who changed what, newest first, filtered, paged, exported as CSV. */
 export default function AuditScreen() {
-  const [filters, setFilters] = useState<AuditFilters>(() => ({ range: lastThirtyDays(), userId: "all", entityKind: "all" }));
-  const [page, setPage] = useState(1);
+  // The range, user, kind and page live in the URL (the API's own schema reads them).
+  const days = useReportDays();
+  const defaults = useMemo(() => auditDefaults(days.todayDay), [days.todayDay]);
+  const { value: search, update: updateSearch } = useSearchState(auditListQuery, defaults);
+  const filters: AuditFilters = {
+    range: { startDate: search.startDate!, endDate: search.endDate! },
+    userId: search.userId ?? "all",
+    entityKind: search.entityKind ?? "all",
+  };
+  const page = search.page;
+  const setPage = (p: number) => updateSearch({ page: p });
   const log = useAuditLog(filters, page);
   const users = useUserChoices();
-  const update = (change: Partial<AuditFilters>) => {
-    setFilters((f) => ({ ...f, ...change }));
-    setPage(1);
-  };
+  const update = (change: Partial<AuditFilters>) =>
+    updateSearch({
+      ...(change.range && { startDate: change.range.startDate, endDate: change.range.endDate }),
+      ...(change.userId !== undefined && { userId: change.userId === "all" ? null : change.userId }),
+      ...(change.entityKind !== undefined && { entityKind: change.entityKind === "all" ? null : change.entityKind }),
+      page: null,
+    });
   const data = log.data;
 
   return (

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { CheckCircle2, Clock, CreditCard, XCircle } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { SecondaryNav } from "@/components/layout/secondary-nav";
 import { Badge, type BadgeProps } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -14,11 +14,16 @@ import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRo
 import { isAdmin, useUser } from "@/lib/auth";
 import { formatDate, formatMoney } from "@/lib/format";
 import { useDebounced } from "@/lib/use-debounced";
+import { useSearchState } from "@/lib/url-state";
+import { transactionListQuerySchema } from "../../../../worker/src/schemas/transactions";
 import { useTransactions, vcnLast4Query, type TransactionFilters } from "./api";
 import { UploadCard } from "./components/upload-card";
 import { VcnSummaryCard } from "./components/vcn-summary-card";
 
 const NO_FILTERS: TransactionFilters = { status: "all", vcnLast4: "all", minAmount: "", maxAmount: "" };
+/** The filters and page live in the URL (read by the API's own schema): refresh and Back keep them. */
+const BILLING_DEFAULTS = {};
+const AMOUNT = /^-?\d{1,8}(\.\d{1,2})?$/;
 
 /** Spec §4: CLEARED default, PENDING secondary, DECLINED destructive. */
 const STATUS_BADGE: Record<string, BadgeProps["variant"]> = { CLEARED: "default", PENDING: "secondary", DECLINED: "destructive" };
@@ -27,17 +32,42 @@ const dash = (v: string | null | undefined) => (v === null || v === undefined ||
 
 export default function BillingScreen() {
   const { data: user } = useUser();
-  const [filters, setFilters] = useState<TransactionFilters>(NO_FILTERS);
-  const [page, setPage] = useState(1);
-  const settled = useDebounced(filters);
-  const list = useTransactions(settled, page);
+  const { value: search, update } = useSearchState(transactionListQuerySchema, BILLING_DEFAULTS);
+  const applied: TransactionFilters = {
+    status: search.status ?? "all",
+    vcnLast4: search.vcnLast4 ?? "all",
+    minAmount: search.minAmount ?? "",
+    maxAmount: search.maxAmount ?? "",
+  };
+  const page = search.page;
+  const setPage = (p: number) => update({ page: p });
+  // The amounts as typed: the URL takes them once they settle into amounts ("1." is not one yet).
+  const [amounts, setAmounts] = useState({ minAmount: applied.minAmount, maxAmount: applied.maxAmount });
+  const settledAmounts = useDebounced(amounts);
+  useEffect(() => {
+    // Back, Forward or Clear moved the URL: the inputs follow it.
+    setAmounts({ minAmount: applied.minAmount, maxAmount: applied.maxAmount });
+  }, [applied.minAmount, applied.maxAmount]);
+  useEffect(() => {
+    const valid = (v: string) => v.trim() === "" || AMOUNT.test(v.trim());
+    if (settledAmounts.minAmount === applied.minAmount && settledAmounts.maxAmount === applied.maxAmount) return;
+    if (!valid(settledAmounts.minAmount) || !valid(settledAmounts.maxAmount)) return;
+    update({ minAmount: settledAmounts.minAmount.trim(), maxAmount: settledAmounts.maxAmount.trim(), page: null }, { replace: true });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a settled change of the typed amounts writes the URL
+  }, [settledAmounts]);
+  const filters: TransactionFilters = { ...applied, ...amounts };
+  const list = useTransactions(applied, page);
   const last4 = useQuery(vcnLast4Query);
   const active = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
 
   // Spec §4: the page resets to 1 whenever a filter changes or is cleared.
   const setFilter = (patch: Partial<TransactionFilters>) => {
-    setFilters((f) => ({ ...f, ...patch }));
-    setPage(1);
+    const { minAmount, maxAmount, ...selects } = patch;
+    if (minAmount !== undefined || maxAmount !== undefined) setAmounts((a) => ({ minAmount: minAmount ?? a.minAmount, maxAmount: maxAmount ?? a.maxAmount }));
+    // Selects and Clear apply at once; typed amounts once they settle (above).
+    const urlPatch: Record<string, string | null> = Object.fromEntries(Object.entries(selects).map(([k, v]) => [k, v === "all" ? null : v]));
+    if (patch === NO_FILTERS) Object.assign(urlPatch, { minAmount: null, maxAmount: null });
+    if (Object.keys(urlPatch).length) update({ ...urlPatch, page: null });
   };
 
   // Said under Max, where the mistake usually is; the call still goes out and matches nothing.

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { DollarSign, MousePointerClick, Target } from "lucide-react";
-import { useState } from "react";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Card, StatCard } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page";
@@ -8,6 +8,8 @@ import { Spinner } from "@/components/ui/spinner";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
 import { QUICK_RANGES, rangeLabel } from "@/lib/date-ranges";
 import { formatMoney, formatNumber } from "@/lib/format";
+import { useReportDays } from "@/lib/report-days";
+import { useSearchState } from "@/lib/url-state";
 import { offerPerformanceQuery, offerTotals } from "./api";
 
 /** Spec §2: quick ranges of 7, 30 and 90 days ending today; 30 by default. */
@@ -19,10 +21,17 @@ const PERIODS = [
 
 const COLUMNS = 6;
 
+/** The period in the URL (`?days=7`), so refresh and Back keep it; anything else means 30. */
+const offersSearchSchema = z.object({ days: z.enum(["7", "30", "90"]) });
+const OFFERS_DEFAULTS = { days: "30" };
+
 export default function OffersScreen() {
-  const [days, setDays] = useState<number>(30);
+  const { value: search, update } = useSearchState(offersSearchSchema, OFFERS_DEFAULTS);
+  const days = Number(search.days);
+  const setDays = (d: number) => update({ days: d });
   const period = PERIODS.find((p) => p.days === days) ?? PERIODS[1];
-  const range = period.range(new Date());
+  // Days of the report time zone, as the server counts them.
+  const range = period.range(useReportDays().today);
   const offers = useQuery(offerPerformanceQuery(range));
   const rows = offers.data ?? [];
   const totals = offers.data ? offerTotals(offers.data) : null;
