@@ -147,7 +147,7 @@ const code = await bundleWorkerCode(work, {
   "middleware/database.ts": ["createDb"],
   "db/queries/cake.ts": ["rebuildAttributed"],
   "db/queries/stats.ts": ["reportStatement"],
-  "lib/zone-days.ts": ["zoneDayRange"],
+  "lib/calendar-days.ts": ["zoneDayRange"],
   "stats/report.ts": ["buildReport"],
   "drizzle-orm/sqlite-core": ["SQLiteAsyncDialect"],
 });

@@ -54,7 +54,7 @@ const bundleCode = () =>
     "jobs/roll-up-clicks.ts": ["rollUpClicks"],
     "db/queries/stats.ts": ["reportStatement"],
     "db/raw-batch.ts": ["rawBatch"],
-    "lib/zone-days.ts": ["zoneDayRange"],
+    "lib/calendar-days.ts": ["zoneDayRange"],
     "stats/report.ts": ["buildReport"],
     "schemas/stats.ts": ["STATS_GROUPINGS"],
     "drizzle-orm/sqlite-core": ["SQLiteAsyncDialect"],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cakeInstant, cakeDay, cakeWindows, createCakeClient, type CakeConfig } from "../src/integrations/cake";
-import { dayIn, shiftDay, splitDays } from "../src/integrations/day-windows";
+import { dayIn, shiftDay, splitDays } from "../src/lib/calendar-days";
 import { decimalToCents } from "../src/integrations/decimal";
 import { createCakeFake, type FakeCakeConversion } from "./fakes/cake-fake";
 import { externalFailure } from "./performance-helpers";

@@ -3,7 +3,7 @@ import { insertClicks, type NewClick } from "../src/db/queries/clicks";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { writeSetting } from "../src/db/queries/settings";
-import { dayIn } from "../src/integrations/day-windows";
+import { dayIn } from "../src/lib/calendar-days";
 import { call, db, makeAdmin, makeUser } from "./helpers";
 
 interface ClickLog {

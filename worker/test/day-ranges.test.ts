@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dayIn, shiftDay } from "../src/integrations/day-windows";
-import { dayStartMs, zoneDayRange } from "../src/lib/zone-days";
+import { dayIn, shiftDay } from "../src/lib/calendar-days";
+import { dayStartMs, zoneDayRange } from "../src/lib/calendar-days";
 import { canonicalTimeZone } from "../src/schemas/settings";
 
 const utc = (s: string) => Date.parse(s);

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { cakeAttributedDaily, cakeConversions, cakeStats } from "../src/db/schema";
-import { dayIn } from "../src/integrations/day-windows";
+import { dayIn } from "../src/lib/calendar-days";
 import { runSync } from "../src/sync/run-sync";
 import type { FakeCakeConversion } from "./fakes/cake-fake";
 import { db } from "./helpers";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { normaliseBaseUrl } from "../src/schemas/settings";
 import { writeSetting } from "../src/db/queries/settings";
-import { dayIn } from "../src/integrations/day-windows";
+import { dayIn } from "../src/lib/calendar-days";
 import { call, client, db, makeAdmin, makeUser } from "./helpers";
 
 describe("settings", () => {

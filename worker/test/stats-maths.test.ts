@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { dayStartMs, localDaySql, offsetSpans, zoneDayRange } from "../src/lib/zone-days";
+import { dayStartMs, localDaySql, offsetSpans, zoneDayRange } from "../src/lib/calendar-days";
 import { formatThousandths, metrics, roundToTotal } from "../src/stats/report";
 import { db } from "./helpers";
 

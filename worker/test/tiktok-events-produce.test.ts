@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { claimSends } from "../src/db/queries/tiktok-events";
-import { dayIn } from "../src/integrations/day-windows";
+import { dayIn } from "../src/lib/calendar-days";
 import { STALE_SEND_MS, sweepTikTokEventsJob } from "../src/jobs/tiktok-events";
 import { runSync } from "../src/sync/run-sync";
 import { eventFor, produceSends } from "../src/tiktok-events/produce";

@@ -9,8 +9,8 @@
  * ⚠ marks what integrations.md could not confirm; those parts read the answer defensively.
  */
 import { realDay } from "../schemas/calendar-date";
-import { wallTimeToInstant } from "../lib/zone-days";
-import { dayIn, shiftDay, splitDays } from "./day-windows";
+import { wallTimeToInstant } from "../lib/calendar-days";
+import { dayIn, shiftDay, splitDays } from "../lib/calendar-days";
 import { decimalToCents } from "./decimal";
 import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
 

@@ -4,7 +4,7 @@
  * `code` that says what went wrong; metric values are strings and may be "-". A request with
  * the `stat_time_day` dimension covers at most 30 days; days are the advertiser's own.
  */
-import { splitDays } from "./day-windows";
+import { splitDays } from "../lib/calendar-days";
 import { decimalToCents } from "./decimal";
 import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
 

@@ -2,7 +2,7 @@ import { readSettings } from "../db/queries/settings";
 import { purgeOldRuns } from "../db/queries/sync-runs";
 import type { SyncSource } from "../db/schema";
 import type { Bindings } from "../env";
-import { dayIn } from "../integrations/day-windows";
+import { dayIn } from "../lib/calendar-days";
 import { syncDays } from "../sync/config";
 import { runSync } from "../sync/run-sync";
 import type { Job } from "./index";

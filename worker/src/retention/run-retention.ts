@@ -28,8 +28,8 @@ import { readRollupState } from "../db/queries/click-rollup";
 import { deleteRefusedBefore } from "../db/queries/refused-clicks";
 import { reportTimeZone } from "../db/queries/settings";
 import type { Db } from "../env";
-import { dayIn, shiftDay } from "../integrations/day-windows";
-import { dayStartMs } from "../lib/zone-days";
+import { dayIn, shiftDay } from "../lib/calendar-days";
+import { dayStartMs } from "../lib/calendar-days";
 import { archiveDay } from "./archive-day";
 
 const DAY_MS = 86_400_000;

@@ -2,11 +2,11 @@ import { Hono } from "hono";
 import { auditPage, auditRowsAfter, type AuditFilter, type AuditRow } from "../db/queries/audit";
 import { reportTimeZone } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
-import { dayIn, shiftDay } from "../integrations/day-windows";
+import { dayIn, shiftDay } from "../lib/calendar-days";
 import { csvRow, pagedCsv } from "../lib/csv";
 import { iso } from "../lib/time";
 import { validate } from "../lib/validate";
-import { dayStartMs } from "../lib/zone-days";
+import { dayStartMs } from "../lib/calendar-days";
 import { AUDIT_PAGE_SIZE, auditExportQuery, auditListQuery } from "../schemas/audit";
 
 const EXPORT_PAGE_ROWS = 1000;

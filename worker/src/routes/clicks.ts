@@ -5,12 +5,12 @@ import { archivedFrontier, archiveOfDay, archivesOverlapping } from "../db/queri
 import { refusedByDay } from "../db/queries/refused-clicks";
 import { reportTimeZone } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
-import { dayIn, shiftDay } from "../integrations/day-windows";
+import { dayIn, shiftDay } from "../lib/calendar-days";
 import { badRequest, notFound } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
 import { clickCsv } from "../tracking/click-csv";
 import { validate } from "../lib/validate";
-import { zoneDayRange } from "../lib/zone-days";
+import { zoneDayRange } from "../lib/calendar-days";
 import { archiveDayParam, clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
 import { clicksRetention } from "../retention/config";
 

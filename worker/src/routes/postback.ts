@@ -11,7 +11,7 @@ import { recordPostback } from "../db/queries/cake";
 import { readSettings } from "../db/queries/settings";
 import type { AppEnv } from "../env";
 import { decimalToCents } from "../integrations/decimal";
-import { dayIn } from "../integrations/day-windows";
+import { dayIn } from "../lib/calendar-days";
 import { ApiError } from "../lib/errors";
 import { validate } from "../lib/validate";
 import { database } from "../middleware/database";

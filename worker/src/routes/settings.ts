@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { audit, shown } from "../audit/record";
 import { readSettings, reportTimeZone, writeSetting } from "../db/queries/settings";
 import type { AppEnv } from "../env";
-import { dayIn } from "../integrations/day-windows";
+import { dayIn } from "../lib/calendar-days";
 import { validate } from "../lib/validate";
 import { settingSchema } from "../schemas/settings";
 

@@ -5,7 +5,7 @@ import { reportTimeZone } from "../db/queries/settings";
 import { mediaBuyerChoices, readReport, type ReportQuery } from "../db/queries/stats";
 import type { AppEnv } from "../env";
 import { validate } from "../lib/validate";
-import { zoneDayRange } from "../lib/zone-days";
+import { zoneDayRange } from "../lib/calendar-days";
 import { statsFiltersQuery, statsReportQuery, type StatsFilters } from "../schemas/stats";
 import { buildReport } from "../stats/report";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { calendarDate } from "./calendar-date";
+import { calendarDate, dayNumber } from "./calendar-date";
 
 /**
  * What an audit entry is about. `domain` is for the domain purchase and configuration routes.
@@ -44,8 +44,6 @@ const filters = {
   startDate: calendarDate("startDate").optional(),
   endDate: calendarDate("endDate").optional(),
 };
-
-const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
 type Range = { startDate?: string; endDate?: string };
 const inOrder = (v: Range) => !v.startDate || !v.endDate || v.startDate <= v.endDate;

@@ -1,10 +1,8 @@
 import { z } from "zod";
-import { calendarDate } from "./calendar-date";
+import { calendarDate, dayNumber } from "./calendar-date";
 
 /** Longest range the performance read calls accept: a year of days, with room for a leap year. */
 export const MAX_RANGE_DAYS = 366;
-
-const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
 /** `?startDate&endDate` of the performance reads: calendar days, endDate included. */
 export const dateRangeQuery = z

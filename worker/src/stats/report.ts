@@ -8,7 +8,7 @@
  */
 import { formatCents, formatScaled } from "../lib/money";
 import { CAKE_ONLY_GROUPINGS, isCakeNarrowed, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
-import { shiftDay } from "../integrations/day-windows";
+import { shiftDay } from "../lib/calendar-days";
 import { countryLabel } from "../lib/country";
 import { isoOrNull } from "../lib/time";
 import {

@@ -2,7 +2,7 @@ import { applyCakePull, type DayRange } from "../db/queries/cake";
 import { archivedFrontier } from "../db/queries/click-archives";
 import type { Db } from "../env";
 import { createCakeClient, type CakeClick, type CakeConfig, type CakeConversion } from "../integrations/cake";
-import { shiftDay, splitDays } from "../integrations/day-windows";
+import { shiftDay, splitDays } from "../lib/calendar-days";
 import { ExternalApiError, type HttpOptions } from "../integrations/http";
 
 /**

@@ -9,7 +9,7 @@ import { readSettings } from "../db/queries/settings";
 import { closeRun, openRun, recordFinishedRun, runningRun, type SyncRun } from "../db/queries/sync-runs";
 import type { SyncSource, SyncTrigger } from "../db/schema";
 import type { Bindings, Db } from "../env";
-import { dayIn, shiftDay } from "../integrations/day-windows";
+import { dayIn, shiftDay } from "../lib/calendar-days";
 import { ExternalApiError, type HttpOptions } from "../integrations/http";
 import { iso, isoOrNull } from "../lib/time";
 import type { CakeConversion } from "../integrations/cake";

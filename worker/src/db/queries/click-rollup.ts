@@ -8,8 +8,8 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
-import { shiftDay } from "../../integrations/day-windows";
-import { localDaySql, offsetSpans } from "../../lib/zone-days";
+import { shiftDay } from "../../lib/calendar-days";
+import { localDaySql, offsetSpans } from "../../lib/calendar-days";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS, type AudienceDim } from "../schema";
 import type { ArchivedFrontier } from "./click-archives";

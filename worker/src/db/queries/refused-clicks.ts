@@ -2,7 +2,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
-import { localDaySql, offsetSpans } from "../../lib/zone-days";
+import { localDaySql, offsetSpans } from "../../lib/calendar-days";
 import { rawBatch } from "../raw-batch";
 
 export interface RefusalCount {

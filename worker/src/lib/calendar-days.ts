@@ -1,39 +1,45 @@
 /**
- * Which calendar day an instant falls on in an IANA time zone, computed inside SQL. SQLite knows
- * no time zones, so the zone's UTC offsets over a stretch of time are worked out here (with Intl,
- * daylight saving included) and handed to SQL as a CASE over the offset changes: the day is the
- * UTC date of `instant + offset`. A stretch of weeks has one to three offsets, so the expression
- * stays tiny and the day is computed per row without a join.
+ * Calendar days, the Worker's one set of helpers for them. A day is `YYYY-MM-DD` text; which day an
+ * instant falls on depends on an IANA time zone (the report time zone for our clicks, CAKE's zone
+ * for its rows), with daylight saving, read through @date-fns/tz, the same library the web's date
+ * pickers count days with.
+ *
+ * - days as text: `dayIn`, `shiftDay`, `splitDays` (long ranges cut into what an API accepts),
+ *   `dayNumber` (schemas/calendar-date.ts);
+ * - a zone's days as instants: `dayStartMs`, `zoneDayRange`, `wallTimeToInstant`;
+ * - inside SQL, where SQLite knows no time zones: the zone's UTC offsets over a stretch of time
+ *   (`offsetSpans`) handed to SQL as a CASE over the offset changes (`localDaySql`): the day is the
+ *   UTC date of `instant + offset`. A stretch of weeks has one to three offsets, so the expression
+ *   stays tiny and the day is computed per row without a join.
  */
+import { tzOffset } from "@date-fns/tz";
 import { sql, type SQL } from "drizzle-orm";
-import { dayIn, shiftDay } from "../integrations/day-windows";
 
-const partsFormats = new Map<string, Intl.DateTimeFormat>();
+export { dayNumber } from "../schemas/calendar-date";
 
-function formatFor(timeZone: string) {
-  let format = partsFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    partsFormats.set(timeZone, format);
-  }
-  return format;
+const DAY_MS = 86_400_000;
+
+/** How far the zone's wall clock is ahead of UTC at an instant, in milliseconds (@date-fns/tz). */
+export function zoneOffsetMs(ms: number, timeZone: string): number {
+  const minutes = tzOffset(timeZone, new Date(ms));
+  if (!Number.isFinite(minutes)) throw new RangeError(`Unknown time zone: ${timeZone}`);
+  return minutes * 60_000;
 }
 
-/** How far the zone's wall clock is ahead of UTC at an instant, in milliseconds. */
-export function zoneOffsetMs(ms: number, timeZone: string): number {
-  const p: Record<string, number> = {};
-  for (const part of formatFor(timeZone).formatToParts(ms)) if (part.type !== "literal") p[part.type] = Number(part.value);
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-  return wall - Math.floor(ms / 1000) * 1000;
+/** The calendar day of an instant in an IANA time zone. */
+export const dayIn = (ms: number, timeZone: string): string => new Date(ms + zoneOffsetMs(ms, timeZone)).toISOString().slice(0, 10);
+
+/** The day `days` calendar days after `date` (before, when negative). */
+export const shiftDay = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** Calendar days start..end (inclusive), in consecutive pieces of at most `maxDays` days. */
+export function splitDays(start: string, end: string, maxDays: number): { start: string; end: string }[] {
+  const pieces: { start: string; end: string }[] = [];
+  for (let from = start; from <= end; from = shiftDay(from, maxDays)) {
+    const last = shiftDay(from, maxDays - 1);
+    pieces.push({ start: from, end: last < end ? last : end });
+  }
+  return pieces;
 }
 
 /** The instant a zone's wall clock reads `wallMs` (a wall time written as if it were UTC). */
