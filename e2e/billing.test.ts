@@ -49,7 +49,7 @@ parsed.data.forEach((r, i) => {
   const line = i + 2;
   const card = (r["Registered Card Last 4"] ?? "").trim();
   const status = (r["Status"] ?? "").trim().toUpperCase();
-  // decisions.md: an empty card last 4 or an unknown status is a validation error.
+  // docs/product-rules.md: an empty card last 4 or an unknown status is a validation error.
   if (!card || !STATUSES.includes(status)) return invalidLines.push(line);
   valid.push({
     line,
@@ -64,7 +64,7 @@ parsed.data.forEach((r, i) => {
 const sum = (rows: SampleRow[]) => rows.reduce((s, r) => s + r.cents, 0);
 const withStatus = (s: string) => valid.filter((r) => r.status === s);
 
-/** The VCN Spend Summary as the spec defines it: PENDING + CLEARED per nickname, largest first. */
+/** The VCN Spend Summary as docs/screens.md defines it: PENDING + CLEARED per nickname, largest first. */
 function vcnSummary(rows: SampleRow[]) {
   const groups = new Map<string, { n: number; c: number }>();
   for (const r of rows.filter((x) => x.status !== "DECLINED")) {
@@ -227,7 +227,7 @@ test("an admin uploads a statement, reads the cards and summary, filters and pag
   );
   const warnings = toasts.find((t) => t.title === "Validation Warnings")!;
   expect(warnings.description.split("\n").map((l) => l.replace(/:.*/, ":"))).toEqual(warningLines);
-  // Spec §8/§9: the warnings follow 500 ms later, replacing the first toast (one at a time).
+  // docs/screens.md §8 and §9: the warnings follow 500 ms later, replacing the first toast (one at a time).
   // Measured between the two toasts' insertion; the slack is for the first one's render.
   expect(warnings.at - success!.at).toBeGreaterThanOrEqual(400);
   expect(warnings.at - success!.at).toBeLessThan(2000);
@@ -412,7 +412,7 @@ test("an admin creates, edits and deletes an invoice", async () => {
   const todayIso = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, "0")}-${String(today.getDate()).padStart(2, "0")}`;
   expect(await page.getByLabel("Invoice Date").inputValue()).toBe(todayIso);
 
-  // The spec's messages for an empty form.
+  // The product's messages for an empty form.
   await page.getByRole("button", { name: "Create Invoice" }).click();
   for (const msg of ["Media buyer is required", "Amount paid is required", "Revenue share % is required", "Profit is required"]) {
     await page.getByText(msg).waitFor();

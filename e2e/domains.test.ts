@@ -81,7 +81,7 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   expect(await page.getByText("Domain automation is not fully set up").count()).toBe(0);
   await h.shot(page, "01-empty");
 
-  // The spec's validation texts, before anything is sent.
+  // The product's validation texts, before anything is sent.
   const input = page.getByLabel("Domain name");
   const check = page.getByRole("button", { name: "Check Availability" });
   await check.click();

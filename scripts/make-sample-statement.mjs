@@ -1,5 +1,5 @@
 // Writes samples/billing/sample-statement.csv: a month of a virtual-card provider's transaction
-// export (Extend's 43-column layout, integrations.md) to try the Billing screen with, and the file
+// export (Extend's 43-column layout, docs/integrations.md) to try the Billing screen with, and the file
 // the browser test uploads (e2e/billing.test.ts). Deterministic: running it again gives the same
 // bytes. `node scripts/make-sample-statement.mjs`
 //

@@ -37,7 +37,8 @@ const RULES = [
 
 const check = process.argv.includes("--check");
 let changed = 0;
-for (const file of citationFiles()) {
+// docs/ is where citations point: its own links are relative and already inside the repository.
+for (const file of citationFiles().filter((f) => !f.startsWith("docs/"))) {
   const before = readFileSync(file, "utf8");
   let after = before;
   for (const [pattern, replacement] of RULES) after = after.replace(pattern, replacement);

@@ -1,5 +1,5 @@
 // The 43 columns of the virtual-card provider's (Extend) transaction export, in its order
-// (shared/docs/integrations.md). The sample statement and the import benchmark both write files
+// (docs/integrations.md). The sample statement and the import benchmark both write files
 // in this layout.
 export const EXTEND_EXPORT_HEADER = [
   "Registered Card Last 4", "Funding Source", "Type of Account", "Transaction Date", "Clear Date", "Type", "Status",

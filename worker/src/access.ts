@@ -52,7 +52,7 @@ export const ACCESS = {
   // the report time zone and its today: every screen's date picker counts days in it
   "GET /api/settings/report-time-zone": "signed-in",
   "POST /api/settings": "admin",
-  // verification-code inbox: every signed-in user (decisions.md)
+  // verification-code inbox: every signed-in user (docs/product-rules.md)
   "GET /api/codes": "signed-in",
   // tracking engine: landers, offers, campaigns (mutations admin-only, spec section 6), sparks, clicks
   "GET /api/landers": feature("landers", "campaigns"),

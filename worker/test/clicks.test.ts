@@ -146,7 +146,7 @@ describe("GET /api/clicks/by-campaign", () => {
 describe("GET /api/clicks/export", () => {
   const parseCsv = (text: string) => text.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
 
-  it("downloads the spec's columns, then the visitor's, newest first, with formula injection defused", async () => {
+  it("downloads the product's columns, then the visitor's, newest first, with formula injection defused", async () => {
     const admin = await makeAdmin();
     const id = await campaign("Summer, \"Hot\"");
     const [older, newer] = await seed(id, [

@@ -74,7 +74,7 @@ describe("domain and subdomain rules", () => {
     expect(domainError("brightdeals.com")).toEqual(["Only .xyz domains are supported"]);
     expect(domainError("trk.brightdeals.xyz")?.[0]).toMatch(/^Enter the domain itself/);
   });
-  it("checks subdomains with the spec's texts", () => {
+  it("checks subdomains with the product's texts", () => {
     expect(subdomainSchema.parse(" Go ")).toBe("go");
     expect(subdomainSchema.safeParse("").error?.issues[0]?.message).toBe("Subdomain is required");
     for (const bad of ["trk.go", "tr_k", "-trk", "trk-", "a".repeat(64), "trk!"]) {

@@ -99,7 +99,7 @@ describe("Configure DNS", () => {
     expect(fakes.namecheap.commandsCount("namecheap.domains.dns.setCustom")).toBe(1);
   });
 
-  it.each([["trk.go"], [""], ["Tr_k"]])("refuses the subdomain %j with the spec's message and changes nothing", async (subdomain) => {
+  it.each([["trk.go"], [""], ["Tr_k"]])("refuses the subdomain %j with the product's message and changes nothing", async (subdomain) => {
     const fakes = createDomainFakes();
     routeFetchTo(fakes);
     const row = await bought(fakes);

@@ -44,7 +44,7 @@ describe("POST /api/domains/check", () => {
     ["", "Domain name is required"],
     ["not a domain", "Invalid domain format (e.g., example.com, example.co.uk)"],
     ["brightdeals.com", "Only .xyz domains are supported"],
-  ])("refuses %j with the spec's message, asking Namecheap nothing", async (domain, message) => {
+  ])("refuses %j with the product's message, asking Namecheap nothing", async (domain, message) => {
     const fakes = createDomainFakes();
     routeFetchTo(fakes);
     const admin = await makeAdmin();

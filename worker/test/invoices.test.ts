@@ -49,7 +49,7 @@ describe("invoices", () => {
     expect(dates).toEqual([...dates].sort().reverse());
   });
 
-  it("answers the spec's messages for missing fields", async () => {
+  it("answers the product's messages for missing fields", async () => {
     const admin = await makeAdmin();
     const res = await call("/api/invoices", {
       cookie: admin.cookie,

@@ -167,7 +167,7 @@ describe("parsing a statement", () => {
     expect(rows[1]).toMatchObject({ merchantName: 'Quote "Co"', authBillingAmountCents: 2050 });
   });
 
-  it("reads the spec's shorter column names and any case of status", () => {
+  it("reads the product's shorter column names and any case of status", () => {
     const { rows, problems, notes } = parseStatement(shortNames);
     expect(problems).toEqual([]);
     expect(rows.map((r) => [r.status, r.vcnLast4, r.authBillingAmountCents, r.referenceId, r.fundingSource])).toEqual([

@@ -14,7 +14,7 @@ describe("roundToTotal", () => {
   });
 });
 
-describe("metrics (spec §9)", () => {
+describe("metrics (docs/screens.md §9)", () => {
   it("computes profit, ROI, ROAS, CR, EPV and CPV, with 0 where spend or visits are 0", () => {
     expect(metrics({ visits: 8, conversions: 2, revenueCents: 1001, spendCents: 400, linkClicks: null, exitClicks: null })).toEqual({
       visits: 8,

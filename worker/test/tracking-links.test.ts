@@ -94,7 +94,7 @@ describe("offer templates", () => {
   });
 });
 
-describe("campaign links (decisions.md)", () => {
+describe("campaign links (docs/product-rules.md)", () => {
   const settings = { redirect_domain: "https://go.example.com", global_exit_domain: "" };
   const active = { domain: "brand.xyz", subdomain: "trk", status: "active" as const };
 

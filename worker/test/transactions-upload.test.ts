@@ -90,7 +90,7 @@ describe("uploading a statement", () => {
     await upload(admin, feb);
     const res = await upload(admin, jan);
     // ...6790 is CLEARED now: January's PENDING copy is stale. CANVA went PENDING -> DECLINED in
-    // February; January's PENDING row moves it back (decisions.md: PENDING <-> DECLINED updates).
+    // February; January's PENDING row moves it back (docs/product-rules.md: PENDING <-> DECLINED updates).
     expect(await res.json()).toEqual({
       count: 1,
       clearedCount: 0,
@@ -126,7 +126,7 @@ describe("uploading a statement", () => {
     expect((await byReference("BOM-1"))[0]).toMatchObject({ merchantName: "ACME, LLC", nameOnCard: 'Dana "DJ" Lee', vcnLast4: "5150" });
   });
 
-  it("reads the spec's shorter column names, and says which digits it padded", async () => {
+  it("reads the product's shorter column names, and says which digits it padded", async () => {
     const admin = await makeAdmin();
     const res = await upload(admin, shortNames);
     expect(await res.json()).toEqual({

@@ -15,7 +15,7 @@ function refreshUserOn403(client: QueryClient, error: unknown) {
 }
 
 /**
- * Spec §9 defaults: no automatic refetching, no refetch on focus, data never stale, no retries.
+ * docs/screens.md §9 defaults: no automatic refetching, no refetch on focus, data never stale, no retries.
  * Screens that poll set their own `refetchInterval`.
  */
 export const createQueryClient = () => {

@@ -21,7 +21,7 @@ export interface Screen {
 }
 
 /**
- * Every screen behind the sign-in, in sidebar order (spec §2, decisions.md). The router and the
+ * Every screen behind the sign-in, in sidebar order (docs/screens.md §2, docs/product-rules.md). The router and the
  * sidebar both read this list, so a screen exists in both or in neither.
  */
 export const SCREENS: Screen[] = [

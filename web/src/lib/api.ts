@@ -1,7 +1,7 @@
 import { hc } from "hono/client";
 import type { AppType } from "../../../worker/src/app";
 
-/** An API failure: the HTTP status and the server's `error` sentence (decisions.md). */
+/** An API failure: the HTTP status and the server's `error` sentence (docs/product-rules.md). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -44,6 +44,6 @@ export async function unwrap<T extends { ok: boolean; json(): Promise<unknown> }
   return (await res.json()) as T extends { ok: true; json(): Promise<infer R> } ? R : never;
 }
 
-/** The message to show for a failure, with the spec's fallback when there is none. */
+/** The message to show for a failure, with the product's fallback when there is none. */
 export const messageOf = (error: unknown, fallback: string) =>
   error instanceof Error && error.message ? error.message : fallback;

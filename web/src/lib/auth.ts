@@ -39,7 +39,7 @@ type LoginAnswer = InferResponseType<typeof api.login.$post, 200>;
 /** The password was right and two-factor sign-in is on: the code comes next. */
 export const needsSecondFactor = (answer: LoginAnswer): answer is Extract<LoginAnswer, { secondFactor: "required" }> => "secondFactor" in answer;
 
-/** Spec §4: a new sign-in starts from a clean cache, then stores the user. */
+/** docs/screens.md §4: a new sign-in starts from a clean cache, then stores the user. */
 function useSignedIn() {
   const qc = useQueryClient();
   return (user: CurrentUser) => {

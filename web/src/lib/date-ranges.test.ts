@@ -5,7 +5,7 @@ const today = new Date(2026, 10, 22); // Nov 22, 2026 (local)
 const ranges = Object.fromEntries(QUICK_RANGES.map((q) => [q.label, q.range(today)]));
 
 describe("quick ranges", () => {
-  it("lists the spec's ranges in order", () => {
+  it("lists the product's ranges in order", () => {
     expect(QUICK_RANGES.map((q) => q.label)).toEqual([
       "Today", "Yesterday", "Last 3 days", "Last 7 days", "Last 14 days", "Last 30 days",
       "This month", "Last month", "Last 90 days", "Last 6 months",

@@ -20,7 +20,7 @@ export interface QuickRange {
 const span = (from: Date, to: Date): DayRange => ({ startDate: toDay(from), endDate: toDay(to) });
 const lastDays = (n: number) => (today: Date) => span(subDays(today, n - 1), today);
 
-/** The picker's quick ranges (spec §2), in order. "Last N days" ends today and includes it. */
+/** The picker's quick ranges (docs/screens.md §2), in order. "Last N days" ends today and includes it. */
 export const QUICK_RANGES: QuickRange[] = [
   { label: "Today", range: (t) => span(t, t) },
   { label: "Yesterday", range: (t) => span(subDays(t, 1), subDays(t, 1)) },

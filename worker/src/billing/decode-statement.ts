@@ -15,7 +15,7 @@ const startsWith = (data: Uint8Array, prefix: number[]) => prefix.every((b, i) =
 const AS_CSV = "Download the transaction export again as CSV and upload that file.";
 
 /**
- * The text of an uploaded statement. The export is UTF-8 (integrations.md), possibly with a BOM,
+ * The text of an uploaded statement. The export is UTF-8 (docs/integrations.md), possibly with a BOM,
  * which is dropped. Anything else is refused with a reason rather than parsed into garbage rows:
  * a workbook renamed .csv would otherwise turn into a screenful of bogus validation errors.
  */

@@ -8,7 +8,7 @@ import { planImport } from "./plan-import";
 export const MAX_LISTED_PROBLEMS = 100;
 
 /**
- * The upload answer (spec §3 "Upload response"). `warnings`: one "Line N: reason" per row that
+ * The upload answer (docs/screens.md §3). `warnings`: one "Line N: reason" per row that
  * was not stored (what the screen's 'Validation Warnings' toast shows). `details`: how the file
  * was read where that matters (padded digits, stale or repeated rows), nothing that was refused.
  */

@@ -9,7 +9,7 @@ import { columnLabel, locateColumns, type StatementColumn } from "./statement-co
 export interface StatementRow {
   /** Where the row starts in the file (the header is line 1). */
   line: number;
-  /** Reference Id, or card/VCN/date/amount/merchant when there is none (decisions.md). */
+  /** Reference Id, or card/VCN/date/amount/merchant when there is none (docs/product-rules.md). */
   dedupeKey: string;
   registeredCardLast4: string;
   fundingSource: string | null;
@@ -48,7 +48,7 @@ export const MAX_CELL_CHARS = 1000;
 export const MAX_STATEMENT_ROWS = 100_000;
 /** Distinct cell values shared between rows (see `intern`); beyond it new values are kept as read. */
 const MAX_SHARED_VALUES = 20_000;
-/** Amounts up to the spec's decimal(10,2). */
+/** Amounts up to the product's decimal(10,2). */
 const MAX_AMOUNT_CENTS = 99_999_999_99;
 
 const STATUSES = new Set<string>(TRANSACTION_STATUS_VALUES);
@@ -108,7 +108,7 @@ export const describeLines = (lines: number[]) =>
   `line${lines.length > 1 ? "s" : ""} ${lines.slice(0, 5).join(", ")}${lines.length > 5 ? ", ..." : ""}`;
 
 /**
- * Reads a statement export (decisions.md, Billing import). The file is refused whole when it is
+ * Reads a statement export (docs/product-rules.md "Billing import"). The file is refused whole when it is
  * not CSV or lacks a required column; otherwise every row is either a valid `StatementRow` or a
  * problem naming its line and reason. Rows are converted as they are parsed, so the 43-column
  * arrays never pile up in memory.

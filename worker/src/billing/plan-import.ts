@@ -16,7 +16,7 @@ export interface ImportPlan extends ImportCounts {
 }
 
 /**
- * Whether a stored status may be replaced by an incoming one. decisions.md: PENDING -> CLEARED and
+ * Whether a stored status may be replaced by an incoming one. docs/product-rules.md: PENDING -> CLEARED and
  * PENDING <-> DECLINED update the row. Not listed there, so ours: CLEARED is final (a CLEARED row
  * never goes back: an older file uploaded after a newer one is skipped), and DECLINED -> CLEARED
  * is taken (the provider settled it; ignoring that would hide real spend). The import's SQL
@@ -26,7 +26,7 @@ export const mayChange = (stored: TransactionStatusValue, incoming: TransactionS
   stored !== "CLEARED" && stored !== incoming;
 
 /**
- * Applies decisions.md's import rules to an export's rows against what is stored, as if the rows
+ * Applies the import rules of docs/product-rules.md "Billing import" to an export's rows against what is stored, as if the rows
  * were applied one by one in file order (so a file listing a transaction twice counts both).
  * Returns the counts and the rows the write must send; pure, so every rule is tested directly.
  */

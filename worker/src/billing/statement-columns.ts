@@ -1,5 +1,5 @@
 /**
- * The columns of the virtual-card export (integrations.md: Extend's 43-column layout) that we
+ * The columns of the virtual-card export (docs/integrations.md: Extend's 43-column layout) that we
  * store, each with the names a file may use for it: the real export's name first, then the
  * spec's shorter names and the screen's labels. Files re-saved by hand re-case and re-space
  * headers, so names compare without case, spaces or underscores ("AUTH  billing_amount" and
@@ -25,7 +25,7 @@ export const STATEMENT_COLUMNS = {
 
 export type StatementColumn = keyof typeof STATEMENT_COLUMNS;
 
-/** Without these a file is not an export at all (decisions.md): refused whole. */
+/** Without these a file is not an export at all (docs/product-rules.md): refused whole. */
 export const REQUIRED_COLUMNS = ["registeredCardLast4", "status"] as const satisfies readonly StatementColumn[];
 
 export const columnLabel = (column: StatementColumn) => STATEMENT_COLUMNS[column][0];

@@ -1,8 +1,8 @@
 /**
- * The whole Trackyard data model (spec §3 plus sessions and login throttling).
+ * The whole Trackyard data model (docs/screens.md §3 plus sessions and login throttling).
  *
- * Conventions (decisions.md):
- * - ids: `users.id` is a UUID (the spec says so); every other table uses an integer primary key
+ * Conventions (docs/product-rules.md):
+ * - ids: `users.id` is a UUID (docs/screens.md §3); every other table uses an integer primary key
  *   (SQLite's rowid: the smallest and fastest key for the high-volume tables like clicks).
  *   `sessions.id` is the one exception: a random token, because it travels in the cookie.
  * - money is integer cents (`*_cents`), revenue share is basis points; the API speaks decimal strings.
@@ -238,7 +238,7 @@ export const transactions = sqliteTable(
     vcnNickname: text("vcn_nickname"),
     vcnLast4: text("vcn_last4"),
     referenceId: text("reference_id"),
-    /** Reference Id, or card/VCN/date/amount/merchant when the export has none (decisions.md). */
+    /** Reference Id, or card/VCN/date/amount/merchant when the export has none (docs/product-rules.md). */
     dedupeKey: text("dedupe_key").notNull().unique(),
     uploadedAt: integer("uploaded_at").notNull().default(nowMs),
   },
@@ -319,7 +319,7 @@ export const campaigns = sqliteTable(
   (t) => [index("campaigns_lander_idx").on(t.landerId), index("campaigns_offer_idx").on(t.offerId)],
 );
 
-/** Kept for the data model's completeness; decisions.md: no disguised pages are generated. */
+/** Kept for the data model's completeness; docs/product-rules.md: no disguised pages are generated. */
 export const generatedWebsites = sqliteTable("generated_websites", {
   id: integer("id").primaryKey(),
   campaignId: integer("campaign_id")
@@ -439,7 +439,7 @@ export const invoices = sqliteTable(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Performance data coming in (issue 6): CAKE and TikTok syncs, the conversion postback, and the
+// Performance data coming in (README "Performance stats"): CAKE and TikTok syncs, the conversion postback, and the
 // daily rollups the stats report reads so a 30-day report never scans raw clicks.
 // ---------------------------------------------------------------------------------------------
 
@@ -669,7 +669,7 @@ export const auditLog = sqliteTable(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Who clicked (issue 12): audience rollups for the Country / Device / OS / Browser groupings, and
+// Who clicked (README "Conversions sent to TikTok"): audience rollups for the Country / Device / OS / Browser groupings, and
 // the conversions sent back to TikTok's Events API.
 // ---------------------------------------------------------------------------------------------
 

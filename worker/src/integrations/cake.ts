@@ -6,7 +6,7 @@
  * Calls cover at most 31 days, the end date exclusive, and page with start_at_row (from 1) and
  * row_limit. Days are the network's own calendar days: CAKE reports in its account's time zone.
  *
- * ⚠ marks what integrations.md could not confirm; those parts read the answer defensively.
+ * ⚠ marks what docs/integrations.md could not confirm; those parts read the answer defensively.
  */
 import { realDay } from "../schemas/calendar-date";
 import { wallTimeToInstant } from "../lib/calendar-days";

@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** The one error shape every API failure uses (decisions.md): `{ error, details? }`. */
+/** The one error shape every API failure uses (docs/product-rules.md): `{ error, details? }`. */
 export interface ApiErrorBody {
   error: string;
   details?: string[];

@@ -17,7 +17,7 @@ const hasBody = (req: Request) =>
   req.body !== null && (req.headers.get("content-length") ?? "") !== "0";
 
 /**
- * CSRF and content rules (decisions.md): a state-changing call must come from our own origin
+ * CSRF and content rules (docs/product-rules.md): a state-changing call must come from our own origin
  * (Origin, or Sec-Fetch-Site when Origin is absent) and carry JSON, except the declared
  * multipart uploads. Browsers cannot send cross-site JSON without a CORS preflight we never grant.
  */

@@ -26,7 +26,7 @@ async function resolveRange(db: Db, q: { startDate?: string; endDate?: string },
   return { startDate, endDate, timeZone, ...zoneDayRange(startDate, endDate, timeZone) };
 }
 
-/** Lander CTR: exits / redirect clicks x 100, two decimals (decisions.md). */
+/** Lander CTR: exits / redirect clicks x 100, two decimals (docs/product-rules.md). */
 export const ctrPercent = (exits: number, total: number) => (total === 0 ? 0 : Math.round((exits / total) * 10_000) / 100);
 
 const clickJson = (r: ClickLogRow) => ({ ...r, clickedAt: iso(r.clickedAt), exitedAt: isoOrNull(r.exitedAt) });

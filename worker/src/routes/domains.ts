@@ -24,7 +24,7 @@ function noteFor(row: DomainRow, busy: boolean): string | null {
   return null;
 }
 
-/** A domain row as the screens use it (the spec's fields, plus the host and what is going on). */
+/** A domain row as the screens use it (the product's fields, plus the host and what is going on). */
 export function domainJson(row: DomainRow, now = Date.now()) {
   const busy = row.leaseUntil !== null && row.leaseUntil >= now;
   return {

@@ -13,7 +13,7 @@ const sparkJson = (s: { id: number; name: string; code: string; sparkId: string;
   createdAt: iso(s.createdAt),
 });
 
-/** decisions.md: admins see every spark; a member only those assigned to them. */
+/** docs/product-rules.md: admins see every spark; a member only those assigned to them. */
 function scopeOf(user: SessionUser | null) {
   if (!user) throw new ApiError(401, "You are not signed in");
   return user.role === "admin" ? null : user.id;

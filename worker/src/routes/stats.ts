@@ -11,8 +11,8 @@ import { buildReport } from "../stats/report";
 
 export const statsRoutes = new Hono<AppEnv>()
   /**
-   * The grouped report (spec §2 Stats screen) over report-time-zone days startDate..endDate.
-   * Members see only their media buyers' rows and the spend linked to them (decisions.md).
+   * The grouped report (docs/screens.md §2 Stats screen) over report-time-zone days startDate..endDate.
+   * Members see only their media buyers' rows and the spend linked to them (docs/product-rules.md).
    */
   .get("/report", validate("query", statsReportQuery), async (c) => {
     const db = c.get("db");

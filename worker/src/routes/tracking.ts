@@ -100,7 +100,7 @@ async function clickForExit(db: Db, clickId: string) {
 
 /**
  * The public routes ad traffic hits, on any host (tracking domains point at this Worker). Outside
- * /api: no session, no CSRF guard, and the visitor never waits on a write (decisions.md "Tracking").
+ * /api: no session, no CSRF guard, and the visitor never waits on a write (docs/product-rules.md "Tracking").
  */
 export const trackingRoutes = new Hono<AppEnv>()
   .get("/r/:campaignId", async (c) => {

@@ -26,7 +26,7 @@ export const newUsername = z
   .max(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`)
   .regex(/^[A-Za-z0-9._@-]+$/, "Username may only contain letters, digits, dots, dashes, underscores and @");
 
-/** Rules for a new password (decisions.md: 8 to 256 characters). */
+/** Rules for a new password (docs/product-rules.md: 8 to 256 characters). */
 export const newPassword = z
   .string({ error: "Password is required" })
   .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)

@@ -16,7 +16,7 @@ export function isRealDate(value: string): boolean {
   return m !== null && realDay(Number(m[1]), Number(m[2]), Number(m[3])) !== null;
 }
 
-/** A calendar date as the API speaks it (decisions.md: `YYYY-MM-DD` text). */
+/** A calendar date as the API speaks it (docs/product-rules.md: `YYYY-MM-DD` text). */
 export const calendarDate = (label: string) =>
   z
     .string({ error: `${label} is required` })

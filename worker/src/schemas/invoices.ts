@@ -2,7 +2,7 @@ import { z } from "zod";
 import { calendarDate } from "./calendar-date";
 
 /**
- * Invoice fields as the form sends them (spec §5: values are text, with its messages). Money is
+ * Invoice fields as the form sends them (docs/screens.md §5: values are text, with its messages). Money is
  * validated as exact decimal text here and converted to cents (the percent to basis points) by
  * the server, never through floating point.
  */

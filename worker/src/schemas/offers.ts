@@ -2,7 +2,7 @@ import { z } from "zod";
 import { httpUrl } from "./http-url";
 import { NAME_MAX } from "./landers";
 
-/** The placeholders an offer's template may use (decisions.md), filled per click at /click. */
+/** The placeholders an offer's template may use (docs/product-rules.md), filled per click at /click. */
 export const TEMPLATE_TOKENS = [
   "clickId",
   "campaign",

@@ -20,7 +20,7 @@ export function canonicalTimeZone(name: string): string | null {
 }
 
 /**
- * A redirect or exit base as we store it: `https://host[:port]` (decisions.md: a value without
+ * A redirect or exit base as we store it: `https://host[:port]` (docs/product-rules.md: a value without
  * http(s):// gets https://; the exit domain's trailing /click is removed). Returns null when the
  * value is not a plain domain.
  */

@@ -3,7 +3,7 @@ import { NAME_MAX } from "./landers";
 
 export const SPARK_CODE_MAX = 20_000;
 
-/** Messages as spec §5 words them. */
+/** Messages as docs/screens.md §5 words them. */
 export const createSparkSchema = z.object({
   name: z
     .string({ error: "Name is required" })

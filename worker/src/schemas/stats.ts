@@ -1,5 +1,5 @@
 /**
- * The stats report (spec §2 "Stats screen", issue 6): its query, its answer's types and the
+ * The stats report (docs/screens.md §2, README "Performance stats"): its query, its answer's types and the
  * per-user column preferences. Shared with the web app, so zod only.
  *
  * Money is a decimal string with two places ("12.34"), EPV and CPV with three ("0.123"); ratios
@@ -10,7 +10,7 @@ import { z } from "zod";
 import { dateRangeQuery } from "./performance";
 
 /**
- * What the report groups by. The spec's Variables select maps to the tracking-field groupings:
+ * What the report groups by. The product's Variables select maps to the tracking-field groupings:
  * Campaign ID → tiktokCampaignId, Adset ID → tiktokAdGroupId, Ad ID → tiktokCreativeId,
  * Placement → placement, Campaign Name → campaignName, Adset Name → adGroupName,
  * Ad Name → creativeName.
@@ -28,7 +28,7 @@ export const STATS_GROUPINGS = [
   "adGroupName",
   "tiktokCreativeId",
   "creativeName",
-  // Who clicked (Cloudflare's country, the parsed user agent): the spec's placeholders made real.
+  // Who clicked (Cloudflare's country, the parsed user agent): the product's placeholders made real.
   "country",
   "device",
   "os",

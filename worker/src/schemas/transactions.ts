@@ -6,7 +6,7 @@ export const TRANSACTION_STATUS_VALUES = ["PENDING", "CLEARED", "DECLINED"] as c
 export type TransactionStatusValue = (typeof TRANSACTION_STATUS_VALUES)[number];
 
 export const TRANSACTIONS_PAGE_SIZE = 50;
-/** The largest statement file the upload accepts (the limit). */
+/** The largest statement file the upload accepts (the target limit). */
 export const MAX_STATEMENT_BYTES = 10 * 1024 * 1024;
 
 /**

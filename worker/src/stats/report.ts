@@ -1,6 +1,6 @@
 /**
  * Turns the report's aggregated reads (db/queries/stats.ts) into the answer: one row per group
- * with the spec §9 maths, the totals, the days, and a note on how spend was found.
+ * with the docs/screens.md §9 maths, the totals, the days, and a note on how spend was found.
  *
  * Spend arrives in fractions of cents (an ad campaign's day shared out by click share); it is
  * rounded once, by largest remainder, so the rows' cents add up exactly to the total shown, and
@@ -61,7 +61,7 @@ function divRound(n: number, d: number): number {
   return 2 * Math.abs(r) >= Math.abs(d) ? q + Math.sign(n) * Math.sign(d) : q;
 }
 
-/** Thousandths of the currency as "0.123" (EPV and CPV, spec §9). */
+/** Thousandths of the currency as "0.123" (EPV and CPV, docs/screens.md §9). */
 export const formatThousandths = (thousandths: number) => formatScaled(thousandths, 3);
 
 interface Figures {
@@ -76,7 +76,7 @@ interface Figures {
   allClicks?: number | null;
 }
 
-/** Spec §9: profit = revenue - spend; ROI and ROAS 0 without spend; CR, EPV, CPV per visit. */
+/** docs/screens.md §9: profit = revenue - spend; ROI and ROAS 0 without spend; CR, EPV, CPV per visit. */
 export function metrics(f: Figures): StatsMetrics {
   const profitCents = f.revenueCents - f.spendCents;
   const perVisit = (cents: number) => formatThousandths(f.visits === 0 ? 0 : divRound(cents * 10, f.visits));
@@ -233,7 +233,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     }
   }
 
-  // Spend nothing links to a group: split evenly (spec §9) where the grouping has no link of its
+  // Spend nothing links to a group: split evenly (docs/screens.md §9) where the grouping has no link of its
   // own, its own row otherwise, and left out when the report is narrowed (it is nobody's there).
   const restricted = isRestricted(q);
   let evenGroups = 0;

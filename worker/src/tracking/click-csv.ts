@@ -1,7 +1,7 @@
 /**
  * The Click Log's CSV: its columns and rows, and the stream both the export (routes/clicks.ts) and
  * the daily R2 archives (retention/archive-day.ts) write. One definition, so a column added to
- * the Click Log's CSV is in every archive written after it. The spec's columns first, in its
+ * the Click Log's CSV is in every archive written after it. The product's columns first, in its
  * order, then what we learned about each click since.
  */
 import { clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";

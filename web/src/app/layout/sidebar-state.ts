@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 
-/** Spec §4/§9: the expanded/collapsed choice lives in the `sidebar_state` cookie for 7 days. */
+/** docs/screens.md §4 and §9: the expanded/collapsed choice lives in the `sidebar_state` cookie for 7 days. */
 export const SIDEBAR_COOKIE = "sidebar_state";
 const SIDEBAR_COOKIE_MAX_AGE = 604800;
 export const MOBILE_BREAKPOINT = 768;

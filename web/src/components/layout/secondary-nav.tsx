@@ -6,7 +6,7 @@ import { cn } from "@/lib/cn";
 import { useSignOut } from "./use-sign-out";
 
 /**
- * The secondary top navigation of the codes, billing and user screens (spec §2): three tabs
+ * The secondary top navigation of the codes, billing and user screens (docs/screens.md §2): three tabs
  * (Users for admins only), the signed-in username and a Logout button.
  */
 export function SecondaryNav() {

@@ -2,7 +2,7 @@ import { useNavigate } from "react-router";
 import { toastError } from "@/components/ui/toast";
 import { useLogout } from "@/lib/auth";
 
-/** Logout from anywhere: back to the sign-in screen, or the spec's 'Logout failed' toast. */
+/** Logout from anywhere: back to the sign-in screen, or the product's 'Logout failed' toast. */
 export function useSignOut() {
   const logout = useLogout();
   const navigate = useNavigate();

@@ -3,7 +3,7 @@ import { useEffect, useState } from "react";
 import { Button, type ButtonProps } from "./button";
 import { toast } from "./toast";
 
-/** Copies `text` to the clipboard; shows a check mark for 2 seconds (spec §4). */
+/** Copies `text` to the clipboard; shows a check mark for 2 seconds (docs/screens.md §4). */
 export function useCopy(successTitle = "Copied!", failure = "Could not copy code to clipboard") {
   const [copied, setCopied] = useState(false);
   useEffect(() => {

@@ -29,7 +29,7 @@ interface Props {
 }
 
 /**
- * A two-month calendar with the spec's quick ranges. Nothing changes until Apply, which is
+ * A two-month calendar with the product's quick ranges. Nothing changes until Apply, which is
  * enabled only when both ends are chosen; Cancel keeps the old range.
  */
 export function DateRangePicker({ value, onChange, today: todayOverride, className }: Props) {

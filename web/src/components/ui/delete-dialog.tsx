@@ -9,14 +9,14 @@ interface DeleteDialogProps<T extends { id: number; name: string }> {
   onClose(): void;
   /** The delete call; its id is the row's. */
   remove: UseMutationResult<unknown, Error, number>;
-  /** "lander" → "Delete lander?", "Lander deleted", "Failed to delete lander" (spec §8). */
+  /** "lander" → "Delete lander?", "Lander deleted", "Failed to delete lander" (docs/screens.md §8). */
   noun: string;
   description(item: T | null): ReactNode;
   /** While true the delete waits: what goes with the row is still being counted for the description. */
   preparing?: boolean;
 }
 
-/** Asks before deleting an admin table's row, then deletes it with the spec's toasts. */
+/** Asks before deleting an admin table's row, then deletes it with the product's toasts. */
 export function DeleteDialog<T extends { id: number; name: string }>({ item, onClose, remove, noun, description, preparing }: DeleteDialogProps<T>) {
   const title = `${noun[0]!.toUpperCase()}${noun.slice(1)}`;
   return (

@@ -17,7 +17,7 @@ interface Props {
   noun: string;
 }
 
-/** Previous / numbered / Next, shown only when there is more than one page (spec §2). */
+/** Previous / numbered / Next, shown only when there is more than one page (docs/screens.md §2). */
 export function Pagination({ page, pageSize, total, onPageChange, noun }: Props) {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   if (pages <= 1) return null;

@@ -16,7 +16,7 @@ interface ToastItem extends ToastInput {
 }
 
 /**
- * A tiny toast store (spec §9): one toast visible at a time — a new one replaces the old — shown
+ * A tiny toast store (docs/screens.md §9): one toast visible at a time — a new one replaces the old — shown
  * for 5 s, swipe right to dismiss, F8 focuses the region.
  */
 let items: ToastItem[] = [];
@@ -31,7 +31,7 @@ export function toast(input: ToastInput) {
   return id;
 }
 
-/** A failure toast with the server's message, or the spec's fallback. */
+/** A failure toast with the server's message, or the product's fallback. */
 export const toastError = (title: string, error: unknown, fallback: string) =>
   toast({ title, description: error instanceof Error && error.message ? error.message : fallback, variant: "destructive" });
 

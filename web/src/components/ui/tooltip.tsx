@@ -1,7 +1,7 @@
 import { Tooltip as TooltipPrimitive } from "radix-ui";
 import type { ReactElement, ReactNode } from "react";
 
-/** Spec §9: tooltips open after 700 ms; moving between them skips the delay for 300 ms. */
+/** docs/screens.md §9: tooltips open after 700 ms; moving between them skips the delay for 300 ms. */
 export const TooltipProvider = ({ children }: { children: ReactNode }) => (
   <TooltipPrimitive.Provider delayDuration={700} skipDelayDuration={300}>
     {children}

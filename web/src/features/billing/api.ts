@@ -21,7 +21,7 @@ export function useTransactions(filters: TransactionFilters, page: number) {
     queryFn: () =>
       unwrap(
         api.transactions.$get({
-          // Spec §7: 'all' and empty filters are omitted.
+          // docs/screens.md §7: 'all' and empty filters are omitted.
           query: {
             ...(filters.status !== "all" && { status: filters.status }),
             ...(filters.vcnLast4 !== "all" && { vcnLast4: filters.vcnLast4 }),
@@ -63,7 +63,7 @@ export function useUpload() {
         throw err;
       }
     },
-    // Spec §7: after an upload every transaction query refreshes.
+    // docs/screens.md §7: after an upload every transaction query refreshes.
     onSuccess: () => qc.invalidateQueries({ queryKey: key }),
   });
 }

@@ -25,7 +25,7 @@ const NO_FILTERS: TransactionFilters = { status: "all", vcnLast4: "all", minAmou
 const BILLING_DEFAULTS = {};
 const AMOUNT = /^-?\d{1,8}(\.\d{1,2})?$/;
 
-/** Spec §4: CLEARED default, PENDING secondary, DECLINED destructive. */
+/** docs/screens.md §4: CLEARED default, PENDING secondary, DECLINED destructive. */
 const STATUS_BADGE: Record<string, BadgeProps["variant"]> = { CLEARED: "default", PENDING: "secondary", DECLINED: "destructive" };
 
 const dash = (v: string | null | undefined) => (v === null || v === undefined || v === "" ? "—" : v);
@@ -60,7 +60,7 @@ export default function BillingScreen() {
   const last4 = useQuery(vcnLast4Query);
   const active = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
 
-  // Spec §4: the page resets to 1 whenever a filter changes or is cleared.
+  // docs/screens.md §4: the page resets to 1 whenever a filter changes or is cleared.
   const setFilter = (patch: Partial<TransactionFilters>) => {
     const { minAmount, maxAmount, ...selects } = patch;
     if (minAmount !== undefined || maxAmount !== undefined) setAmounts((a) => ({ minAmount: minAmount ?? a.minAmount, maxAmount: maxAmount ?? a.maxAmount }));

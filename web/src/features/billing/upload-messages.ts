@@ -4,7 +4,7 @@ import type { UploadResult } from "./api";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The success toast of spec §8 ('Upload successful!' / 'Upload completed' and the counts). */
+/** The success toast of docs/screens.md §8 ('Upload successful!' / 'Upload completed' and the counts). */
 export function uploadSuccessToast(r: UploadResult): ToastInput {
   const parts = [
     r.clearedCount > 0 && `${r.clearedCount} new cleared`,

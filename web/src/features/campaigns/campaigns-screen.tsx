@@ -63,7 +63,7 @@ export default function CampaignsScreen() {
   const columns = admin ? 6 : 5;
 
   const toggle = (c: Campaign, bhToggle: boolean) =>
-    // Spec §4: the list's switch sends only the toggle.
+    // docs/screens.md §4: the list's switch sends only the toggle.
     update.mutate(
       { id: c.id, bhToggle },
       {

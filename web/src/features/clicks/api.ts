@@ -8,7 +8,7 @@ export type ClickLog = InferResponseType<typeof api.clicks.$get, 200>;
 export type Click = ClickLog["clicks"][number];
 export type ClickFacets = InferResponseType<typeof api.clicks.facets.$get, 200>;
 
-/** Spec §9: the click log refreshes every 10 seconds. */
+/** docs/screens.md §9: the click log refreshes every 10 seconds. */
 const POLL_MS = 10_000;
 
 /** Who clicked, as the filters hold it: "all" is no filter; a value may be "(unknown)". */

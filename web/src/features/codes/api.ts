@@ -7,7 +7,7 @@ export type CodesData = CodesBody & { etag: string | null };
 export type Code = CodesBody["items"][number];
 
 const key = ["codes"] as const;
-/** Spec §9: the inbox polls every 2 seconds. */
+/** docs/screens.md §9: the inbox polls every 2 seconds. */
 export const CODES_POLL_MS = 2000;
 
 /**

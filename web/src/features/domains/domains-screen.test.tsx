@@ -98,7 +98,7 @@ describe("Domains screen", () => {
     expect(fetchMock.mock.calls.map(([i]) => new URL(String(i), "http://localhost").pathname).sort()).toEqual(["/api/domains", "/api/domains/setup"]);
   });
 
-  it("validates the name with the spec's texts before asking the server", async () => {
+  it("validates the name with the product's texts before asking the server", async () => {
     const fetchMock = stubApi([]);
     render();
     await screen.findByText("No domains purchased yet");

@@ -40,7 +40,7 @@ function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; o
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (!name.trim() || !url.trim()) {
-      // Spec §8's toast for the blank form; each field also says what it needs.
+      // docs/screens.md §8's toast for the blank form; each field also says what it needs.
       toast({ title: "Validation error", description: "Please provide both name and URL", variant: "destructive" });
     }
     // The server's own schema: the form and the API give the same message, under the field.

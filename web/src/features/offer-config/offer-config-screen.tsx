@@ -14,7 +14,7 @@ import { isAdmin, useUser } from "@/lib/auth";
 import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../../../../worker/src/schemas/offers";
 import { useDeleteOffer, useOffers, useSaveOffer, type Offer } from "./api";
 
-/** Spec §2: the template preview is cut at 50 characters plus an ellipsis. */
+/** docs/screens.md §2: the template preview is cut at 50 characters plus an ellipsis. */
 export const previewTemplate = (t: string) => (t.length > 50 ? `${t.slice(0, 50)}...` : t);
 
 function OfferDialog({ offer, onClose }: { offer: Offer | null; onClose(): void }) {

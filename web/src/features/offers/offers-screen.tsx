@@ -12,7 +12,7 @@ import { useReportDays } from "@/lib/report-days";
 import { useSearchState } from "@/lib/url-state";
 import { offerPerformanceQuery, offerTotals } from "./api";
 
-/** Spec §2: quick ranges of 7, 30 and 90 days ending today; 30 by default. */
+/** docs/screens.md §2: quick ranges of 7, 30 and 90 days ending today; 30 by default. */
 const PERIODS = [
   { days: 7, label: "Last 7 Days", range: QUICK_RANGES.find((q) => q.label === "Last 7 days")!.range },
   { days: 30, label: "Last 30 Days", range: QUICK_RANGES.find((q) => q.label === "Last 30 days")!.range },

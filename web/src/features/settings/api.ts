@@ -15,7 +15,7 @@ export const useSettings = () => useQuery(settingsQuery);
 export function useSaveSettings() {
   const qc = useQueryClient();
   return useMutation({
-    // Each setting is its own call (spec §7); a form saves its settings one after another.
+    // Each setting is its own call (docs/screens.md §7); a form saves its settings one after another.
     mutationFn: async (inputs: SettingInput[]) => {
       const saved = [];
       for (const input of inputs) saved.push(await unwrap(api.settings.$post({ json: input })));

@@ -26,7 +26,7 @@ export interface ReportParams extends DayRange {
 
 const statsKey = ["stats"] as const;
 
-/** Spec §9: the stats refresh every 30 seconds and count as fresh for 25. */
+/** docs/screens.md §9: the stats refresh every 30 seconds and count as fresh for 25. */
 export const STATS_REFRESH_MS = 30_000;
 export const STATS_STALE_MS = 25_000;
 

@@ -9,11 +9,11 @@ export type MetricKey = Exclude<ColumnKey, "name">;
 
 export interface Column {
   key: ColumnKey;
-  /** The header, worded as the spec's table (§2). */
+  /** The header, worded as the product's table (docs/screens.md §2). */
   label: string;
   /** The header's full name: read aloud for the column, shown on hover and in the column chooser. */
   description: string;
-  /** Spec §2: Link Clicks, Exit Clicks and Lander CTR are not sortable. */
+  /** docs/screens.md §2: Link Clicks, Exit Clicks and Lander CTR are not sortable. */
   sortable: boolean;
   /** Only in campaign grouping (our own clicks and exits). */
   campaignOnly: boolean;

@@ -35,7 +35,7 @@ describe("CSV cells", () => {
 });
 
 describe("the stats file", () => {
-  it("has the spec's columns and one line per row, and reads back to the same values", () => {
+  it("has the product's columns and one line per row, and reads back to the same values", () => {
     const text = statsCsv([r("=cmd|' /C calc'!A0"), r("Direct", { profit: "-5.50", roi: -12.345, roas: 0.8765, cr: 3.14159 })]);
     expect(text.startsWith("\uFEFF")).toBe(true);
     expect(text.split("\r\n")[0]).toBe("\uFEFFName,Visits,Conversions,Revenue,Spend,Profit,ROI,ROAS,CR,EPC,CPV");

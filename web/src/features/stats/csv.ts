@@ -1,5 +1,5 @@
 /**
- * The stats export (spec §9): one line per report row, the spec's columns, in the table's order.
+ * The stats export (docs/screens.md §9): one line per report row, the product's columns, in the table's order.
  * Figures go out as plain numbers (no $ or %), so a spreadsheet can add them up.
  */
 import { CSV_BOM, csvCell as sharedCsvCell } from "../../../../worker/src/lib/csv";
@@ -21,7 +21,7 @@ export type CsvRow = { name: string } & Pick<StatsMetrics, "visits" | "conversio
 
 /**
  * The file: a BOM (so Excel reads names as UTF-8), the header, one line per row, CRLF endings.
- * ROI to 1 decimal and CR to 2 (percent), ROAS to 2; EPC is revenue per visit (the spec's EPC
+ * ROI to 1 decimal and CR to 2 (percent), ROAS to 2; EPC is revenue per visit (the product's EPC
  * and EPV are one figure), 3 decimals like CPV.
  */
 export function statsCsv(rows: CsvRow[]): string {
@@ -34,7 +34,7 @@ export function statsCsv(rows: CsvRow[]): string {
   return `${CSV_BOM}${lines.join("\r\n")}\r\n`;
 }
 
-/** stats-2026-11-22.csv: the day it was exported (spec §9). */
+/** stats-2026-11-22.csv: the day it was exported (docs/screens.md §9). */
 export const statsCsvName = (today: string) => `stats-${today}.csv`;
 
 /** Hands the text to the browser as a file download. */

@@ -1,6 +1,6 @@
 import { formatMoney, formatNumber } from "@/lib/format";
 
-/** Spec §9 display: money 2 decimals (EPV and CPV 3), ROI 1 decimal, percentages 2. */
+/** docs/screens.md §9 display: money 2 decimals (EPV and CPV 3), ROI 1 decimal, percentages 2. */
 export const money = (v: string) => formatMoney(v);
 export const money3 = (v: string) => formatMoney(v, 3);
 export const count = (n: number) => formatNumber(n);
@@ -11,5 +11,5 @@ export const roas = (n: number) => `${n.toFixed(2)}x`;
 /** A dash where a figure does not apply (our own clicks outside campaign grouping, say). */
 export const orDash = <T,>(v: T | null, f: (v: T) => string) => (v === null ? "—" : f(v));
 
-/** Profit is green at 0 or more, red below (spec §2). */
+/** Profit is green at 0 or more, red below (docs/screens.md §2). */
 export const profitClass = (profit: string) => (Number(profit) >= 0 ? "text-success-600" : "text-danger-600");

@@ -1,6 +1,6 @@
 import type { GroupBy } from "./api";
 
-/** The grouping tabs (spec §2), Campaigns first and by default. */
+/** The grouping tabs (docs/screens.md §2), Campaigns first and by default. */
 export const TABS = [
   { value: "campaign", label: "Campaigns", nameLabel: "Campaign" },
   { value: "spark", label: "Sparks", nameLabel: "Spark" },
@@ -16,7 +16,7 @@ export const TABS = [
 export type Tab = (typeof TABS)[number]["value"];
 
 /**
- * The Variables (Tracking Fields) select (spec §2): a chosen field groups the report by that
+ * The Variables (Tracking Fields) select (docs/screens.md §2): a chosen field groups the report by that
  * ad-platform value of our clicks instead of the tab's grouping.
  */
 export const VARIABLES = [

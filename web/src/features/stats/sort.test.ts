@@ -6,7 +6,7 @@ const row = (key: string, name: string, revenue: string, visits: number, landerC
 const byKey = (r: Row, k: keyof Row) => r[k];
 const names = (rows: Row[]) => rows.map((r) => r.name);
 
-describe("sort rules (spec §4)", () => {
+describe("sort rules (docs/screens.md §4)", () => {
   it("choosing the active column flips it; choosing another column sorts it descending", () => {
     const start: Sort = { key: "revenue", direction: "desc" };
     expect(nextSort(start, "revenue")).toEqual({ key: "revenue", direction: "asc" });

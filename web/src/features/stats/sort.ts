@@ -1,4 +1,4 @@
-/** The table's sort (spec §4): revenue, largest first, until someone picks another column. */
+/** The table's sort (docs/screens.md §4): revenue, largest first, until someone picks another column. */
 export type SortDirection = "asc" | "desc";
 export interface Sort<K extends string = string> {
   key: K;
@@ -7,7 +7,7 @@ export interface Sort<K extends string = string> {
 
 /**
  * Choosing the column already sorted on flips its direction; choosing another column sorts it
- * descending (spec §4).
+ * descending (docs/screens.md §4).
  */
 export function nextSort<K extends string>(current: Sort<K>, key: K): Sort<K> {
   if (current.key === key) return { key, direction: current.direction === "desc" ? "asc" : "desc" };

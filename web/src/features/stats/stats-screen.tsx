@@ -70,7 +70,7 @@ export default function StatsScreen() {
   const columns = visibleColumns(prefs.prefs.visibleColumns, campaignGrouping);
   const widthOf = (key: ColumnKey) => prefs.prefs.columnWidths[key] ?? COLUMNS.find((c) => c.key === key)!.defaultWidth;
 
-  // Spec §2/§4: a campaign row (not Direct) toggles the campaign filter.
+  // docs/screens.md §2 and §4: a campaign row (not Direct) toggles the campaign filter.
   const toggleCampaign = (row: ReportRow) => {
     if (row.campaignId === null) return;
     setCampaign(campaign?.id === row.campaignId ? null : { id: row.campaignId, name: row.name });

@@ -80,7 +80,7 @@ export function useSaveAssignment(kind: AssignmentKind, userId: string) {
     mutationFn: (values: string[]) => a.save(userId, values),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: a.key(userId) });
-      // Spec §4: saving permissions also refreshes the current user.
+      // docs/screens.md §4: saving permissions also refreshes the current user.
       if (kind === "permissions") await qc.invalidateQueries({ queryKey: userQuery.queryKey });
     },
   });

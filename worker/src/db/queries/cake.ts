@@ -307,7 +307,7 @@ export interface CakeStatsRow {
 }
 
 /**
- * The spec's `GET /api/cake/stats`: CAKE's figures per (day, offer, media buyer sub1, spark sub3)
+ * The product's `GET /api/cake/stats`: CAKE's figures per (day, offer, media buyer sub1, spark sub3)
  * over the days (inclusive), from the daily rollup. Never per click: sub2 (our click id) is
  * summed away, so the answer grows with days and combinations, not with clicks.
  */

@@ -119,7 +119,7 @@ export async function writeStatementRows(
 
 /**
  * Who is looking: admins see every transaction; a member only those whose VCN nickname is
- * assigned to them (decisions.md), in every list, total and choice.
+ * assigned to them (docs/product-rules.md), in every list, total and choice.
  */
 export type Viewer = { role: "admin" } | { role: "user"; id: string };
 
@@ -188,7 +188,7 @@ export async function listTransactions(db: Db, viewer: Viewer, filters: Transact
 export const UNKNOWN_VCN = "Unknown VCN";
 
 /**
- * Spend per VCN nickname (spec §9): PENDING and CLEARED only, a missing nickname grouped as
+ * Spend per VCN nickname (docs/screens.md §9): PENDING and CLEARED only, a missing nickname grouped as
  * 'Unknown VCN', largest total first, optionally within transaction dates (both inclusive).
  */
 export function vcnSpendSummary(db: Db, viewer: Viewer, range: { startDate?: string; endDate?: string }) {

@@ -59,7 +59,7 @@ export function UploadCard() {
         toast(message);
         setLast({ file: file.name, message, warnings: result.warnings, failed: false });
         const warnings = warningsToast(result);
-        // Spec §8: the warnings follow 500 ms later (one toast shows at a time).
+        // docs/screens.md §8: the warnings follow 500 ms later (one toast shows at a time).
         if (warnings) setTimeout(() => toast(warnings), 500);
       },
       onError: (err) => {

@@ -45,7 +45,7 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
     if (editing) {
       update.mutate({ id: campaign.id, name, landerId: Number(landerId), offerId: offer, domainId: domain, bhToggle }, done);
     } else {
-      // Spec §7: offerId and domainId are omitted when none / default.
+      // docs/screens.md §7: offerId and domainId are omitted when none / default.
       create.mutate(
         { name, landerId: Number(landerId), bhToggle, ...(offer !== null && { offerId: offer }), ...(domain !== null && { domainId: domain }) },
         done,

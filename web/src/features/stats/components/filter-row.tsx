@@ -26,7 +26,7 @@ const unprefix = (value: string) => value.slice(value.indexOf(":") + 1);
 const keepSelected = (options: SelectOption[], value: string, label: string) =>
   value === ALL || options.some((o) => o.value === value) ? options : [...options, { value, label }];
 
-/** The spec's filter row: tracking-field variable, offer, spark (with No Spark), media buyer. */
+/** The product's filter row: tracking-field variable, offer, spark (with No Spark), media buyer. */
 export function FilterRow({ filters, onChange, range }: { filters: Filters; onChange(patch: Partial<Filters>): void; range: DayRange }) {
   const offers = useQuery(offerChoicesQuery);
   const sparks = useQuery(sparkChoicesQuery);
@@ -45,7 +45,7 @@ export function FilterRow({ filters, onChange, range }: { filters: Filters; onCh
     [
       { value: ALL, label: "All Sparks" },
       { value: NO_SPARK, label: "No Spark" },
-      // Spec §2: each spark as its name plus its spark id.
+      // docs/screens.md §2: each spark as its name plus its spark id.
       ...(sparks.data ?? []).map((s) => ({ value: sparkValue(s.sparkId), label: `${s.name} (${s.sparkId})` })),
     ],
     sparkSelected,

@@ -4,7 +4,7 @@ import { cn } from "@/lib/cn";
 import type { Report } from "../api";
 import { count, money, money3, percent, profitClass, roas, roi } from "../format";
 
-/** The six cards (spec §2). Figures show a dash until the first answer. */
+/** The six cards (docs/screens.md §2). Figures show a dash until the first answer. */
 export function SummaryCards({ report }: { report: Report | undefined }) {
   const t = report?.totals;
   const blank = "\u00a0";
