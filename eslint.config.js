@@ -19,14 +19,21 @@ function featureOf(file) {
 const boundaries = {
   rules: {
     "features-apart": {
-      meta: { type: "problem", messages: { apart: "web/src/features/{{from}} must not import web/src/features/{{to}}: move what both need to web/src/components or web/src/lib." } },
+      meta: {
+        type: "problem",
+        messages: { apart: "web/src/features/{{from}} must not import web/src/features/{{to}}: move what both need to web/src/components or web/src/lib." },
+      },
       create(context) {
         const from = featureOf(context.filename);
         if (!from) return {};
         const check = (node) => {
           const spec = node.source?.value;
           if (typeof spec !== "string") return;
-          const target = spec.startsWith("@/") ? path.resolve("web/src", spec.slice(2)) : spec.startsWith(".") ? path.resolve(path.dirname(context.filename), spec) : null;
+          const target = spec.startsWith("@/")
+            ? path.resolve("web/src", spec.slice(2))
+            : spec.startsWith(".")
+              ? path.resolve(path.dirname(context.filename), spec)
+              : null;
           const to = target && featureOf(target);
           if (to && to !== from) context.report({ node: node.source, messageId: "apart", data: { from, to } });
         };
@@ -61,7 +68,27 @@ export default tseslint.config(
   {
     files: ["scripts/**/*.{mjs,js}", "e2e/**/*.ts", "*.config.{js,ts}"],
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", fetch: "readonly", setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly", Buffer: "readonly", performance: "readonly", AbortController: "readonly", FormData: "readonly", Blob: "readonly", Response: "readonly", Request: "readonly", Headers: "readonly", AbortSignal: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", setInterval: "readonly", clearInterval: "readonly" },
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        fetch: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        URL: "readonly",
+        Buffer: "readonly",
+        performance: "readonly",
+        AbortController: "readonly",
+        FormData: "readonly",
+        Blob: "readonly",
+        Response: "readonly",
+        Request: "readonly",
+        Headers: "readonly",
+        AbortSignal: "readonly",
+        TextEncoder: "readonly",
+        TextDecoder: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+      },
     },
   },
 );

@@ -21,7 +21,15 @@ export default defineConfig(({ command }) => ({
   plugins: [
     react(),
     tailwindcss(),
-    ...(command === "serve" ? [cloudflare({ configPath: path.resolve("wrangler.toml"), persistState: { path: path.resolve(process.env.STATE_DIR ?? ".wrangler/state") }, config: workerVars })] : []),
+    ...(command === "serve"
+      ? [
+          cloudflare({
+            configPath: path.resolve("wrangler.toml"),
+            persistState: { path: path.resolve(process.env.STATE_DIR ?? ".wrangler/state") },
+            config: workerVars,
+          }),
+        ]
+      : []),
   ],
   resolve: { alias: { "@": path.resolve("web/src") } },
   build: {

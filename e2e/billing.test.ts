@@ -27,8 +27,7 @@ const cents = (amount: string) => {
   const value = Number(m[2]) * 100 + Number((m[3] ?? "").padEnd(2, "0"));
   return m[1] ? -value : value;
 };
-const money = (c: number) =>
-  `${c < 0 ? "-" : ""}$${(Math.abs(c) / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const money = (c: number) => `${c < 0 ? "-" : ""}$${(Math.abs(c) / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const isoDate = (mdy: string) => {
   const [m, d, y] = mdy.split("/").map(Number);
   return `${2000 + y!}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
@@ -124,13 +123,15 @@ async function signIn(page: Page, username: string, password: string) {
 
 /** A summary card's value and note, found by its label. */
 async function statCard(page: Page, label: string) {
-  const card = page.locator("main p").filter({ hasText: new RegExp(`^${label}$`) }).locator("xpath=..");
+  const card = page
+    .locator("main p")
+    .filter({ hasText: new RegExp(`^${label}$`) })
+    .locator("xpath=..");
   const [, value, note] = await card.locator("p").allTextContents();
   return { value, note };
 }
 
-const tableWith = (page: Page, header: string) =>
-  page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: header, exact: true }) });
+const tableWith = (page: Page, header: string) => page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: header, exact: true }) });
 
 /** A table's body (or footer) cells, row by row. */
 async function cells(section: Locator, width: number): Promise<string[][]> {
@@ -156,10 +157,12 @@ async function choose(page: Page, label: string, option: string) {
 
 async function expectCards(page: Page, rows: SampleRow[]) {
   const spend = rows.filter((r) => r.status !== "DECLINED");
-  await expect.poll(() => statCard(page, "Total Transactions"), POLL).toEqual({
-    value: String(spend.length),
-    note: `${money(sum(spend))} pending and cleared`,
-  });
+  await expect
+    .poll(() => statCard(page, "Total Transactions"), POLL)
+    .toEqual({
+      value: String(spend.length),
+      note: `${money(sum(spend))} pending and cleared`,
+    });
   expect(await statCard(page, "Pending")).toEqual({ value: String(rows.filter((r) => r.status === "PENDING").length), note: "Awaiting clearance" });
   expect(await statCard(page, "Cleared")).toEqual({ value: String(rows.filter((r) => r.status === "CLEARED").length), note: "Completed" });
   expect(await statCard(page, "Declined")).toEqual({ value: String(rows.filter((r) => r.status === "DECLINED").length), note: "Failed transactions" });
@@ -429,7 +432,9 @@ test("an admin creates, edits and deletes an invoice", async () => {
   await page.getByRole("button", { name: "Create Invoice" }).click();
   await page.getByText("Invoice created successfully").first().waitFor();
   const history = tableWith(page, "Media Buyer");
-  await expect.poll(() => cells(history.locator("tbody"), 7), POLL).toEqual([["Apr 30, 2025", "jordan", "$1,234.50", "12.50%", "-$87.25", "April, TikTok US", ""]]);
+  await expect
+    .poll(() => cells(history.locator("tbody"), 7), POLL)
+    .toEqual([["Apr 30, 2025", "jordan", "$1,234.50", "12.50%", "-$87.25", "April, TikTok US", ""]]);
   // The form is blank again, dated today.
   expect(await page.getByLabel("Media Buyer").inputValue()).toBe("");
   expect(await page.getByLabel("Invoice Date").inputValue()).toBe(todayIso);
@@ -454,7 +459,9 @@ test("an admin creates, edits and deletes an invoice", async () => {
   await shot(page, "16-invoice-editing");
   await page.getByRole("button", { name: "Update Invoice" }).click();
   await page.getByText("Invoice updated successfully").first().waitFor();
-  await expect.poll(() => cells(history.locator("tbody"), 7), POLL).toEqual([["Apr 30, 2025", "jordan", "$1,300.00", "15.00%", "-$87.25", "April, TikTok US", ""]]);
+  await expect
+    .poll(() => cells(history.locator("tbody"), 7), POLL)
+    .toEqual([["Apr 30, 2025", "jordan", "$1,300.00", "15.00%", "-$87.25", "April, TikTok US", ""]]);
   await page.getByRole("button", { name: "Create Invoice" }).waitFor();
   expect(await page.getByRole("button", { name: "Cancel" }).count()).toBe(0);
   await shot(page, "17-invoice-updated");

@@ -31,7 +31,10 @@ describe("forwarding the documented settings to the local Worker", () => {
 
   it("lets the environment win over .dev.vars, forwards an empty value as a cleared setting, and nothing undocumented", () => {
     const root = mkdtempSync(path.join(tmp, "root-"));
-    writeFileSync(path.join(root, ".dev.vars"), "SESSION_SECRET=from-dev-vars-0123456789012345678901\nNAMECHEAP_API_URL=https://api.sandbox.namecheap.com/xml.response\nNAMECHEAP_PROXY=https://relay.example.com\n# a comment\n");
+    writeFileSync(
+      path.join(root, ".dev.vars"),
+      "SESSION_SECRET=from-dev-vars-0123456789012345678901\nNAMECHEAP_API_URL=https://api.sandbox.namecheap.com/xml.response\nNAMECHEAP_PROXY=https://relay.example.com\n# a comment\n",
+    );
     const env = { NAMECHEAP_API_URL: "http://127.0.0.1:9000/xml.response", NAMECHEAP_PROXY: "", PATH: "/usr/bin", HOME: "/root" };
     expect(forwardedEnv(env)).toEqual({ NAMECHEAP_API_URL: "http://127.0.0.1:9000/xml.response", NAMECHEAP_PROXY: "" });
     expect(workerVars(root, { env, overrides: { CAKE_BASE_URL: "http://127.0.0.1:1234" } })).toEqual({

@@ -57,7 +57,11 @@ async function measured<T>(step: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-const toast = (page: Page, title: string) => page.getByRole("region", { name: /Notification/ }).getByText(title, { exact: true }).first();
+const toast = (page: Page, title: string) =>
+  page
+    .getByRole("region", { name: /Notification/ })
+    .getByText(title, { exact: true })
+    .first();
 const row = (page: Page, domain: string) => page.getByRole("table", { name: "Purchased Domains" }).getByRole("row").filter({ hasText: domain });
 
 test("an admin checks, buys and configures a .xyz domain; the cron finishes it; a campaign's tracking URL uses it", { timeout: 240_000 }, async () => {
@@ -73,7 +77,14 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
 
   // The sidebar lists Domains right after Invoicing, for admins.
   const nav = await page.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts();
-  expect(nav.map((t) => t.trim()).slice(nav.findIndex((t) => t.trim() === "Invoicing"), nav.findIndex((t) => t.trim() === "Invoicing") + 2)).toEqual(["Invoicing", "Domains"]);
+  expect(
+    nav
+      .map((t) => t.trim())
+      .slice(
+        nav.findIndex((t) => t.trim() === "Invoicing"),
+        nav.findIndex((t) => t.trim() === "Invoicing") + 2,
+      ),
+  ).toEqual(["Invoicing", "Domains"]);
 
   await page.getByRole("link", { name: "Domains" }).click();
   await page.getByRole("heading", { name: "Domain Automation" }).waitFor();
@@ -197,9 +208,17 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
 
   // A campaign on the new domain: its tracking URL and exit script use https://trk.brightdeals.xyz.
   await page.evaluate(async () => {
-    const r = await fetch("/api/landers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Quiz lander", url: "https://lander.example.com/quiz" }) });
+    const r = await fetch("/api/landers", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Quiz lander", url: "https://lander.example.com/quiz" }),
+    });
     if (!r.ok) throw new Error(await r.text());
-    const o = await fetch("/api/offers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Sweeps", url: "https://offer.example.com/s", utmTemplate: "sub1={clickId}" }) });
+    const o = await fetch("/api/offers", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Sweeps", url: "https://offer.example.com/s", utmTemplate: "sub1={clickId}" }),
+    });
     if (!o.ok) throw new Error(await o.text());
   });
   await page.goto("/campaigns");
@@ -256,7 +275,14 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   expect(await page.getByRole("dialog", { name: /Tracking Setup for Bright launch/ }).innerText()).toContain(`${h.url}/r/`);
 
   console.log(`\nDomain flow against the fakes: check → active in ${(flowMs / 1000).toFixed(1)} s (browser, wrangler dev, relay).`);
-  console.table(costs.map((c) => ({ step: c.step, ms: c.ms, namecheap: `${c.namecheap.length}: ${c.namecheap.join(", ")}`, cloudflare: `${c.cloudflare.length}: ${c.cloudflare.join(", ")}` })));
+  console.table(
+    costs.map((c) => ({
+      step: c.step,
+      ms: c.ms,
+      namecheap: `${c.namecheap.length}: ${c.namecheap.join(", ")}`,
+      cloudflare: `${c.cloudflare.length}: ${c.cloudflare.join(", ")}`,
+    })),
+  );
   await phone.close();
   await ctx.close();
 });
@@ -270,7 +296,11 @@ test("a member has no Domains entry and is sent away from /domains", async () =>
   await page.getByRole("button", { name: "Sign In" }).click();
   await page.getByRole("navigation", { name: "Main" }).waitFor();
   const created = await page.evaluate(async () => {
-    const r = await fetch("/api/users", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "buyer1", password: "buyer-password", role: "user" }) });
+    const r = await fetch("/api/users", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "buyer1", password: "buyer-password", role: "user" }),
+    });
     return r.status;
   });
   expect(created).toBe(201);

@@ -41,7 +41,9 @@ async function signIn(page: Page, username: string) {
 async function clickByHand(campaignId: number) {
   const query = "cid=__CAMPAIGN_ID__&ad=__AID__&cr=__CID__&plc=__PLACEMENT__&cname=__CAMPAIGN_NAME__&aname=__AID_NAME__&crname=__CID_NAME__";
   // A phone's browser: Node's own user agent would be flagged as a bot and left out of the figures.
-  const headers = { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1" };
+  const headers = {
+    "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+  };
   const res = await fetch(`${h.server.url}/r/${campaignId}?${query}`, { redirect: "manual", headers });
   expect(res.status).toBe(302);
   return new URL(res.headers.get("location")!).searchParams.get("clickId")!;
@@ -75,7 +77,11 @@ test("the first click shows on Stats within one refresh, with our own figures, a
 
   await api(page, "POST", "/api/settings", { key: "redirect_domain", value: h.url });
   landerId = (await api<{ id: number }>(page, "POST", "/api/landers", { name: "Prize quiz", url: "https://lander.example.com/quiz" })).id;
-  const offer = await api<{ id: number }>(page, "POST", "/api/offers", { name: "Prize offer", url: "https://offer.example.com/go?aff=7", utmTemplate: "s2={clickId}&s3={adGroup}&s4={campaign}" });
+  const offer = await api<{ id: number }>(page, "POST", "/api/offers", {
+    name: "Prize offer",
+    url: "https://offer.example.com/go?aff=7",
+    utmTemplate: "s2={clickId}&s3={adGroup}&s4={campaign}",
+  });
   campaignId = (await api<{ id: number }>(page, "POST", "/api/campaigns", { name: "Spring sweeps", landerId, offerId: offer.id, bhToggle: true })).id;
 
   await page.goto("/");
@@ -84,11 +90,16 @@ test("the first click shows on Stats within one refresh, with our own figures, a
 
   // Item 1's "not configured" card says which settings, where they go and how.
   const sources = page.getByRole("region", { name: "Data sources" });
-  await sources.getByRole("list", { name: "CAKE settings to set" }).getByText(/CAKE_API_KEY/).waitFor();
+  await sources
+    .getByRole("list", { name: "CAKE settings to set" })
+    .getByText(/CAKE_API_KEY/)
+    .waitFor();
   expect(await sources.innerText()).toContain("npx wrangler secret put NAME");
   expect(await sources.innerText()).toContain(".dev.vars");
   await sources.getByRole("button", { name: "Commands for these settings" }).first().click();
-  expect(await sources.innerText()).toContain("npx wrangler secret put CAKE_BASE_URL\nnpx wrangler secret put CAKE_API_KEY\nnpx wrangler secret put CAKE_AFFILIATE_ID");
+  expect(await sources.innerText()).toContain(
+    "npx wrangler secret put CAKE_BASE_URL\nnpx wrangler secret put CAKE_API_KEY\nnpx wrangler secret put CAKE_AFFILIATE_ID",
+  );
   await sources.getByRole("button", { name: "README: Performance data sources" }).first().click();
   const readme = page.getByRole("dialog", { name: "README: Performance data sources" });
   await readme.getByText(/Set secrets with/).waitFor();
@@ -140,17 +151,22 @@ test("the date picker shows last month and this month, in the app's colours", as
   const selected = picker.locator("[aria-selected=true] button").first();
   const colours = await Promise.all([
     selected.evaluate((b) => getComputedStyle(b).backgroundColor),
-    picker.locator(".rdp-chevron").first().evaluate((c) => getComputedStyle(c).fill),
+    picker
+      .locator(".rdp-chevron")
+      .first()
+      .evaluate((c) => getComputedStyle(c).fill),
   ]);
   for (const colour of colours) expect(colour).not.toMatch(/rgb\(0, 0, 255\)/);
-  expect(colours[0]).toBe(await page.evaluate(() => {
-    const probe = document.createElement("div");
-    probe.style.color = "var(--color-brand-700)";
-    document.body.append(probe);
-    const c = getComputedStyle(probe).color;
-    probe.remove();
-    return c;
-  }));
+  expect(colours[0]).toBe(
+    await page.evaluate(() => {
+      const probe = document.createElement("div");
+      probe.style.color = "var(--color-brand-700)";
+      document.body.append(probe);
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    }),
+  );
   await h.shot(page, "03-date-picker");
   await page.setViewportSize(PHONE);
   await h.shot(page, "04-date-picker-phone");
@@ -183,7 +199,10 @@ test("wide tables on a phone: pinned first column, a sign they scroll, actions a
   const before = (await status.boundingBox())!.x;
   await log.evaluate((el) => (el.scrollLeft = el.scrollWidth));
   expect((await status.boundingBox())!.x).toBeCloseTo(before, 0);
-  await page.getByRole("table", { name: "Click log" }).getByRole("columnheader", { name: "IP Address" }).evaluate((el) => el.scrollIntoView());
+  await page
+    .getByRole("table", { name: "Click log" })
+    .getByRole("columnheader", { name: "IP Address" })
+    .evaluate((el) => el.scrollIntoView());
   await onScreen(page, page.getByRole("table", { name: "Click log" }).getByRole("columnheader", { name: "IP Address" }));
   expect(await noSideScroll()).toBe(true);
   await shot(page, "06-phone-click-log");
@@ -269,7 +288,8 @@ test("Escape closes dialogs back to the control that opened them, also with a to
   const ctx = await h.newContext();
   const page = await ctx.newPage();
   await signIn(page, "founder");
-  const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() || document.activeElement?.getAttribute("aria-label") || document.activeElement?.tagName);
+  const focused = () =>
+    page.evaluate(() => document.activeElement?.textContent?.trim() || document.activeElement?.getAttribute("aria-label") || document.activeElement?.tagName);
 
   await page.goto("/users");
   await page.getByRole("button", { name: "Create New User" }).click();

@@ -42,8 +42,20 @@ const LANDERS = [
 ];
 /** Our offers, and the CAKE offer each one is at the network. */
 const OFFERS = [
-  { name: "Sweeps US", url: "https://offers.example.com/sweeps", utmTemplate: "s2={clickId}&s4={campaign}", cake: { id: 5101, name: "Sweeps US - CPA" }, payouts: ["24.50", "31.00"] },
-  { name: "Survey CA", url: "https://offers.example.com/survey", utmTemplate: "s2={clickId}&s4={adGroup}", cake: { id: 5202, name: "Survey CA - CPL" }, payouts: ["38.00"] },
+  {
+    name: "Sweeps US",
+    url: "https://offers.example.com/sweeps",
+    utmTemplate: "s2={clickId}&s4={campaign}",
+    cake: { id: 5101, name: "Sweeps US - CPA" },
+    payouts: ["24.50", "31.00"],
+  },
+  {
+    name: "Survey CA",
+    url: "https://offers.example.com/survey",
+    utmTemplate: "s2={clickId}&s4={adGroup}",
+    cake: { id: 5202, name: "Survey CA - CPL" },
+    payouts: ["38.00"],
+  },
 ];
 const SPARKS = [
   { name: "Hook: fast cuts", code: "<script>/* fast cuts spark */</script>" },
@@ -67,7 +79,16 @@ const tiktokRows: FakeTikTokRow[] = [];
 for (const day of MONTH) {
   for (const c of [...CAMPAIGNS.map((x) => x.tiktok), ...(day >= dayOffset(TODAY, -2) ? [UNLINKED_TIKTOK] : [])]) {
     const spend = (1 + random() * 7).toFixed(2);
-    tiktokRows.push({ advertiserId: ADVERTISER, campaignId: c.id, campaignName: c.name, date: day, spend, impressions: String(800 + Math.floor(random() * 4000)), clicks: String(10 + Math.floor(random() * 90)), conversion: "-" });
+    tiktokRows.push({
+      advertiserId: ADVERTISER,
+      campaignId: c.id,
+      campaignName: c.name,
+      date: day,
+      spend,
+      impressions: String(800 + Math.floor(random() * 4000)),
+      clicks: String(10 + Math.floor(random() * 90)),
+      conversion: "-",
+    });
   }
 }
 
@@ -93,19 +114,41 @@ function addVisit(v: Omit<Visit, "revenueCents" | "conversions">, sparkIds: stri
   const offer = OFFERS[v.offer]!;
   const time = `${v.day}T${String(Math.floor(random() * 24)).padStart(2, "0")}:${String(Math.floor(random() * 60)).padStart(2, "0")}:00`;
   const subs = { subid_1: v.buyer, subid_2: v.clickId, subid_3: v.spark === null ? "" : sparkIds[v.spark]! };
-  const click: FakeCakeClick = { click_id: `c${cake.state.clicks.length + 1}`, click_date: time, offer_id: offer.cake.id, offer_name: offer.cake.name, ...subs };
+  const click: FakeCakeClick = {
+    click_id: `c${cake.state.clicks.length + 1}`,
+    click_date: time,
+    offer_id: offer.cake.id,
+    offer_name: offer.cake.name,
+    ...subs,
+  };
   cake.state.clicks.push(click);
   const visit: Visit = { ...v, revenueCents: 0, conversions: 0 };
   const roll = random();
   if (roll < 0.4) {
     const price = pick(offer.payouts);
-    const conversion: FakeCakeConversion = { conversion_id: ++conversionSeq, conversion_date: time, offer_id: offer.cake.id, offer_name: offer.cake.name, price, disposition: "Approved", ...subs };
+    const conversion: FakeCakeConversion = {
+      conversion_id: ++conversionSeq,
+      conversion_date: time,
+      offer_id: offer.cake.id,
+      offer_name: offer.cake.name,
+      price,
+      disposition: "Approved",
+      ...subs,
+    };
     cake.state.conversions.push(conversion);
     visit.revenueCents = cents(price);
     visit.conversions = 1;
   } else if (roll < 0.45) {
     // A rejected conversion is reported but never counted.
-    cake.state.conversions.push({ conversion_id: ++conversionSeq, conversion_date: time, offer_id: offer.cake.id, offer_name: offer.cake.name, price: pick(offer.payouts), disposition: "Rejected", ...subs });
+    cake.state.conversions.push({
+      conversion_id: ++conversionSeq,
+      conversion_date: time,
+      offer_id: offer.cake.id,
+      offer_name: offer.cake.name,
+      price: pick(offer.payouts),
+      disposition: "Rejected",
+      ...subs,
+    });
   }
   visits.push(visit);
 }
@@ -150,7 +193,10 @@ afterAll(async () => {
 const call = callApi;
 
 async function statCard(page: Page, label: string) {
-  const card = page.locator("main p").filter({ hasText: new RegExp(`^${label.replace(/[/]/g, "\\/")}$`) }).locator("xpath=..");
+  const card = page
+    .locator("main p")
+    .filter({ hasText: new RegExp(`^${label.replace(/[/]/g, "\\/")}$`) })
+    .locator("xpath=..");
   const [, value = "", note = ""] = await card.locator(":scope > p").allTextContents();
   return { value: value.trim(), note: note.trim() };
 }
@@ -161,11 +207,19 @@ const statsTable = (page: Page) => page.getByRole("table", { name: "Stats" });
 async function tableRows(page: Page): Promise<string[][]> {
   return statsTable(page)
     .locator("tbody tr")
-    .evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td"), (td, i) => (i === 0 ? (td.querySelector("button, span span")?.textContent ?? td.textContent ?? "") : (td.textContent ?? "")).trim())));
+    .evaluateAll((rows) =>
+      rows.map((r) =>
+        Array.from(r.querySelectorAll("td"), (td, i) =>
+          (i === 0 ? (td.querySelector("button, span span")?.textContent ?? td.textContent ?? "") : (td.textContent ?? "")).trim(),
+        ),
+      ),
+    );
 }
 const rowNames = async (page: Page) => (await tableRows(page)).map((r) => r[0]!);
 async function headers(page: Page) {
-  return statsTable(page).locator("thead th").evaluateAll((ths) => ths.map((th) => th.getAttribute("aria-label") ?? ""));
+  return statsTable(page)
+    .locator("thead th")
+    .evaluateAll((ths) => ths.map((th) => th.getAttribute("aria-label") ?? ""));
 }
 /** The TOTALS row, as column name → text. */
 async function totalsRow(page: Page) {
@@ -233,7 +287,12 @@ test("a month of tracked clicks, CAKE revenue and TikTok spend: tabs, variables,
   for (const s of SPARKS) sparkIds.push((await call<{ sparkId: string }>(page, "POST", "/api/sparks", s)).sparkId);
   const campaignIds: number[] = [];
   for (const c of CAMPAIGNS) {
-    const created = await call<{ id: number }>(page, "POST", "/api/campaigns", { name: c.name, landerId: landers[c.lander]!.id, offerId: offers[c.offer]!.id, bhToggle: true });
+    const created = await call<{ id: number }>(page, "POST", "/api/campaigns", {
+      name: c.name,
+      landerId: landers[c.lander]!.id,
+      offerId: offers[c.offer]!.id,
+      bhToggle: true,
+    });
     campaignIds.push(created.id);
   }
   // Back on the dashboard, the filters offer what was just set up.
@@ -358,19 +417,31 @@ test("a month of tracked clicks, CAKE revenue and TikTok spend: tabs, variables,
   // Filters: a media buyer, then an offer (ours: the campaigns sending to it).
   await choose(page, "Media Buyer", "bo");
   await settled(page);
-  await expectCards(page, expected(MONTH, (v) => v.buyer === "bo"));
+  await expectCards(
+    page,
+    expected(MONTH, (v) => v.buyer === "bo"),
+  );
   await shot(page, "06-filter-media-buyer");
   await choose(page, "Media Buyer", "All Media Buyers");
   await choose(page, "Offer", "Survey CA");
   await settled(page);
-  await expectCards(page, expected(MONTH, (v) => v.campaign !== null && CAMPAIGNS[v.campaign]!.offer === 1));
+  await expectCards(
+    page,
+    expected(MONTH, (v) => v.campaign !== null && CAMPAIGNS[v.campaign]!.offer === 1),
+  );
   await choose(page, "Offer", "All Offers");
   await choose(page, "Spark", `${SPARKS[1]!.name} (${sparkIds[1]})`);
   await settled(page);
-  await expectCards(page, expected(MONTH, (v) => v.spark === 1));
+  await expectCards(
+    page,
+    expected(MONTH, (v) => v.spark === 1),
+  );
   await choose(page, "Spark", "No Spark");
   await settled(page);
-  await expectCards(page, expected(MONTH, (v) => v.spark === null));
+  await expectCards(
+    page,
+    expected(MONTH, (v) => v.spark === null),
+  );
   await choose(page, "Spark", "All Sparks");
   await settled(page);
   await expectCards(page, month);
@@ -408,9 +479,13 @@ test("a month of tracked clicks, CAKE revenue and TikTok spend: tabs, variables,
   // ... and clicking the filtered row again clears it.
   await chooseTab(page, "Campaigns");
   await settled(page);
-  await statsTable(page).getByRole("button", { name: `Filter by campaign ${ana.name}` }).click();
+  await statsTable(page)
+    .getByRole("button", { name: `Filter by campaign ${ana.name}` })
+    .click();
   await page.getByText(`Campaign: ${ana.name}`).waitFor();
-  await statsTable(page).getByRole("button", { name: `Clear the campaign filter ${ana.name}` }).click();
+  await statsTable(page)
+    .getByRole("button", { name: `Clear the campaign filter ${ana.name}` })
+    .click();
   await expect.poll(() => page.getByText(`Campaign: ${ana.name}`).count(), POLL).toBe(0);
   // Direct is not a campaign: it does not filter.
   await settled(page);
@@ -442,10 +517,27 @@ test("a month of tracked clicks, CAKE revenue and TikTok spend: tabs, variables,
   const saved = page.waitForResponse((r) => r.url().endsWith("/api/user/preferences") && r.request().method() === "PUT" && r.ok());
   for (let i = 0; i < 4; i++) await page.keyboard.press("Shift+ArrowRight");
   await saved;
-  await expect.poll(() => call<{ visibleColumns: string[]; columnWidths: Record<string, number> }>(page, "GET", "/api/user/preferences"), POLL).toEqual({
-    visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr", "botShare"],
-    columnWidths: { name: before + 200 },
-  });
+  await expect
+    .poll(() => call<{ visibleColumns: string[]; columnWidths: Record<string, number> }>(page, "GET", "/api/user/preferences"), POLL)
+    .toEqual({
+      visibleColumns: [
+        "name",
+        "visits",
+        "conversions",
+        "revenue",
+        "spend",
+        "profit",
+        "roi",
+        "roas",
+        "cr",
+        "cpv",
+        "linkClicks",
+        "exitClicks",
+        "landerCtr",
+        "botShare",
+      ],
+      columnWidths: { name: before + 200 },
+    });
   // The mouse works too: drag Revenue's edge 40 px to the right.
   const revenueHandle = statsTable(page).getByRole("separator", { name: "Resize Revenue column" });
   const revenueBefore = Number(await revenueHandle.getAttribute("aria-valuenow"));

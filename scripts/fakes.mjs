@@ -47,7 +47,12 @@ const servers = await Promise.all([
   serveFetch(
     withControl(namecheap.handle, (url) =>
       url.pathname === "/__fake/state"
-        ? json({ domains: Object.fromEntries(namecheap.state.domains), orders: namecheap.state.orders, balance: namecheap.state.balance, calls: namecheap.state.requests.map((r) => r.command) })
+        ? json({
+            domains: Object.fromEntries(namecheap.state.domains),
+            orders: namecheap.state.orders,
+            balance: namecheap.state.balance,
+            calls: namecheap.state.requests.map((r) => r.command),
+          })
         : null,
     ),
     base,
@@ -59,7 +64,11 @@ const servers = await Promise.all([
         return json({ zone: cloudflare.zoneByName(url.searchParams.get("zone") ?? "") ?? null });
       }
       if (url.pathname === "/__fake/state") {
-        return json({ zones: [...cloudflare.state.zones.values()], workerDomains: [...cloudflare.state.workerDomains.values()], calls: cloudflare.state.requests.map((r) => `${r.method} ${r.path}`) });
+        return json({
+          zones: [...cloudflare.state.zones.values()],
+          workerDomains: [...cloudflare.state.workerDomains.values()],
+          calls: cloudflare.state.requests.map((r) => `${r.method} ${r.path}`),
+        });
       }
       return null;
     }),

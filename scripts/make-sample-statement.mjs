@@ -15,7 +15,6 @@ import { EXTEND_EXPORT_HEADER as HEADER } from "./lib/extend-export.mjs";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(ROOT, "samples", "billing", "sample-statement.csv");
 
-
 /** Each VCN: nickname, last 4, the card it draws on, its merchant, city, state. */
 const VCNS = [
   { nickname: "Meta Ads - Main", last4: "4101", card: "2375", merchant: "FACEBK *ADS", city: "Menlo Park", state: "CA" },
@@ -37,13 +36,49 @@ function row({ card, vcn, day, status, cents, type = "DEBIT", ref, physical = fa
   const cleared = status === "CLEARED";
   const merchant = vcn ?? { merchant: "UPS STORE 4421", city: "Austin", state: "TX" };
   return [
-    card === "" ? "" : `*${card}`, "Operating Account", physical ? "Physical Card" : "Virtual Card", `4/${day}/25`,
-    cleared ? `4/${Math.min(day + 2, 30)}/25` : "", type, status, physical ? "Dana Lee" : "Sam Ortiz",
-    physical ? "dana@trackyard.test" : "sam@trackyard.test", "USD", amount, "USD", "1", amount,
-    cleared ? "USD" : "", cleared ? amount : "", cleared ? "USD" : "", cleared ? amount : "", cleared ? "1" : "",
-    merchant.merchant, "", merchant.city, merchant.state, "US", "", physical ? "7399" : "7311",
-    physical ? "Business Services" : "Advertising Services", physical ? "" : "Dana Lee", physical ? "" : "dana@trackyard.test",
-    physical ? "" : vcn.nickname, physical ? "" : vcn.last4, ref, "Extend", "FALSE", "0", "", amount, notes, "", "", "", "", "Growth",
+    card === "" ? "" : `*${card}`,
+    "Operating Account",
+    physical ? "Physical Card" : "Virtual Card",
+    `4/${day}/25`,
+    cleared ? `4/${Math.min(day + 2, 30)}/25` : "",
+    type,
+    status,
+    physical ? "Dana Lee" : "Sam Ortiz",
+    physical ? "dana@trackyard.test" : "sam@trackyard.test",
+    "USD",
+    amount,
+    "USD",
+    "1",
+    amount,
+    cleared ? "USD" : "",
+    cleared ? amount : "",
+    cleared ? "USD" : "",
+    cleared ? amount : "",
+    cleared ? "1" : "",
+    merchant.merchant,
+    "",
+    merchant.city,
+    merchant.state,
+    "US",
+    "",
+    physical ? "7399" : "7311",
+    physical ? "Business Services" : "Advertising Services",
+    physical ? "" : "Dana Lee",
+    physical ? "" : "dana@trackyard.test",
+    physical ? "" : vcn.nickname,
+    physical ? "" : vcn.last4,
+    ref,
+    "Extend",
+    "FALSE",
+    "0",
+    "",
+    amount,
+    notes,
+    "",
+    "",
+    "",
+    "",
+    "Growth",
   ]
     .map(quote)
     .join(",");
@@ -62,7 +97,9 @@ for (let i = 0; i < 80; i++) {
   lines.push(row({ card: vcn.card, vcn, day, status, cents, ref: ref() }));
   if (i === 20) {
     // A refund of an earlier Meta charge: CREDIT with a negative amount, lowering spend.
-    lines.push(row({ card: "2375", vcn: VCNS[0], day: 9, status: "CLEARED", cents: -4500, type: "CREDIT", ref: ref(), notes: "Refund for a duplicate charge" }));
+    lines.push(
+      row({ card: "2375", vcn: VCNS[0], day: 9, status: "CLEARED", cents: -4500, type: "CREDIT", ref: ref(), notes: "Refund for a duplicate charge" }),
+    );
   }
   if (i === 40) {
     // Invalid: the card last 4 is empty.

@@ -4,7 +4,11 @@ import type { Page } from "playwright-core";
 export async function callApi<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
   const res = await page.evaluate(
     async ({ method, path, body }) => {
-      const r = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(path, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: r.status, text: await r.text() };
     },
     { method, path, body },

@@ -53,8 +53,7 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
         "--disable-sync",
       ],
     });
-    h.newContext = () =>
-      h.browser.newContext({ baseURL: h.url, viewport: { width: 1280, height: 860 }, permissions: ["clipboard-read", "clipboard-write"] });
+    h.newContext = () => h.browser.newContext({ baseURL: h.url, viewport: { width: 1280, height: 860 }, permissions: ["clipboard-read", "clipboard-write"] });
     h.shot = async (page, name) => {
       await page.screenshot({ path: path.join(SCREENSHOTS, `${suite}-${name}.png`), fullPage: true });
     };

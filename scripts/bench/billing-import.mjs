@@ -22,7 +22,6 @@ const TARGET_FULL_MS = 10_000;
 const TARGET_REUPLOAD_MS = 5_000;
 const LIMIT_BYTES = 10 * 1024 * 1024;
 
-
 const MERCHANTS = [
   ["FACEBK *ADS", "Menlo Park", "CA"],
   ['"TIKTOK ADS, INC."', "Culver City", "CA"],
@@ -50,11 +49,49 @@ function generateExport(rows) {
     const cleared = status === "CLEARED";
     lines.push(
       [
-        `*${["2375", "0042", "7781", "5150"][i % 4]}`, "Extend", "Virtual Card", `3/${day}/25`, cleared ? `3/${Math.min(day + 1, 28)}/25` : "",
-        refund ? "CREDIT" : "DEBIT", status, "Dana Lee", "", "USD", amount, "USD", "1", amount,
-        cleared ? "USD" : "", cleared ? amount : "", cleared ? "USD" : "", cleared ? amount : "", cleared ? "1" : "",
-        merchant, "", city, state, "US", "", "7311", "", "", "", `Ads ${vcn + 1}`, String(4100 + vcn),
-        `2403${String(i).padStart(19, "0")}`, "", "FALSE", "0", "", "", "", "", "", "", "", "",
+        `*${["2375", "0042", "7781", "5150"][i % 4]}`,
+        "Extend",
+        "Virtual Card",
+        `3/${day}/25`,
+        cleared ? `3/${Math.min(day + 1, 28)}/25` : "",
+        refund ? "CREDIT" : "DEBIT",
+        status,
+        "Dana Lee",
+        "",
+        "USD",
+        amount,
+        "USD",
+        "1",
+        amount,
+        cleared ? "USD" : "",
+        cleared ? amount : "",
+        cleared ? "USD" : "",
+        cleared ? amount : "",
+        cleared ? "1" : "",
+        merchant,
+        "",
+        city,
+        state,
+        "US",
+        "",
+        "7311",
+        "",
+        "",
+        "",
+        `Ads ${vcn + 1}`,
+        String(4100 + vcn),
+        `2403${String(i).padStart(19, "0")}`,
+        "",
+        "FALSE",
+        "0",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
       ].join(","),
     );
   }
@@ -69,7 +106,12 @@ function parseOnly(text) {
   const start = performance.now();
   let n = 0;
   // The Worker's own settings: explicit delimiter, blank rows skipped after parsing.
-  Papa.parse(text, { delimiter: ",", step: (row) => { if (row.data.length > 1) n++; } });
+  Papa.parse(text, {
+    delimiter: ",",
+    step: (row) => {
+      if (row.data.length > 1) n++;
+    },
+  });
   const ms = performance.now() - start;
   if (n !== ROWS + 1) throw new Error(`parse-only read ${n} rows, expected ${ROWS + 1}`);
   return ms;
@@ -165,8 +207,12 @@ async function main() {
     const verdict = (ms, target) => (ms <= target ? `met (<= ${fmt(target)})` : `MISSED (> ${fmt(target)})`);
     console.log("");
     console.log(`parse only (baseline)  ${fmt(parseMs).padStart(8)}  ${perSecond(parseMs)}`);
-    console.log(`full import            ${fmt(full.ms).padStart(8)}  ${perSecond(full.ms)}  ${(full.ms / parseMs).toFixed(1)}x parse-only  target ${verdict(full.ms, TARGET_FULL_MS)}`);
-    console.log(`re-upload (duplicates) ${fmt(again.ms).padStart(8)}  ${perSecond(again.ms)}  ${(again.ms / parseMs).toFixed(1)}x parse-only  target ${verdict(again.ms, TARGET_REUPLOAD_MS)}`);
+    console.log(
+      `full import            ${fmt(full.ms).padStart(8)}  ${perSecond(full.ms)}  ${(full.ms / parseMs).toFixed(1)}x parse-only  target ${verdict(full.ms, TARGET_FULL_MS)}`,
+    );
+    console.log(
+      `re-upload (duplicates) ${fmt(again.ms).padStart(8)}  ${perSecond(again.ms)}  ${(again.ms / parseMs).toFixed(1)}x parse-only  target ${verdict(again.ms, TARGET_REUPLOAD_MS)}`,
+    );
     console.log(
       `  counts: ${full.body.clearedCount} cleared + ${full.body.pendingDeclinedCount} pending/declined, then ${again.body.duplicateCount} duplicates`,
     );

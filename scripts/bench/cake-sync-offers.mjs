@@ -72,7 +72,18 @@ async function seedClicks(stateDir) {
       const rows = [];
       for (let i = s; i < Math.min(s + CHUNK, CLICKS); i++) {
         const a = ad(i);
-        rows.push([`k${i}`, a.campaign, `tt${a.ttCampaign}`, `ag${a.adGroup}`, `cr${a.creative}`, a.placement, `TT ${a.ttCampaign}`, `Group ${a.adGroup}`, `Ad ${a.creative}`, clickedAt(i)]);
+        rows.push([
+          `k${i}`,
+          a.campaign,
+          `tt${a.ttCampaign}`,
+          `ag${a.adGroup}`,
+          `cr${a.creative}`,
+          a.placement,
+          `TT ${a.ttCampaign}`,
+          `Group ${a.adGroup}`,
+          `Ad ${a.creative}`,
+          clickedAt(i),
+        ]);
       }
       statements.push(
         d1
@@ -105,7 +116,13 @@ function cakeRows() {
     const common = { offer_id: a.offer, offer_name: `Offer ${a.offer}`, subid_1: a.buyer, subid_2: `k${j}`, subid_3: a.spark };
     push(clicks, day, { click_id: i, click_date: time, ...common });
     if (i % 10 === 0) {
-      push(conversions, day, { conversion_id: `cv${i}`, conversion_date: time, ...common, price: `${1 + (i % 40)}.${String(i % 100).padStart(2, "0")}0000`, disposition: "Approved" });
+      push(conversions, day, {
+        conversion_id: `cv${i}`,
+        conversion_date: time,
+        ...common,
+        price: `${1 + (i % 40)}.${String(i % 100).padStart(2, "0")}0000`,
+        disposition: "Approved",
+      });
     }
   }
   return { clicks, conversions };
@@ -220,7 +237,9 @@ try {
   const { rollup, naive, sizes } = await measureSql(stateDir, start, today);
   const same = JSON.stringify(rollup.rows) === JSON.stringify(naive.rows);
   console.log(`\n30-day offers report (${start} to ${today}), cake_stats ${sizes.stats.toLocaleString()} rows, rollup ${sizes.rollup.toLocaleString()} rows:`);
-  console.log(`  GET /api/cake/offers   p50 ${ms(api)} over HTTP (${offers.length} offers)   target <= ${TARGET_P50_MS} ms: ${api <= TARGET_P50_MS ? "met" : "MISSED"}`);
+  console.log(
+    `  GET /api/cake/offers   p50 ${ms(api)} over HTTP (${offers.length} offers)   target <= ${TARGET_P50_MS} ms: ${api <= TARGET_P50_MS ? "met" : "MISSED"}`,
+  );
   console.log(`  rollup query           p50 ${ms(rollup.p50)}, rows read ${rollup.rowsRead.toLocaleString()}`);
   console.log(`  naive (raw cake_stats) p50 ${ms(naive.p50)}, rows read ${naive.rowsRead.toLocaleString()}`);
   console.log(`  ratio naive / rollup:  time ${(naive.p50 / rollup.p50).toFixed(1)}x, rows read ${(naive.rowsRead / rollup.rowsRead).toFixed(1)}x`);

@@ -103,17 +103,21 @@ async function generateClicks(d1, k, firstId) {
 async function generateCakeAndSpend(d1, k, firstId, last) {
   const date = dayOf(dayStart(k));
   await d1.batch([
-    d1.prepare(
-      `insert into cake_stats (date, offer_id, offer_name, subid1, subid2, subid3, clicks, conversions, revenue_cents)
+    d1
+      .prepare(
+        `insert into cake_stats (date, offer_id, offer_name, subid1, subid2, subid3, clicks, conversions, revenue_cents)
        select ?3, 100 + (id % ${TT_CAMPAIGNS}) % 30, 'Offer ' || (id % 30), 'mb' || (id % 12), click_id,
          case when id % 4 = 0 then '' else 'sp' || (id % 50) end, 1, id % 10 = 0, case when id % 10 = 0 then 100 + id % 4000 else 0 end
        from clicks where id between ?1 and ?2 and id % ${CAKE_SHARE} = 0`,
-    ).bind(firstId, last, date),
-    d1.prepare(
-      `with recursive c(n) as (select 0 union all select n + 1 from c where n < ${TT_CAMPAIGNS - 1})
+      )
+      .bind(firstId, last, date),
+    d1
+      .prepare(
+        `with recursive c(n) as (select 0 union all select n + 1 from c where n < ${TT_CAMPAIGNS - 1})
        insert into tiktok_spend (date, tiktok_campaign_id, campaign_name, spend_cents, impressions, clicks, conversions)
        select ?1, '17990000' || n, 'Spring sale ' || n, 500 + (?2 * 7 + n * 13) % 20000, 1000 + n, 100 + n, n % 5 from c`,
-    ).bind(date, k),
+      )
+      .bind(date, k),
   ]);
 }
 
@@ -185,7 +189,9 @@ try {
   const db = code.createDb(d1);
   const dialect = new code.SQLiteAsyncDialect();
   await d1.batch([
-    ...Array.from({ length: 10 }, (_, i) => d1.prepare("insert into landers (id, name, url) values (?, ?, 'https://lander.test')").bind(i + 1, `Lander ${i + 1}`)),
+    ...Array.from({ length: 10 }, (_, i) =>
+      d1.prepare("insert into landers (id, name, url) values (?, ?, 'https://lander.test')").bind(i + 1, `Lander ${i + 1}`),
+    ),
     d1.prepare("insert into offers (id, name, url, utm_template) values (1, 'Offer', 'https://offer.test', 'sub2={clickId}')"),
     ...Array.from({ length: OUR_CAMPAIGNS }, (_, i) =>
       d1.prepare("insert into campaigns (id, name, lander_id, offer_id) values (?, ?, ?, 1)").bind(i + 1, `Campaign ${i + 1}`, (i % 10) + 1),
@@ -269,7 +275,9 @@ try {
     perDay.push(day);
     if (k === 2 || k === RETENTION + 2) {
       const perDayMs = (performance.now() - started) / (k + 1);
-      console.log(`(at ${secs(perDayMs)} a day so far, the run takes about ${fmt((perDayMs * DAYS) / 3_600_000, 1)} hours; the days past the retention take longer)`);
+      console.log(
+        `(at ${secs(perDayMs)} a day so far, the run takes about ${fmt((perDayMs * DAYS) / 3_600_000, 1)} hours; the days past the retention take longer)`,
+      );
     }
     if (k % 10 === 0 || k === DAYS - 1 || day.archived.length) {
       const last = k % 10 === 0 || k === DAYS - 1;
@@ -303,7 +311,9 @@ try {
       `retention: ${archivedDays.length} days archived and deleted, ${secs(retentionMs / archivedDays.length)} per day of ${fmt(PER_DAY)} clicks ` +
         `(archive written and read back ${secs(archiveMs / archivedDays.length)}, rows deleted in 250,000-row runs ${secs(deleteMs / archivedDays.length)}), ${fmt((retentionMs / archivedRows) * 1000, 1)} us per click`,
     );
-    console.log(`archive: ${fmt(archivedBytes / archivedRows, 1)} bytes per click gzipped (${fmt(archivedBytes / archivedDays.length / 1024 ** 2, 2)} MB per day)`);
+    console.log(
+      `archive: ${fmt(archivedBytes / archivedRows, 1)} bytes per click gzipped (${fmt(archivedBytes / archivedDays.length / 1024 ** 2, 2)} MB per day)`,
+    );
   }
 
   // Growth that retention does not remove: the rollups, spend and CAKE's rows. The rollups follow
@@ -313,16 +323,20 @@ try {
   const slope = tail.length > 10 ? (tail.at(-1).size - tail[0].size) / (tail.length - 1) : null;
   const cakeRowsPerDay = PER_DAY / CAKE_SHARE;
   const rollupsPerDay = slope === null ? null : Math.max(0, slope - cakeRowsPerDay * bytesPerCakeRow);
-  console.log(`\nbytes per click in D1 (the clicks row, its exit's lander_clicks row when it has one, and every index; D1's own size figure): ${fmt(bytesPerClick)} B`);
+  console.log(
+    `\nbytes per click in D1 (the clicks row, its exit's lander_clicks row when it has one, and every index; D1's own size figure): ${fmt(bytesPerClick)} B`,
+  );
   console.log(`bytes per cake_stats row (CAKE's click report, one row per click that reached the offer): ${fmt(bytesPerCakeRow)} B`);
   if (slope !== null) {
     console.log(
       `growth per day once the retention runs: ${fmt(slope / 1024 ** 2, 2)} MB (growth per day before it: ${fmt((perDay[Math.min(RETENTION, perDay.length - 1)].size - perDay[0].size) / Math.min(RETENTION, perDay.length - 1) / 1024 ** 2, 2)} MB); ` +
-        `of that, rollups and spend ${fmt(rollupsPerDay / 1024 ** 2, 2)} MB (they follow the day's ${fmt(await count(d1, "click_daily_stats") / DAYS)} ad combinations, not its clicks)`,
+        `of that, rollups and spend ${fmt(rollupsPerDay / 1024 ** 2, 2)} MB (they follow the day's ${fmt((await count(d1, "click_daily_stats")) / DAYS)} ad combinations, not its clicks)`,
     );
   }
   if (cakeRowsPerDay < 10_000) {
-    console.log(`(D1's size moves in 4 KB pages: with ${fmt(cakeRowsPerDay)} CAKE rows a day the per-row figures are rough; BENCH_CLICKS_PER_DAY >= 1000000 makes them exact)`);
+    console.log(
+      `(D1's size moves in 4 KB pages: with ${fmt(cakeRowsPerDay)} CAKE rows a day the per-row figures are rough; BENCH_CLICKS_PER_DAY >= 1000000 makes them exact)`,
+    );
   }
   const EXIT_SHARE = 0.4;
   for (const rate of [100_000, 1_000_000]) {
@@ -336,7 +350,9 @@ try {
         ? `never: ${RETENTION} days of raw clicks alone are ${fmt(kept / GB, 1)} GB (${Math.floor(D1_LIMIT / rawPerDay)} days of raw clicks fit in 10 GB)`
         : `${fmt(RETENTION + (D1_LIMIT - kept) / other)} days (raw clicks steady at ${fmt(kept / GB, 1)} GB; cake_stats grows ${fmt(cakePerDay / 1024 ** 2)} MB a day, rollups ${fmt((rollupsPerDay ?? 0) / 1024 ** 2, 1)} MB)`;
     const rawOnly = kept >= D1_LIMIT ? "" : `; the raw clicks alone never reach it`;
-    console.log(`${fmt(rate)} clicks a day (${EXIT_SHARE * 100}% reaching the offer): 10 GB in ${fmt(without)} days without retention; with ${RETENTION} days: ${withRetention}${rawOnly}`);
+    console.log(
+      `${fmt(rate)} clicks a day (${EXIT_SHARE * 100}% reaching the offer): 10 GB in ${fmt(without)} days without retention; with ${RETENTION} days: ${withRetention}${rawOnly}`,
+    );
   }
 
   // The year's report: the same before the last deletes and after them, and what the raw rows said.
@@ -349,7 +365,11 @@ try {
     const revenue = Math.round(Number(r?.revenue ?? 0) * 100);
     if (!r || r.linkClicks !== n.clicks || r.exitClicks !== n.exits || revenue !== n.revenue || r.conversions !== n.conversions) mismatches++;
   }
-  const totals = [...naive.values()].reduce((s, n) => ({ clicks: s.clicks + n.clicks, exits: s.exits + n.exits, revenue: s.revenue + n.revenue }), { clicks: 0, exits: 0, revenue: 0 });
+  const totals = [...naive.values()].reduce((s, n) => ({ clicks: s.clicks + n.clicks, exits: s.exits + n.exits, revenue: s.revenue + n.revenue }), {
+    clicks: 0,
+    exits: 0,
+    revenue: 0,
+  });
   console.log(
     `\none-year report (days 1-${YEAR}, 4 groupings): computed ${BEFORE_END} days before the end and again at the end: ${same ? "identical" : "DIFFERENT"}; ` +
       `against the raw rows counted before each day was deleted (${fmt(totals.clicks)} clicks, ${fmt(totals.exits)} exits, $${fmt(totals.revenue / 100, 2)} revenue over ${naive.size} campaigns): ` +

@@ -91,7 +91,9 @@ function seedCodes(stateDir) {
     const rows = [];
     for (let i = start; i < Math.min(STORED_CODES, start + 500); i++) {
       const at = now - (STORED_CODES - i) * 15_000;
-      rows.push(`('${String(100000 + (i % 900000))}', 'Your verification code ${i}', 'no-reply@service${i % 40}.example', '<bench-${i}@service.example>', ${at}, ${at})`);
+      rows.push(
+        `('${String(100000 + (i % 900000))}', 'Your verification code ${i}', 'no-reply@service${i % 40}.example', '<bench-${i}@service.example>', ${at}, ${at})`,
+      );
     }
     statements.push(`INSERT INTO verification_codes (code, subject, sender, message_id, received_at, extracted_at) VALUES\n${rows.join(",\n")};`);
   }
@@ -168,7 +170,9 @@ async function benchApi(server) {
 
   const row = (label, r) =>
     `  ${label.padEnd(34)} p50 ${fmt(r.p50)} ms (${fmt(r.p50 / user.p50)}x)   p99 ${fmt(r.p99)} ms (${fmt(r.p99 / user.p99)}x)   ${r.count} requests`;
-  console.log(`\nAPI with ${STORED_CODES.toLocaleString("en")} stored codes (wrangler dev, ${CONNECTIONS} connections cycling through the three, ${SECONDS}s):`);
+  console.log(
+    `\nAPI with ${STORED_CODES.toLocaleString("en")} stored codes (wrangler dev, ${CONNECTIONS} connections cycling through the three, ${SECONDS}s):`,
+  );
   console.log(row(targets[0].label, user));
   console.log(row(targets[1].label, full));
   console.log(row(targets[2].label, notModified));
@@ -202,7 +206,9 @@ async function benchBurst(server, cookie) {
   const total = (await (await fetch(`${server.url}/api/codes`, { headers: { cookie } })).json()).total;
   const stored = total - STORED_CODES;
   console.log(`\nBurst of ${BURST_MESSAGES} deliveries (${BURST_MESSAGES - distinct} repeating a Message-ID), ${BURST_CONCURRENCY} at a time:`);
-  console.log(`  ${fmt(BURST_MESSAGES / seconds, 0)} messages/s (${fmt((BURST_MESSAGES / seconds) * 60, 0)}/minute; the target case is 5,000/minute), ${failed} failed`);
+  console.log(
+    `  ${fmt(BURST_MESSAGES / seconds, 0)} messages/s (${fmt((BURST_MESSAGES / seconds) * 60, 0)}/minute; the target case is 5,000/minute), ${failed} failed`,
+  );
   console.log(`  stored ${stored} for ${distinct} distinct messages: ${stored === distinct ? "exact" : "WRONG"}`);
   if (stored !== distinct || failed) process.exitCode = 1;
 }

@@ -35,7 +35,6 @@ const PORT = 8971;
 const TARGET_P50_MS = 250;
 const DAY_MS = 86_400_000;
 
-
 const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10);
 const today = dayOf(Date.now());
 const firstDayMs = Date.parse(`${today}T00:00:00Z`) - (DAYS - 1) * DAY_MS;
@@ -91,7 +90,9 @@ async function seed(d1) {
   const span = DAYS * DAY_MS - 60_000;
   const clickedAt = (i) => `(${firstDayMs} + ((${i}) - 1) * ${span} / ${CLICKS})`;
   await d1.batch([
-    ...Array.from({ length: 10 }, (_, i) => d1.prepare("insert into landers (id, name, url) values (?, ?, 'https://lander.test')").bind(i + 1, `Lander ${i + 1}`)),
+    ...Array.from({ length: 10 }, (_, i) =>
+      d1.prepare("insert into landers (id, name, url) values (?, ?, 'https://lander.test')").bind(i + 1, `Lander ${i + 1}`),
+    ),
     ...Array.from({ length: OUR_CAMPAIGNS }, (_, i) =>
       d1.prepare("insert into campaigns (id, name, lander_id) values (?, ?, ?)").bind(i + 1, `Campaign ${i + 1}`, (i % 10) + 1),
     ),
@@ -188,9 +189,7 @@ try {
   const run = await code.rollUpClicks(db, { now: Date.now(), budgetMs: 600_000 });
   const rollupMs = performance.now() - t;
   const s = await sizes();
-  console.log(
-    `click rollup job, first run over ${int(s.clicks)} clicks: ${ms(rollupMs)} in ${run.steps} steps (${run.behind ? "BEHIND" : "caught up"})`,
-  );
+  console.log(`click rollup job, first run over ${int(s.clicks)} clicks: ${ms(rollupMs)} in ${run.steps} steps (${run.behind ? "BEHIND" : "caught up"})`);
   console.log(
     `sizes: clicks ${int(s.clicks)}, cake_stats ${int(s.cake)}, tiktok_spend ${int(s.spend)} -> cake_attributed_daily ${int(s.cakeRollup)}, click_daily_stats ${int(s.clickRollup)}, cake_audience_daily ${int(s.cakeAudience)}, click_audience_daily ${int(s.clickAudience)}`,
   );
@@ -246,9 +245,7 @@ try {
   await server.stop();
   server = undefined;
 
-  console.log(
-    `\n30-day report (${startDate} to ${today}), p50 of ${REPEAT} (naive: ${NAIVE_REPEAT}); SQL timed on the same D1 file outside the Worker:`,
-  );
+  console.log(`\n30-day report (${startDate} to ${today}), p50 of ${REPEAT} (naive: ${NAIVE_REPEAT}); SQL timed on the same D1 file outside the Worker:`);
   console.log("grouping          rows | API p50  target | rollup SQL p50, rows read | naive SQL p50, rows read | naive/rollup time, rows | same report");
   let missed = 0;
   let different = 0;
@@ -264,10 +261,10 @@ try {
   // The live tail: clicks that came after the cron ran are read from clicks, a few rows each.
   const again = openLocalD1(stateDir);
   const d1b = await again.db();
-  const before = (await (async () => {
+  const before = await (async () => {
     const { prepared } = statements(d1b, "campaign", false);
     return (await d1b.batch(prepared)).reduce((sum, r) => sum + r.meta.rows_read, 0);
-  })());
+  })();
   const maxId = (await d1b.prepare("select max(id) as id from clicks").first()).id;
   const now = Date.now();
   await d1b

@@ -39,12 +39,14 @@ async function seed() {
   await d1.batch([
     d1.prepare("insert into landers (id, name, url) values (1, 'Bench lander', 'https://lander.example/lp')"),
     d1.prepare("insert into campaigns (id, name, lander_id, bh_toggle) values (1, 'Bench campaign', 1, 1)"),
-    d1.prepare(
-      `insert into clicks (click_id, campaign_id, tiktok_campaign_id, ttclid, ip_address, user_agent, clicked_at)
+    d1
+      .prepare(
+        `insert into clicks (click_id, campaign_id, tiktok_campaign_id, ttclid, ip_address, user_agent, clicked_at)
        with recursive n(i) as (select 1 union all select i + 1 from n where i < ?1)
        select 'bench-click-' || i, 1, '1799', 'E.C.P.bench-' || i, '198.51.100.' || (i % 250), 'Mozilla/5.0 (iPhone) musical_ly_34.1.0', ?2 - i * 1000
        from n`,
-    ).bind(COUNT, now - 60_000),
+      )
+      .bind(COUNT, now - 60_000),
   ]);
   await mf.dispose();
 }
@@ -129,10 +131,14 @@ try {
   await baselineFake.close();
 
   const ok = state.events.size === COUNT && state.duplicates === 0 && status.today.sent === COUNT && status.today.failed === 0 && status.today.waiting === 0;
-  console.log(`delivered: ${int(state.events.size)} unique events of ${int(COUNT)}, ${int(state.duplicates)} duplicates; Worker: ${int(status.today.sent)} sent, ${int(status.today.failed)} failed, ${int(status.today.waiting)} waiting`);
+  console.log(
+    `delivered: ${int(state.events.size)} unique events of ${int(COUNT)}, ${int(state.duplicates)} duplicates; Worker: ${int(status.today.sent)} sent, ${int(status.today.failed)} failed, ${int(status.today.waiting)} waiting`,
+  );
   console.log(`calls (events:code): ${calls}`);
   console.log(`time from "Sync now" to the last event at the fake: ${s(delivered - t0)} (from queued: ${s(delivered - queuedAt)})`);
-  console.log(`baseline, the same events posted straight to the fake 1,000 a call: ${s(baselineMs)}; queue path / baseline: ${((delivered - t0) / baselineMs).toFixed(1)}x`);
+  console.log(
+    `baseline, the same events posted straight to the fake 1,000 a call: ${s(baselineMs)}; queue path / baseline: ${((delivered - t0) / baselineMs).toFixed(1)}x`,
+  );
   const cpu = process.cpuUsage(cpuStart);
   console.log(`this process (fakes and load): ${s((cpu.user + cpu.system) / 1000)} CPU over ${s(performance.now() - wallStart)} wall`);
   console.log(ok ? "PASS: every conversion delivered exactly once, with one failed call retried" : "FAIL: see the counts above");

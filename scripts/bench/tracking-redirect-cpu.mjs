@@ -106,7 +106,13 @@ async function measureClickWrites({ code, d1, workerd }, { clicks = 20_000, batc
   for (const rows of batches) await code.insertClicks(db, rows);
   const wall = performance.now() - started;
   const d1Cpu = cpuSeconds(workerd) - cpuBefore;
-  return { clicks, batch, jsonUsPerClick: (jsonCpu.user + jsonCpu.system) / clicks, d1UsPerClick: (d1Cpu * 1e6) / clicks, wallUsPerClick: (wall * 1000) / clicks };
+  return {
+    clicks,
+    batch,
+    jsonUsPerClick: (jsonCpu.user + jsonCpu.system) / clicks,
+    d1UsPerClick: (d1Cpu * 1e6) / clicks,
+    wallUsPerClick: (wall * 1000) / clicks,
+  };
 }
 
 console.log(`load average ${loadAverage().join(" ")}; ${fmt(REQUESTS)} requests per variant`);
@@ -122,7 +128,9 @@ try {
     noLimiter: { path: `/r/1?${AD_QUERY}` },
     recorded: { path: `/r/1?${AD_QUERY}`, limiter: allow },
   });
-  console.log("\nThe Worker's own CPU per request, in one process without the HTTP stack (Node's V8, the Worker's code bundled, its background work included):");
+  console.log(
+    "\nThe Worker's own CPU per request, in one process without the HTTP stack (Node's V8, the Worker's code bundled, its background work included):",
+  );
   const lines = [
     ["a constant 302 Response (the bare Worker's work)", "bare"],
     ["exit, no click: Hono routing, the campaign from the cache, a 302", "exitNoClick"],

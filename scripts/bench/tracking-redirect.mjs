@@ -90,7 +90,12 @@ function tail(child, name, keep = 40) {
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding("utf8");
     stream?.on("data", (chunk) => {
-      lines.push(...chunk.split("\n").filter((l) => l && !perRequest.test(l)).map((l) => `[${name}] ${l}`));
+      lines.push(
+        ...chunk
+          .split("\n")
+          .filter((l) => l && !perRequest.test(l))
+          .map((l) => `[${name}] ${l}`),
+      );
       lines.splice(0, Math.max(0, lines.length - keep));
     });
   }
@@ -109,7 +114,13 @@ async function startBare(name, port, { assets }) {
     `compatibility_date = "2026-04-20"`,
     `compatibility_flags = ["nodejs_compat"]`,
     ...(assets
-      ? ["[assets]", `directory = ${JSON.stringify(path.join(ROOT, "dist", "client"))}`, `binding = "ASSETS"`, `not_found_handling = "single-page-application"`, "run_worker_first = true"]
+      ? [
+          "[assets]",
+          `directory = ${JSON.stringify(path.join(ROOT, "dist", "client"))}`,
+          `binding = "ASSETS"`,
+          `not_found_handling = "single-page-application"`,
+          "run_worker_first = true",
+        ]
       : []),
   ];
   writeFileSync(path.join(dir, "wrangler.toml"), `${config.join("\n")}\n`);
@@ -142,7 +153,8 @@ async function seed(base) {
   });
   await json(register);
   const cookie = register.headers.getSetCookie()[0].split(";")[0];
-  const post = (p, body) => fetch(`${base}${p}`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) }).then(json);
+  const post = (p, body) =>
+    fetch(`${base}${p}`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) }).then(json);
   const lander = await post("/api/landers", { name: "Bench lander", url: "https://lander.example/lp?src=tt" });
   const offer = await post("/api/offers", { name: "Bench offer", url: "https://offer.example/go", utmTemplate: "sub1={clickId}&sub2={campaign}" });
   const campaign = await post("/api/campaigns", { name: "Bench", landerId: lander.id, offerId: offer.id, bhToggle: true });

@@ -31,7 +31,8 @@ export function citationFiles() {
 }
 
 /** A citation of a document that is not in the repository. */
-const OUTSIDE = /decisions\.md|[Ss]pec §\d|\/work\/shared|shared\/docs\/|(?<![\w/])(?:integrations|codes|domains|style)\.md|\bthe spec\b|\b[Ii]ssue \d+\b|\bthe issue's\b/;
+const OUTSIDE =
+  /decisions\.md|[Ss]pec §\d|\/work\/shared|shared\/docs\/|(?<![\w/])(?:integrations|codes|domains|style)\.md|\bthe spec\b|\b[Ii]ssue \d+\b|\bthe issue's\b/;
 
 export function outsideCitations() {
   const found = [];

@@ -1,4 +1,7 @@
 import type { Miniflare } from "miniflare";
 
-export function openLocalD1(stateDir: string, options?: { scriptPath?: string }): { mf: Miniflare; db: () => Promise<D1Database>; archive: () => Promise<R2Bucket> };
+export function openLocalD1(
+  stateDir: string,
+  options?: { scriptPath?: string },
+): { mf: Miniflare; db: () => Promise<D1Database>; archive: () => Promise<R2Bucket> };
 export function registerFirstAdmin(url: string): Promise<string | undefined>;

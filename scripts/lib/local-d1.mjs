@@ -38,5 +38,8 @@ export async function registerFirstAdmin(url) {
     body: JSON.stringify({ username: "bench", password: "bench-password" }),
   });
   if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
-  return res.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))?.split(";")[0];
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("__Host-session="))
+    ?.split(";")[0];
 }

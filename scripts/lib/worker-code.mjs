@@ -19,10 +19,25 @@ const WORKERD_MODULES = ["cloudflare:*"];
 export async function bundleWorkerCode(dir, exports) {
   const entry = path.join(dir, "worker-entry.ts");
   const from = (file) => JSON.stringify(file.endsWith(".ts") ? path.join(ROOT, "worker/src", file) : file);
-  writeFileSync(entry, Object.entries(exports).map(([file, names]) => `export { ${names.join(", ")} } from ${from(file)};`).join("\n"));
+  writeFileSync(
+    entry,
+    Object.entries(exports)
+      .map(([file, names]) => `export { ${names.join(", ")} } from ${from(file)};`)
+      .join("\n"),
+  );
   const outfile = path.join(dir, "worker-code.mjs");
   // platform node: some libraries the app imports (papaparse) name Node built-ins they never use here.
-  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "node", mainFields: ["module", "main"], outfile, external: WORKERD_MODULES, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    mainFields: ["module", "main"],
+    outfile,
+    external: WORKERD_MODULES,
+    logLevel: "warning",
+    nodePaths: [path.join(ROOT, "node_modules")],
+  });
   return import(pathToFileURL(outfile).href);
 }
 
@@ -34,6 +49,17 @@ export async function bundleWorker(dir, source) {
   const entry = path.join(dir, "bench-worker.ts");
   writeFileSync(entry, source.replaceAll("@worker/", `${path.join(ROOT, "worker/src")}/`));
   const outfile = path.join(dir, "bench-worker.mjs");
-  await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", conditions: ["workerd", "worker", "browser"], mainFields: ["module", "main"], outfile, external: WORKERD_MODULES, logLevel: "warning", nodePaths: [path.join(ROOT, "node_modules")] });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    outfile,
+    external: WORKERD_MODULES,
+    logLevel: "warning",
+    nodePaths: [path.join(ROOT, "node_modules")],
+  });
   return outfile;
 }

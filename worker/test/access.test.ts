@@ -36,8 +36,7 @@ const statementForm = () => {
 };
 
 const sampleLander = async () => (await insertLander(db(), { name: "Access lander", url: "https://lander.test/" }).get()).id;
-const sampleOffer = async () =>
-  (await insertOffer(db(), { name: "Access offer", url: "https://offer.test/", utmTemplate: "sub1={clickId}" }).get()).id;
+const sampleOffer = async () => (await insertOffer(db(), { name: "Access offer", url: "https://offer.test/", utmTemplate: "sub1={clickId}" }).get()).id;
 const sampleCampaign = async () =>
   (await insertCampaign(db(), { name: "Access campaign", landerId: await sampleLander(), offerId: null, domainId: null, bhToggle: false }).get()).id;
 // Assigned to the caller: a member may delete only their own sparks.
@@ -45,7 +44,12 @@ const sampleSpark = async (caller: TestUser | null) => (await createSpark(db(), 
 
 // A bought domain, written straight to D1 (the routes themselves need Namecheap or Cloudflare).
 const sampleDomain = async () =>
-  (await db().insert(domains).values({ domain: `access-${crypto.randomUUID().slice(0, 8)}.xyz`, status: "purchased" }).returning())[0]!.id;
+  (
+    await db()
+      .insert(domains)
+      .values({ domain: `access-${crypto.randomUUID().slice(0, 8)}.xyz`, status: "purchased" })
+      .returning()
+  )[0]!.id;
 /** The test Worker has no Namecheap or Cloudflare settings: a permitted caller learns what is missing. */
 const NOT_SET_UP = 409;
 /** An archived day of clicks (a ledger row and its file), as the retention job leaves them. */
@@ -55,7 +59,19 @@ const sampleArchive = async () => {
   await env.ARCHIVE.put(archiveKey(day), new Uint8Array([0x1f, 0x8b]));
   await db()
     .insert(clickArchives)
-    .values({ day, timeZone: "UTC", startMs, endMs: startMs + 86_400_000, objectKey: archiveKey(day), rows: 0, exits: 0, bytes: 2, maxClickId: 0, claimedAt: startMs, archivedAt: startMs })
+    .values({
+      day,
+      timeZone: "UTC",
+      startMs,
+      endMs: startMs + 86_400_000,
+      objectKey: archiveKey(day),
+      rows: 0,
+      exits: 0,
+      bytes: 2,
+      maxClickId: 0,
+      claimedAt: startMs,
+      archivedAt: startMs,
+    })
     .onConflictDoNothing();
   return day;
 };
@@ -137,7 +153,10 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   // The test Worker has no data-source secrets: "all" answers 200 with each source not configured.
   "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),
   "GET /api/tiktok-events": () => ({ path: "/api/tiktok-events" }),
-  "PUT /api/tiktok-events/settings": () => ({ path: "/api/tiktok-events/settings", json: { pixelCode: "", testEventCode: "", pendingEvent: "", currency: "USD" } }),
+  "PUT /api/tiktok-events/settings": () => ({
+    path: "/api/tiktok-events/settings",
+    json: { pixelCode: "", testEventCode: "", pendingEvent: "", currency: "USD" },
+  }),
   "POST /api/tiktok-events/resend": () => ({ path: "/api/tiktok-events/resend", json: {} }),
   "GET /api/tiktok/spend": () => ({ path: "/api/tiktok/spend?startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/cake/offers": () => ({ path: "/api/cake/offers?startDate=2025-01-01&endDate=2025-01-31" }),
@@ -188,9 +207,7 @@ const refused = async (key: RouteKey, caller: TestUser | null, status: 401 | 403
 
 describe("the access table", () => {
   it("lists every /api route the app serves (a route missing from it would be refused)", () => {
-    const served = app.routes
-      .filter((r) => r.path.startsWith("/api/") && r.method !== "ALL")
-      .map((r) => `${r.method} ${r.path}`);
+    const served = app.routes.filter((r) => r.path.startsWith("/api/") && r.method !== "ALL").map((r) => `${r.method} ${r.path}`);
     expect(new Set(served)).toEqual(new Set(Object.keys(ACCESS)));
   });
 

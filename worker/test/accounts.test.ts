@@ -135,7 +135,10 @@ describe("an admin and a member's account", () => {
     ]);
     const statuses = answers.map((r) => r.status).sort();
     // The loser is refused by the guard (409) or, if it came second, as no longer an admin (403).
-    expect([[200, 403], [200, 409]]).toContainEqual(statuses);
+    expect([
+      [200, 403],
+      [200, 409],
+    ]).toContainEqual(statuses);
     const loser = answers.find((r) => r.status !== 200)!;
     if (loser.status === 409) expect((await loser.json<{ error: string }>()).error).toMatch(/last admin/);
     expect(await db().select().from(users).where(eq(users.role, "admin"))).toHaveLength(1);
@@ -165,7 +168,9 @@ describe("two-factor sign-in", () => {
     const user = await makeUser();
     const setup = await (await call("/api/account/two-factor/setup", { method: "POST", cookie: user.cookie })).json<{ secret: string; uri: string }>();
     expect(setup.secret).toMatch(/^[A-Z2-7]{32}$/);
-    expect(setup.uri).toBe(`otpauth://totp/Trackyard:${encodeURIComponent(user.username)}?issuer=Trackyard&secret=${setup.secret}&algorithm=SHA1&digits=6&period=30`);
+    expect(setup.uri).toBe(
+      `otpauth://totp/Trackyard:${encodeURIComponent(user.username)}?issuer=Trackyard&secret=${setup.secret}&algorithm=SHA1&digits=6&period=30`,
+    );
 
     // A wrong first code: still off, nothing enabled.
     const wrong = await call("/api/account/two-factor/confirm", { cookie: user.cookie, json: { code: totpCode(setup.secret, 5) } });
@@ -308,7 +313,10 @@ describe("two-factor sign-in", () => {
     const { secret } = await enableTwoFactor(user);
     const first = await login(user.username, user.password);
     const pending = sessionCookieFrom(first)!;
-    await db().update(sessions).set({ expiresAt: Date.now() - 1 }).where(eq(sessions.userId, user.id));
+    await db()
+      .update(sessions)
+      .set({ expiresAt: Date.now() - 1 })
+      .where(eq(sessions.userId, user.id));
     const res = await secondFactor(pending, totpCode(secret, 1));
     expect(res.status).toBe(401);
     expect((await res.json<{ error: string }>()).error).toMatch(/Enter your username and password again/);

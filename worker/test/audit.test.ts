@@ -84,7 +84,9 @@ describe("audit entries of every kind of change", () => {
 
   it("users: create, permissions, assignments, role, delete", async () => {
     const admin = await makeAdmin();
-    const created = await (await call("/api/users", { cookie: admin.cookie, json: { username: "audited-mia", password: "mia-password-1", role: "user" } })).json<{ id: string }>();
+    const created = await (
+      await call("/api/users", { cookie: admin.cookie, json: { username: "audited-mia", password: "mia-password-1", role: "user" } })
+    ).json<{ id: string }>();
     await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["campaigns", "clicks"] } });
     await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["clicks", "sparks"] } });
     await call(`/api/users/${created.id}/vcn-assignments`, { cookie: admin.cookie, json: { vcnNicknames: ["Ads 1"] } });
@@ -109,7 +111,9 @@ describe("audit entries of every kind of change", () => {
     await call("/api/settings", { cookie: admin.cookie, json: { key: "max_domain_price", value: "9.5" } });
     expect((await trail("setting", "max_domain_price"))[0]).toMatch(/^setting\.update \| max_domain_price: .+ → 9\.50$/);
 
-    const offer = await (await call("/api/offers", { cookie: admin.cookie, json: { name: "Sweeps", url: "https://o.test/a", utmTemplate: "s1={clickId}" } })).json<{ id: number }>();
+    const offer = await (
+      await call("/api/offers", { cookie: admin.cookie, json: { name: "Sweeps", url: "https://o.test/a", utmTemplate: "s1={clickId}" } })
+    ).json<{ id: number }>();
     await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(await trail("offer", offer.id)).toEqual([
       "offer.delete | Name: Sweeps; URL: https://o.test/a; UTM template: s1={clickId}",
@@ -117,9 +121,14 @@ describe("audit entries of every kind of change", () => {
     ]);
 
     const member = await makeUser("user", ["sparks"]);
-    const spark = await (await call("/api/sparks", { cookie: member.cookie, json: { name: "Hook A", code: "<!-- a -->" } })).json<{ id: number; sparkId: string }>();
+    const spark = await (
+      await call("/api/sparks", { cookie: member.cookie, json: { name: "Hook A", code: "<!-- a -->" } })
+    ).json<{ id: number; sparkId: string }>();
     await call(`/api/sparks/${spark.id}`, { method: "DELETE", cookie: member.cookie });
-    const sparkRows = await db().select().from(auditLog).where(eq(auditLog.entityId, String(spark.id)));
+    const sparkRows = await db()
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.entityId, String(spark.id)));
     expect(sparkRows.filter((r) => r.entityKind === "spark").map((r) => [r.action, r.actorName])).toEqual([
       ["spark.create", member.username],
       ["spark.delete", member.username],
@@ -141,7 +150,10 @@ describe("audit entries of every kind of change", () => {
   it("statement uploads (their counts) and syncs run by hand", async () => {
     const admin = await makeAdmin();
     const form = new FormData();
-    form.append("file", new File(["Registered Card Last 4,Status,Reference Id\n*1234,PENDING,audit-1\n*1234,CLEARED,audit-2\n,CLEARED,audit-3\n"], "april.csv"));
+    form.append(
+      "file",
+      new File(["Registered Card Last 4,Status,Reference Id\n*1234,PENDING,audit-1\n*1234,CLEARED,audit-2\n,CLEARED,audit-3\n"], "april.csv"),
+    );
     expect((await call("/api/transactions/upload", { body: form, cookie: admin.cookie })).status).toBe(200);
     expect(await trail("statement", "april.csv")).toEqual(["statement.upload | 1 cleared, 1 pending or declined, 0 duplicates, 1 rows refused"]);
 
@@ -157,8 +169,29 @@ describe("audit entries of every kind of change", () => {
 describe("the audit screen's calls", () => {
   it("filters by user, kind and days, pages, and exports CSV", async () => {
     const admin = await makeAdmin();
-    for (let i = 0; i < 55; i++) await db().insert(auditLog).values({ at: Date.parse("2024-03-10T12:00:00Z") + i, actorId: admin.id, actorName: admin.username, action: "offer.update", entityKind: "offer", entityId: String(i), summary: `=change ${i}` });
-    await db().insert(auditLog).values({ at: Date.parse("2024-03-12T12:00:00Z"), actorId: admin.id, actorName: admin.username, action: "lander.update", entityKind: "lander", entityId: "1", summary: "x" });
+    for (let i = 0; i < 55; i++)
+      await db()
+        .insert(auditLog)
+        .values({
+          at: Date.parse("2024-03-10T12:00:00Z") + i,
+          actorId: admin.id,
+          actorName: admin.username,
+          action: "offer.update",
+          entityKind: "offer",
+          entityId: String(i),
+          summary: `=change ${i}`,
+        });
+    await db()
+      .insert(auditLog)
+      .values({
+        at: Date.parse("2024-03-12T12:00:00Z"),
+        actorId: admin.id,
+        actorName: admin.username,
+        action: "lander.update",
+        entityKind: "lander",
+        entityId: "1",
+        summary: "x",
+      });
     const q = `userId=${admin.id}&entityKind=offer&startDate=2024-03-10&endDate=2024-03-11`;
     const first = await (await call(`/api/audit?${q}`, { cookie: admin.cookie })).json<{ entries: Entry[]; total: number; totalPages: number }>();
     expect(first.total).toBe(55);
@@ -167,7 +200,9 @@ describe("the audit screen's calls", () => {
     expect(first.entries[0]).toMatchObject({ entityId: "54", at: "2024-03-10T12:00:00.054Z" });
     const second = await (await call(`/api/audit?${q}&page=2`, { cookie: admin.cookie })).json<{ entries: Entry[] }>();
     expect(second.entries.map((e) => e.entityId)).toEqual(["4", "3", "2", "1", "0"]);
-    const outside = await (await call(`/api/audit?userId=${admin.id}&startDate=2024-03-11&endDate=2024-03-11`, { cookie: admin.cookie })).json<{ total: number }>();
+    const outside = await (
+      await call(`/api/audit?userId=${admin.id}&startDate=2024-03-11&endDate=2024-03-11`, { cookie: admin.cookie })
+    ).json<{ total: number }>();
     expect(outside.total).toBe(0);
 
     const csv = await call(`/api/audit/export?${q}`, { cookie: admin.cookie });
@@ -202,8 +237,16 @@ describe("the audit screen's calls", () => {
     const { runScheduled } = await import("../src/jobs");
     const { env } = await import("cloudflare:workers");
     const now = Date.now();
-    const old = await db().insert(auditLog).values({ at: now - 401 * 86_400_000, actorName: "x", action: "offer.update", entityKind: "offer", entityId: "old-one" }).returning().get();
-    const kept = await db().insert(auditLog).values({ at: now - 399 * 86_400_000, actorName: "x", action: "offer.update", entityKind: "offer", entityId: "kept-one" }).returning().get();
+    const old = await db()
+      .insert(auditLog)
+      .values({ at: now - 401 * 86_400_000, actorName: "x", action: "offer.update", entityKind: "offer", entityId: "old-one" })
+      .returning()
+      .get();
+    const kept = await db()
+      .insert(auditLog)
+      .values({ at: now - 399 * 86_400_000, actorName: "x", action: "offer.update", entityKind: "offer", entityId: "kept-one" })
+      .returning()
+      .get();
     await runScheduled(env as Parameters<typeof runScheduled>[0], now);
     const ids = (await db().select({ id: auditLog.id }).from(auditLog)).map((r) => r.id);
     expect(ids).not.toContain(old.id);

@@ -5,8 +5,7 @@ import { sessions, users } from "../src/db/schema";
 import { eq } from "drizzle-orm";
 import { call, db, makeAdmin, makeUser, sessionCookieFrom, uniqueName } from "./helpers";
 
-const login = (username: string, password: string, headers: Record<string, string> = {}) =>
-  call("/api/login", { json: { username, password }, headers });
+const login = (username: string, password: string, headers: Record<string, string> = {}) => call("/api/login", { json: { username, password }, headers });
 
 describe("first-admin setup", () => {
   it("registers the first admin only while no users exist", async () => {
@@ -35,9 +34,7 @@ describe("first-admin setup", () => {
     const res = await call("/api/register", { json: { username: "x", password: "short" } });
     expect(res.status).toBe(400);
     const body = await res.json<{ error: string; details: string[] }>();
-    expect(body.details).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^username: /), expect.stringMatching(/^password: .*8 characters/)]),
-    );
+    expect(body.details).toEqual(expect.arrayContaining([expect.stringMatching(/^username: /), expect.stringMatching(/^password: .*8 characters/)]));
   });
 });
 
@@ -106,7 +103,10 @@ describe("cookies", () => {
 
   it("treats an expired session as signed out", async () => {
     const user = await makeUser();
-    await db().update(sessions).set({ expiresAt: Date.now() - 1000 }).where(eq(sessions.userId, user.id));
+    await db()
+      .update(sessions)
+      .set({ expiresAt: Date.now() - 1000 })
+      .where(eq(sessions.userId, user.id));
     expect((await call("/api/user", { cookie: user.cookie })).status).toBe(401);
   });
 

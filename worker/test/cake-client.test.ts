@@ -175,7 +175,10 @@ describe("CAKE client", () => {
       'CAKE sent a conversion (5) whose conversion_date is not a date we can read: "soon"',
     );
 
-    fake.failNext({ status: 200, json: { d: { success: true, row_count: 1, conversions: [{ conversion_id: 5, conversion_date: "2025-01-10", price: "lots" }] } } });
+    fake.failNext({
+      status: 200,
+      json: { d: { success: true, row_count: 1, conversions: [{ conversion_id: 5, conversion_date: "2025-01-10", price: "lots" }] } },
+    });
     expect((await externalFailure(client.conversions("2025-01-10", "2025-01-10"))).message).toBe(
       'CAKE sent conversion 5 with a price that is not an amount: "lots"',
     );

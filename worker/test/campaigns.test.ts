@@ -31,7 +31,10 @@ async function refs() {
 }
 
 async function domain(status: DomainStatus, subdomain: string | null = "trk") {
-  const [row] = await db().insert(domains).values({ domain: `${uniqueName("d")}.xyz`, subdomain, status }).returning();
+  const [row] = await db()
+    .insert(domains)
+    .values({ domain: `${uniqueName("d")}.xyz`, subdomain, status })
+    .returning();
   return row!;
 }
 
@@ -191,7 +194,10 @@ describe("campaigns", () => {
     const { landerId } = await refs();
     const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Busy", landerId } })).json<Campaign>();
     const at = Date.UTC(2026, 9, 30, 23, 59);
-    await insertClicks(db(), [0, 1, 2].map((i) => ({ clickId: crypto.randomUUID(), campaignId: c.id, clickedAt: at + i * 3_600_000 })));
+    await insertClicks(
+      db(),
+      [0, 1, 2].map((i) => ({ clickId: crypto.randomUUID(), campaignId: c.id, clickedAt: at + i * 3_600_000 })),
+    );
     const res = await call(`/api/campaigns/${c.id}/deletion-impact`, { cookie: admin.cookie });
     expect(await res.json()).toEqual({
       campaigns: [{ id: c.id, name: "Busy", clicks: 3 }],

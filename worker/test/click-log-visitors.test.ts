@@ -27,7 +27,12 @@ beforeAll(async () => {
 const log = async (query: string) => {
   const res = await call(`/api/clicks?startDate=${DAY}&endDate=${DAY}&campaignId=${campaignId}${query}`, { cookie: admin.cookie });
   expect(res.status).toBe(200);
-  return (await res.json()) as { total: number; botClicks: number; exitClicks: number; clicks: { country: string | null; bot: boolean; botReason: string | null; ttclid: string | null }[] };
+  return (await res.json()) as {
+    total: number;
+    botClicks: number;
+    exitClicks: number;
+    clicks: { country: string | null; bot: boolean; botReason: string | null; ttclid: string | null }[];
+  };
 };
 
 describe("the Click Log's visitor fields and filters", () => {

@@ -58,7 +58,17 @@ beforeEach(async () => {
   admin ??= await makeAdmin();
   await setReportTimeZone("UTC");
   // Each test starts from an empty click store: retention works through the days in order.
-  for (const table of ["lander_clicks", "clicks", "click_daily_stats", "click_archives", "click_rollup_state", "refused_clicks", "cake_attributed_daily", "cake_stats", "tiktok_spend"]) {
+  for (const table of [
+    "lander_clicks",
+    "clicks",
+    "click_daily_stats",
+    "click_archives",
+    "click_rollup_state",
+    "refused_clicks",
+    "cake_attributed_daily",
+    "cake_stats",
+    "tiktok_spend",
+  ]) {
     await db().run(sql.raw(`delete from ${table}`));
   }
   const listed = await bucket().list({ prefix: "clicks/" });
@@ -92,10 +102,10 @@ describe("the retention setting", () => {
     [" 120 ", 120, null],
     ["7", 7, null],
     ["3650", 3650, null],
-    ["6", 90, "CLICKS_RETENTION_DAYS is \"6\", not a whole number of days from 7 to 3650; using the default of 90 days"],
-    ["90.5", 90, "CLICKS_RETENTION_DAYS is \"90.5\", not a whole number of days from 7 to 3650; using the default of 90 days"],
-    ["ninety", 90, "CLICKS_RETENTION_DAYS is \"ninety\", not a whole number of days from 7 to 3650; using the default of 90 days"],
-    ["-5", 90, "CLICKS_RETENTION_DAYS is \"-5\", not a whole number of days from 7 to 3650; using the default of 90 days"],
+    ["6", 90, 'CLICKS_RETENTION_DAYS is "6", not a whole number of days from 7 to 3650; using the default of 90 days'],
+    ["90.5", 90, 'CLICKS_RETENTION_DAYS is "90.5", not a whole number of days from 7 to 3650; using the default of 90 days'],
+    ["ninety", 90, 'CLICKS_RETENTION_DAYS is "ninety", not a whole number of days from 7 to 3650; using the default of 90 days'],
+    ["-5", 90, 'CLICKS_RETENTION_DAYS is "-5", not a whole number of days from 7 to 3650; using the default of 90 days'],
   ])("%j means %i days", (value, days, problem) => {
     expect(clicksRetention(value)).toEqual({ days, problem });
   });
@@ -128,7 +138,9 @@ describe("archiving and deleting raw clicks", () => {
     // An exit row (lander_clicks) of the first click: it goes with its click.
     const [first] = await db().select().from(clicks).orderBy(clicks.id).limit(1);
     const offer = await seedOffer();
-    await db().insert(landerClicks).values({ clickId: first!.clickId, offerId: offer, clickedAt: first!.clickedAt + 30_000 });
+    await db()
+      .insert(landerClicks)
+      .values({ clickId: first!.clickId, offerId: offer, clickedAt: first!.clickedAt + 30_000 });
 
     // Jan 3 ends 30 days before Feb 3: Jan 1 and Jan 3 are past the retention on Feb 3 12:00.
     const run = await cron(after("2020-02-03", 0.5));
@@ -299,7 +311,8 @@ describe("archiving and deleting raw clicks", () => {
     await rollUpClicks(db(), { now });
     await recordExit(db(), { clickId: late!, offerId: offer, ipAddress: null, userAgent: null, at: now });
     expect((await runRetention(db(), bucket(), { now, days: RETENTION })).deleted).toBe(1);
-    const sums = async () => (await db().all<{ clicks: number; exits: number }>(sql`select sum(clicks) as clicks, sum(exits) as exits from click_daily_stats`))[0];
+    const sums = async () =>
+      (await db().all<{ clicks: number; exits: number }>(sql`select sum(clicks) as clicks, sum(exits) as exits from click_daily_stats`))[0];
     // The time zone changes while the archived day still has a click with an uncounted exit.
     await setReportTimeZone("Asia/Tokyo");
     expect((await rollUpClicks(db(), { now: now + 60_000 })).rebuilt).toBe(true);
@@ -349,18 +362,20 @@ describe("faults", () => {
     await rollUpClicks(db(), { now });
     // What a run cut off between claiming and recording leaves: a claim, maybe a file, no record.
     const startMs = after("2020-01-01", 0);
-    await db().insert(clickArchives).values({
-      day: "2020-01-01",
-      timeZone: "UTC",
-      startMs,
-      endMs: startMs + DAY,
-      objectKey: archiveKey("2020-01-01"),
-      rows: 0,
-      exits: 0,
-      bytes: 0,
-      maxClickId: 0,
-      claimedAt: now,
-    });
+    await db()
+      .insert(clickArchives)
+      .values({
+        day: "2020-01-01",
+        timeZone: "UTC",
+        startMs,
+        endMs: startMs + DAY,
+        objectKey: archiveKey("2020-01-01"),
+        rows: 0,
+        exits: 0,
+        bytes: 0,
+        maxClickId: 0,
+        claimedAt: now,
+      });
     const next = await cron(now + 15 * 60_000);
     expect(next).toMatchObject({ archived: [], deleted: 0, waiting: "2020-01-01: another run is archiving it" });
     expect(await rawCount()).toBe(6);
@@ -542,7 +557,9 @@ describe("the stats keep what the raw clicks said", () => {
     // Another change and rebuild: every click still counted once.
     await setReportTimeZone("UTC");
     await rollUpClicks(db(), { now: after("2022-01-12", RETENTION) });
-    const total = await db().select({ n: sql<number>`sum(clicks)` }).from(clickDailyStats);
+    const total = await db()
+      .select({ n: sql<number>`sum(clicks)` })
+      .from(clickDailyStats);
     expect(total[0]!.n).toBe(4);
   });
 });

@@ -21,8 +21,7 @@ const UA = {
     "Mozilla/5.0 (Linux; Android 13; SM-S908B Build/TP1A.220624.014; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120.0.6099.230 Mobile Safari/537.36 trill_330404 JsSdk/1.0 NetType/WIFI Channel/googleplay AppName/trill app_version/33.4.4",
   ipad: "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1",
   windows: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
-  preloader:
-    "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36 thirdLandingPageFeInfra",
+  preloader: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36 thirdLandingPageFeInfra",
 };
 
 async function visit(path: string, init: RequestInit & { cf?: Record<string, unknown> } = {}) {
@@ -67,9 +66,7 @@ describe("bot flags", () => {
     expect(agentReason("facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)")).toBe("ad review: Meta (facebookexternalhit)");
     expect(agentReason("meta-externalagent/1.1")).toBe("ad review: Meta (meta-externalagent)");
     expect(agentReason("AdsBot-Google (+http://www.google.com/adsbot.html)")).toBe("ad review: Google (AdsBot-Google)");
-    expect(agentReason("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 HeadlessChrome/120.0.0.0 Safari/537.36")).toBe(
-      "headless browser (HeadlessChrome)",
-    );
+    expect(agentReason("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 HeadlessChrome/120.0.0.0 Safari/537.36")).toBe("headless browser (HeadlessChrome)");
     for (const lib of ["curl/8.4.0", "python-requests/2.31.0", "Go-http-client/1.1", "axios/1.6.2"]) {
       expect(agentReason(lib)).toBe(`HTTP library (${lib.split("/")[0]})`);
     }
@@ -163,6 +160,11 @@ describe("what /r/ records about the visitor", () => {
     expect(await clickOf(bots[1]!.headers.get("location"))).toMatchObject({ bot: true, botReason: "empty user agent" });
     expect(await clickOf(bots[2]!.headers.get("location"))).toMatchObject({ bot: true, botReason: "HTTP library (curl)" });
     // A malformed agent is stored as sent, parsed as unknown, and not a bot by itself.
-    expect(await clickOf(bots[3]!.headers.get("location"))).toMatchObject({ userAgent: "Mozilla/5.0 ((((( ;;; %% garbage", browser: null, os: null, bot: false });
+    expect(await clickOf(bots[3]!.headers.get("location"))).toMatchObject({
+      userAgent: "Mozilla/5.0 ((((( ;;; %% garbage",
+      browser: null,
+      os: null,
+      bot: false,
+    });
   });
 });

@@ -52,7 +52,17 @@ describe("GET /api/clicks", () => {
       { at: "2025-01-08T00:00:00.000Z" },
     ]);
     const log = await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-01-01&endDate=2025-01-07&campaignId=${id}&pageSize=2`);
-    expect(log).toMatchObject({ startDate: "2025-01-01", endDate: "2025-01-07", timeZone: "UTC", total: 3, exitClicks: 2, ctr: 66.67, page: 1, pageSize: 2, totalPages: 2 });
+    expect(log).toMatchObject({
+      startDate: "2025-01-01",
+      endDate: "2025-01-07",
+      timeZone: "UTC",
+      total: 3,
+      exitClicks: 2,
+      ctr: 66.67,
+      page: 1,
+      pageSize: 2,
+      totalPages: 2,
+    });
     expect(log.clicks.map((c) => c.clickedAt)).toEqual(["2025-01-07T23:59:59.999Z", "2025-01-03T12:00:00.000Z"]);
     expect(log.clicks[0]).toMatchObject({ campaign: "Spring", exitedAt: "2025-01-08T00:00:00.999Z" });
 
@@ -72,7 +82,13 @@ describe("GET /api/clicks", () => {
   it("answers zero CTR without clicks, and rounds it to two decimals", async () => {
     const admin = await makeAdmin();
     const empty = await campaign();
-    expect(await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-03-01&endDate=2025-03-01&campaignId=${empty}`)).toMatchObject({ total: 0, exitClicks: 0, ctr: 0, totalPages: 1, clicks: [] });
+    expect(await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-03-01&endDate=2025-03-01&campaignId=${empty}`)).toMatchObject({
+      total: 0,
+      exitClicks: 0,
+      ctr: 0,
+      totalPages: 1,
+      clicks: [],
+    });
     const id = await campaign();
     await seed(id, [{ at: "2025-03-02T01:00:00Z", exited: true }, { at: "2025-03-02T02:00:00Z" }, { at: "2025-03-02T03:00:00Z" }]);
     expect((await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-03-02&endDate=2025-03-02&campaignId=${id}`)).ctr).toBe(33.33);
@@ -144,17 +160,21 @@ describe("GET /api/clicks/by-campaign", () => {
 });
 
 describe("GET /api/clicks/export", () => {
-  const parseCsv = (text: string) => text.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
+  const parseCsv = (text: string) =>
+    text
+      .replace(/^\uFEFF/, "")
+      .trimEnd()
+      .split("\r\n");
 
   it("downloads the product's columns, then the visitor's, newest first, with formula injection defused", async () => {
     const admin = await makeAdmin();
-    const id = await campaign("Summer, \"Hot\"");
+    const id = await campaign('Summer, "Hot"');
     const [older, newer] = await seed(id, [
       {
         at: "2018-06-01T10:00:00Z",
         exited: true,
         values: {
-          campaignName: "=HYPERLINK(\"https://evil.example\")",
+          campaignName: '=HYPERLINK("https://evil.example")',
           placement: "+feed",
           ipAddress: "203.0.113.5",
           userAgent: "Mozilla/5.0 (X; -1)",
@@ -198,7 +218,10 @@ describe("GET /api/clicks/export", () => {
     const id = await campaign();
     const base = Date.parse("2017-03-01T00:00:00Z");
     // 2,345 clicks over ~470 distinct instants: pages of 1,000 end in the middle of ties.
-    const seeded = await seed(id, Array.from({ length: 2345 }, (_, i) => ({ at: base + Math.floor(i / 5) * 1000 })));
+    const seeded = await seed(
+      id,
+      Array.from({ length: 2345 }, (_, i) => ({ at: base + Math.floor(i / 5) * 1000 })),
+    );
     const lines = parseCsv(await (await call(`/api/clicks/export?startDate=2017-03-01&endDate=2017-03-01&campaignId=${id}`, { cookie: admin.cookie })).text());
     const ids = lines.slice(1).map((l) => l.split(",")[0]!);
     expect(ids).toHaveLength(2345);

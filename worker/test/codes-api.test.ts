@@ -35,7 +35,10 @@ async function seed(count: number, newest = Date.now()) {
     extractedAt: Date.now(),
   }));
   // D1 caps bound parameters per statement; insert in small slices.
-  for (let i = 0; i < rows.length; i += 10) await db().insert(verificationCodes).values(rows.slice(i, i + 10));
+  for (let i = 0; i < rows.length; i += 10)
+    await db()
+      .insert(verificationCodes)
+      .values(rows.slice(i, i + 10));
   wroteElsewhere();
 }
 
@@ -63,11 +66,13 @@ describe("GET /api/codes", () => {
   it("lists codes newest first with ISO times, never cacheable", async () => {
     const member = await makeUser();
     const now = Date.now();
-    await db().insert(verificationCodes).values([
-      { code: "111111", subject: "older", sender: "a@x.example", messageId: "<o@x>", receivedAt: now - 5 * HOUR, extractedAt: now - 5 * HOUR },
-      { code: "333333", subject: "newest", sender: "c@x.example", messageId: "<n@x>", receivedAt: now - 1000, extractedAt: now },
-      { code: "222222", subject: "middle", sender: "b@x.example", messageId: "<m@x>", receivedAt: now - HOUR, extractedAt: now - HOUR },
-    ]);
+    await db()
+      .insert(verificationCodes)
+      .values([
+        { code: "111111", subject: "older", sender: "a@x.example", messageId: "<o@x>", receivedAt: now - 5 * HOUR, extractedAt: now - 5 * HOUR },
+        { code: "333333", subject: "newest", sender: "c@x.example", messageId: "<n@x>", receivedAt: now - 1000, extractedAt: now },
+        { code: "222222", subject: "middle", sender: "b@x.example", messageId: "<m@x>", receivedAt: now - HOUR, extractedAt: now - HOUR },
+      ]);
     wroteElsewhere();
     const res = await list(member.cookie);
     expect(res.status).toBe(200);
@@ -133,7 +138,9 @@ describe("GET /api/codes", () => {
 
     // SQLite hands the deleted highest id to the next row: same count, same highest id.
     const { id: _id, ...deleted } = newest!;
-    await db().insert(verificationCodes).values({ ...deleted, code: "999999", messageId: "<reused@x>", extractedAt: deleted.extractedAt + 1 });
+    await db()
+      .insert(verificationCodes)
+      .values({ ...deleted, code: "999999", messageId: "<reused@x>", extractedAt: deleted.extractedAt + 1 });
     wroteElsewhere();
     const [reused] = await db().select().from(verificationCodes).where(eq(verificationCodes.messageId, "<reused@x>"));
     expect(reused!.id).toBe(newest!.id);

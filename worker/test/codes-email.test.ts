@@ -97,7 +97,13 @@ describe("email(): recipients", () => {
   it("stores the code of a message for a listed recipient, whatever the address's case", async () => {
     const messageId = `<${crypto.randomUUID()}@accounts.google.com>`;
     const message = fakeMessage(
-      mail({ messageId, date: new Date(Date.now() - 60_000).toUTCString(), from: "Google <no-reply@accounts.google.com>", subject: "G-731904 is your Google verification code", body: "G-731904 is your Google verification code." }),
+      mail({
+        messageId,
+        date: new Date(Date.now() - 60_000).toUTCString(),
+        from: "Google <no-reply@accounts.google.com>",
+        subject: "G-731904 is your Google verification code",
+        body: "G-731904 is your Google verification code.",
+      }),
       { to: "Codes@Inbox.Trackyard.TEST", from: "ads.team+caf_=codes=inbox.trackyard.test@gmail.com" },
     );
     const before = Date.now();

@@ -41,10 +41,7 @@ describe("the extractor on the email corpus", () => {
     // A wrong code is both a code invented and a code missed.
     const precision = truePositive / Math.max(1, truePositive + falsePositive + wrong);
     const recall = truePositive / Math.max(1, truePositive + falseNegative + wrong);
-    console.log(
-      `codes corpus: ${corpus.length} messages, precision ${(precision * 100).toFixed(1)}%, recall ${(recall * 100).toFixed(1)}%`,
-      tally,
-    );
+    console.log(`codes corpus: ${corpus.length} messages, precision ${(precision * 100).toFixed(1)}%, recall ${(recall * 100).toFixed(1)}%`, tally);
   });
 });
 

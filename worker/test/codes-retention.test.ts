@@ -23,9 +23,7 @@ async function seedAges(hoursAgo: number[], now: number) {
 }
 
 const survivors = async (ids: number[]) =>
-  (await db().select({ subject: verificationCodes.subject }).from(verificationCodes).where(inArray(verificationCodes.id, ids)))
-    .map((r) => r.subject)
-    .sort();
+  (await db().select({ subject: verificationCodes.subject }).from(verificationCodes).where(inArray(verificationCodes.id, ids))).map((r) => r.subject).sort();
 
 describe("code retention", () => {
   it("the cron deletes codes received more than 72 hours ago by default and keeps the rest", async () => {

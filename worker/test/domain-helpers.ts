@@ -106,7 +106,12 @@ export const freshName = (prefix = "bright") => `${prefix}${Date.now().toString(
 
 /** A domain row straight in D1, in the given state (tests only: the product writes through the machine). */
 export async function insertDomain(values: Partial<typeof domains.$inferInsert> & { domain: string }) {
-  return (await db().insert(domains).values({ status: "purchased", ...values }).returning())[0]!;
+  return (
+    await db()
+      .insert(domains)
+      .values({ status: "purchased", ...values })
+      .returning()
+  )[0]!;
 }
 
 export const rowOf = async (id: number) => (await db().query.domains.findFirst({ where: (d, { eq }) => eq(d.id, id) })) ?? null;

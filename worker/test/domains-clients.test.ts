@@ -86,11 +86,17 @@ describe("domain and subdomain rules", () => {
 describe("configuration", () => {
   it("names every missing or malformed setting, and accepts the three routes", () => {
     const none = namecheapSetup(domainEnv({ NAMECHEAP_API_USER: "", NAMECHEAP_API_KEY: undefined, NAMECHEAP_CLIENT_IP: "2001:db8::1" }));
-    expect(none.problems).toEqual(["NAMECHEAP_API_USER is not set", "NAMECHEAP_API_KEY is not set", "NAMECHEAP_CLIENT_IP must be the whitelisted IPv4 address, like 203.0.113.7"]);
+    expect(none.problems).toEqual([
+      "NAMECHEAP_API_USER is not set",
+      "NAMECHEAP_API_KEY is not set",
+      "NAMECHEAP_CLIENT_IP must be the whitelisted IPv4 address, like 203.0.113.7",
+    ]);
     expect(namecheapSetup(domainEnv({ NAMECHEAP_API_URL: "http://api.namecheap.com/xml.response" })).problems).toEqual([
       "NAMECHEAP_API_URL must be an https:// address (plain http only for a local stand-in on 127.0.0.1)",
     ]);
-    expect(namecheapSetup(domainEnv({ NAMECHEAP_PROXY: "https://relay.example.com" })).problems).toEqual(["NAMECHEAP_RELAY_KEY is not set (the HTTPS relay in NAMECHEAP_PROXY needs it)"]);
+    expect(namecheapSetup(domainEnv({ NAMECHEAP_PROXY: "https://relay.example.com" })).problems).toEqual([
+      "NAMECHEAP_RELAY_KEY is not set (the HTTPS relay in NAMECHEAP_PROXY needs it)",
+    ]);
     expect(namecheapSetup(domainEnv({ NAMECHEAP_PROXY: "ftp://x" })).problems[0]).toMatch(/^NAMECHEAP_PROXY must be empty/);
     const relay = namecheapSetup(domainEnv({ NAMECHEAP_PROXY: "https://relay.example.com", NAMECHEAP_RELAY_KEY: "k" })).config!.route;
     expect(relay).toMatchObject({ mode: "relay", key: "k" });
@@ -168,7 +174,22 @@ describe("Namecheap client", () => {
       namecheap: {
         addresses: [
           { id: 1, name: "Old office", isDefault: false, fields: { FirstName: "Old" } },
-          { id: 2, name: "Head office", isDefault: true, fields: { FirstName: "Dana", LastName: "Reyes", Address1: "1 Main St", City: "Austin", StateProvince: "TX", Zip: "78701", Country: "US", Phone: "1.5125550100", EmailAddress: "d@x.test" } },
+          {
+            id: 2,
+            name: "Head office",
+            isDefault: true,
+            fields: {
+              FirstName: "Dana",
+              LastName: "Reyes",
+              Address1: "1 Main St",
+              City: "Austin",
+              StateProvince: "TX",
+              Zip: "78701",
+              Country: "US",
+              Phone: "1.5125550100",
+              EmailAddress: "d@x.test",
+            },
+          },
         ],
       },
     });
@@ -211,12 +232,25 @@ describe("Namecheap client", () => {
 });
 
 describe("price rule", () => {
-  const base = { domain: "a.xyz", available: true, problem: null, premium: false, premiumRegistrationCents: 0, premiumRenewalCents: 0, icannFeeCents: 0, eapFeeCents: 0 };
+  const base = {
+    domain: "a.xyz",
+    available: true,
+    problem: null,
+    premium: false,
+    premiumRegistrationCents: 0,
+    premiumRenewalCents: 0,
+    icannFeeCents: 0,
+    eapFeeCents: 0,
+  };
   it("refuses taken, Early Access, unknown-price, above-max and premium-above-max names, with the reason", () => {
     expect(judgePrice({ ...base, available: false }, 136, 500)).toMatchObject({ ok: false, refusal: "taken" });
     expect(judgePrice({ ...base, eapFeeCents: 5000 }, 136, 500)).toMatchObject({ ok: false, refusal: "early_access" });
     expect(judgePrice(base, null, 500)).toMatchObject({ ok: false, refusal: "price_unknown" });
-    expect(judgePrice(base, 1298, 500)).toMatchObject({ ok: false, refusal: "above_max", message: "a.xyz costs $12.98, above your Maximum Domain Price of $5.00 (Settings)." });
+    expect(judgePrice(base, 1298, 500)).toMatchObject({
+      ok: false,
+      refusal: "above_max",
+      message: "a.xyz costs $12.98, above your Maximum Domain Price of $5.00 (Settings).",
+    });
     expect(judgePrice({ ...base, premium: true, premiumRegistrationCents: 45000, icannFeeCents: 20 }, 136, 500)).toMatchObject({
       ok: false,
       priceCents: 45020,
@@ -267,7 +301,9 @@ describe("Cloudflare client", () => {
     ["Zone Read", (cf: ReturnType<typeof cloudflareWith>) => cf.findZone("perm.xyz")],
     ["Workers Scripts Edit", (cf: ReturnType<typeof cloudflareWith>) => cf.workerDomains({ service: "trackyard" })],
   ] as const)("names the missing %s permission", async (permission, call) => {
-    const fakes = createDomainFakes({ cloudflare: { permissions: ["Zone Read", "Zone Edit", "DNS Edit", "Workers Scripts Edit"].filter((p) => p !== permission) as never } });
+    const fakes = createDomainFakes({
+      cloudflare: { permissions: ["Zone Read", "Zone Edit", "DNS Edit", "Workers Scripts Edit"].filter((p) => p !== permission) as never },
+    });
     const err = await failureOf(call(cloudflareWith(fakes)), CloudflareError);
     expect(err.message).toContain(`lacks the ${permission} permission`);
     expect(err.status).toBe(403);
@@ -352,7 +388,14 @@ function socksPeer(options: { user: string; pass: string; reply?: number; boundT
       // Chunked, in two chunks, to read it the hard way.
       const half = Math.floor(text.length / 2);
       const chunk = (b: Uint8Array) => [...new TextEncoder().encode(`${b.length.toString(16)}\r\n`), ...b, 13, 10];
-      await writer.write(Uint8Array.from([...new TextEncoder().encode(`HTTP/1.1 ${response.status} OK\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n`), ...chunk(text.slice(0, half)), ...chunk(text.slice(half)), ...new TextEncoder().encode("0\r\n\r\n")]));
+      await writer.write(
+        Uint8Array.from([
+          ...new TextEncoder().encode(`HTTP/1.1 ${response.status} OK\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n`),
+          ...chunk(text.slice(0, half)),
+          ...chunk(text.slice(half)),
+          ...new TextEncoder().encode("0\r\n\r\n"),
+        ]),
+      );
       await writer.close();
     })().catch(() => {});
     return socket;
@@ -366,7 +409,9 @@ describe("SOCKS5 route (experimental)", () => {
     for (const boundType of [1, 3, 4] as const) {
       resetNamecheapState();
       const peer = socksPeer({ user: "ops", pass: "s3cret", boundType, upstream: fakes.namecheap.handle });
-      const { config } = namecheapSetup(domainEnv({ NAMECHEAP_PROXY: "socks5://ops:s3cret@proxy.example.net:1080", NAMECHEAP_API_URL: "https://api.namecheap.com/xml.response" }));
+      const { config } = namecheapSetup(
+        domainEnv({ NAMECHEAP_PROXY: "socks5://ops:s3cret@proxy.example.net:1080", NAMECHEAP_API_URL: "https://api.namecheap.com/xml.response" }),
+      );
       const nc = createNamecheap(config as NamecheapConfig, { connect: peer.connect, timeoutMs: 2000 });
       expect(await nc.balance()).toEqual({ currency: "USD", available: "250.00" });
       expect(peer.log).toEqual({
@@ -384,9 +429,15 @@ describe("SOCKS5 route (experimental)", () => {
     const target = new URL("https://api.namecheap.com/xml.response");
     const proxy = { host: "proxy.example.net", port: 1080, username: "ops", password: "wrong" };
     const refused = socksPeer({ user: "ops", pass: "s3cret", upstream: fakes.namecheap.handle });
-    await expect(socks5Request(refused.connect, proxy, { method: "GET", url: target })).rejects.toMatchObject({ beforeRequest: true, message: expect.stringContaining("refused the username or password") });
+    await expect(socks5Request(refused.connect, proxy, { method: "GET", url: target })).rejects.toMatchObject({
+      beforeRequest: true,
+      message: expect.stringContaining("refused the username or password"),
+    });
     const unreachable = socksPeer({ user: "ops", pass: "wrong", reply: 4, upstream: fakes.namecheap.handle });
-    await expect(socks5Request(unreachable.connect, proxy, { method: "GET", url: target })).rejects.toMatchObject({ beforeRequest: true, message: expect.stringContaining("host unreachable") });
+    await expect(socks5Request(unreachable.connect, proxy, { method: "GET", url: target })).rejects.toMatchObject({
+      beforeRequest: true,
+      message: expect.stringContaining("host unreachable"),
+    });
   });
 
   it("reads Content-Length and close-delimited HTTP responses", async () => {
@@ -399,7 +450,9 @@ describe("SOCKS5 route (experimental)", () => {
 describe("fakes", () => {
   it("answer like the documented shapes", async () => {
     const fakes = createDomainFakes();
-    const res = await fakes.fetch(`${NAMECHEAP_URL}?ApiUser=trackyard&ApiKey=namecheap-test-key&UserName=trackyard&ClientIp=203.0.113.7&Command=namecheap.domains.check&DomainList=taken.xyz`);
+    const res = await fakes.fetch(
+      `${NAMECHEAP_URL}?ApiUser=trackyard&ApiKey=namecheap-test-key&UserName=trackyard&ClientIp=203.0.113.7&Command=namecheap.domains.check&DomainList=taken.xyz`,
+    );
     const doc = parseXml(await res.text());
     expect(attr(descendants(doc, "DomainCheckResult")[0], "Available")).toBe("false");
     const cf = await fakes.fetch(`${CLOUDFLARE_URL}/zones?name=x.xyz`, { headers: { authorization: "Bearer cloudflare-test-token" } });

@@ -8,7 +8,19 @@ import { ACTIVATION_CHECK_INTERVAL_MS, configureDomain, deleteDomain, migrateToW
 import { LEASE_MS } from "../src/domains/machine";
 import { testProxy } from "../src/domains/proxy-test";
 import { finishDomains } from "../src/jobs/finish-domains";
-import { createDomainFakes, refusal, domainDeps, domainEnv, freshName, insertDomain, RELAY_KEY, RELAY_URL, routeFetchTo, rowOf, type DomainFakes } from "./domain-helpers";
+import {
+  createDomainFakes,
+  refusal,
+  domainDeps,
+  domainEnv,
+  freshName,
+  insertDomain,
+  RELAY_KEY,
+  RELAY_URL,
+  routeFetchTo,
+  rowOf,
+  type DomainFakes,
+} from "./domain-helpers";
 import { db, makeAdmin, makeUser } from "./helpers";
 import { callWith } from "./performance-helpers";
 
@@ -17,7 +29,6 @@ afterEach(() => vi.restoreAllMocks());
 beforeEach(async () => {
   await db().delete(domains);
 });
-
 
 /** A domain bought at the (fake) registrar and recorded as purchased. */
 async function bought(fakes: DomainFakes, prefix = "bright") {
@@ -45,7 +56,15 @@ describe("Configure DNS", () => {
     const zone = fakes.cloudflare.zoneByName(row.domain)!;
     expect(answer.success).toBe(true);
     expect(answer.message).toContain("Trackyard checks every 15 minutes and then attaches trk.");
-    expect(answer.domain).toMatchObject({ status: "configuring_dns", subdomain: "trk", cloudflareZoneId: zone.id, zoneStatus: "pending", nameservers: ["ada.ns.cloudflare.com", "bob.ns.cloudflare.com"], errorMessage: null, leaseUntil: null });
+    expect(answer.domain).toMatchObject({
+      status: "configuring_dns",
+      subdomain: "trk",
+      cloudflareZoneId: zone.id,
+      zoneStatus: "pending",
+      nameservers: ["ada.ns.cloudflare.com", "bob.ns.cloudflare.com"],
+      errorMessage: null,
+      leaseUntil: null,
+    });
     expect(fakes.namecheap.nameserversOf(row.domain)).toEqual(["ada.ns.cloudflare.com", "bob.ns.cloudflare.com"]);
     expect(zone.activationChecks).toBe(1);
     // The admin closes the tab; Cloudflare activates the zone; the cron finishes.
@@ -116,7 +135,11 @@ describe("Configure DNS", () => {
     routeFetchTo(fakes);
     const row = await bought(fakes);
     const admin = await makeAdmin();
-    const entries = () => db().select().from(auditLog).where(and(eq(auditLog.entityKind, "domain"), eq(auditLog.entityId, String(row.id))));
+    const entries = () =>
+      db()
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.entityKind, "domain"), eq(auditLog.entityId, String(row.id))));
     await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "Tr_k" } });
     expect(await entries()).toEqual([]);
     const res = await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "trk" } });
@@ -156,10 +179,16 @@ describe("Configure DNS", () => {
     const row = await bought(fakes);
     // The zone exists and is active; then every read of custom domains times out.
     fakes.cloudflare.addZone(row.domain, { status: "active" });
-    fakes.cloudflare.failNext({ match: "GET /workers/domains", kind: "timeout" }, { match: "GET /workers/domains", kind: "timeout" }, { match: "GET /workers/domains", kind: "timeout" });
+    fakes.cloudflare.failNext(
+      { match: "GET /workers/domains", kind: "timeout" },
+      { match: "GET /workers/domains", kind: "timeout" },
+      { match: "GET /workers/domains", kind: "timeout" },
+    );
     const err = await refusal(configureDomain(domainDeps(fakes), row.id, "trk"));
     expect(err.status).toBe(502);
-    expect(err.message).toBe("Could not reach Cloudflare to list the Worker's custom domains: it did not answer in time. Nothing is half done: Trackyard tries again every 15 minutes, or use Retry Configuration.");
+    expect(err.message).toBe(
+      "Could not reach Cloudflare to list the Worker's custom domains: it did not answer in time. Nothing is half done: Trackyard tries again every 15 minutes, or use Retry Configuration.",
+    );
     expect(await rowOf(row.id)).toMatchObject({ status: "configuring_dns", errorMessage: err.message, leaseUntil: null });
     expect(fakes.cloudflare.state.workerDomains.size).toBe(0);
     await cron(fakes);
@@ -192,7 +221,9 @@ describe("Configure DNS", () => {
     ["Zone Edit", "create the zone"],
     ["Workers Scripts Edit", "list the Worker's custom domains"],
   ] as const)("a token lacking %s: DNS Failed naming it; Retry Configuration after the fix finishes", async (permission, purpose) => {
-    const fakes = createDomainFakes({ cloudflare: { permissions: ["Zone Read", "Zone Edit", "DNS Edit", "Workers Scripts Edit"].filter((p) => p !== permission) as never } });
+    const fakes = createDomainFakes({
+      cloudflare: { permissions: ["Zone Read", "Zone Edit", "DNS Edit", "Workers Scripts Edit"].filter((p) => p !== permission) as never },
+    });
     const row = await bought(fakes);
     if (permission !== "Zone Edit") fakes.cloudflare.addZone(row.domain, { status: "active" });
     const err = await refusal(configureDomain(domainDeps(fakes), row.id, "trk"));
@@ -215,7 +246,9 @@ describe("Configure DNS", () => {
     fakes.cloudflare.addZone(row.domain, { status: "active" });
     fakes.cloudflare.addRecord(row.domain, { type: "CNAME", name: `trk.${row.domain}`, content: "parkingpage.namecheap.com" });
     const err = await refusal(configureDomain(domainDeps(fakes), row.id, "trk"));
-    expect(err.message).toBe(`trk.${row.domain} already has a DNS record in Cloudflare (CNAME → parkingpage.namecheap.com), so it cannot be attached to this Worker. Delete that record in Cloudflare → DNS, or Retry Configuration with another subdomain.`);
+    expect(err.message).toBe(
+      `trk.${row.domain} already has a DNS record in Cloudflare (CNAME → parkingpage.namecheap.com), so it cannot be attached to this Worker. Delete that record in Cloudflare → DNS, or Retry Configuration with another subdomain.`,
+    );
     expect(await rowOf(row.id)).toMatchObject({ status: "dns_failed" });
     expect(fakes.cloudflare.state.records.size).toBe(1);
     // Another subdomain works.
@@ -277,7 +310,10 @@ describe("Migrate to Workers, Update NS, Delete, Redeploy Worker", () => {
     expect(answer.message).toBe("Nameservers updated at Namecheap: ada.ns.cloudflare.com, bob.ns.cloudflare.com.");
     expect(fakes.namecheap.nameserversOf(domain.domain)).toEqual(["ada.ns.cloudflare.com", "bob.ns.cloudflare.com"]);
     const noZone = await bought(fakes);
-    expect(await refusal(updateNameservers(domainDeps(fakes), noZone.id))).toMatchObject({ status: 409, message: `${noZone.domain} has no Cloudflare zone yet: use Configure DNS first.` });
+    expect(await refusal(updateNameservers(domainDeps(fakes), noZone.id))).toMatchObject({
+      status: 409,
+      message: `${noZone.domain} has no Cloudflare zone yet: use Configure DNS first.`,
+    });
   });
 
   it("Delete detaches the custom domain and forgets the row; campaigns fall back to the default; registration and zone stay", async () => {
@@ -300,7 +336,9 @@ describe("Migrate to Workers, Update NS, Delete, Redeploy Worker", () => {
     expect(fakes.namecheap.state.domains.has(domain.domain)).toBe(true);
     expect((await db().select().from(campaigns).where(eq(campaigns.id, campaign.id)))[0]?.domainId).toBeNull();
     const list = await callWith(domainEnv(), "/api/campaigns", { cookie: admin.cookie });
-    expect((await list.json<{ id: number; trackingUrl: string }[]>()).find((c) => c.id === campaign.id)?.trackingUrl).toMatch(/^https:\/\/go\.example\.com\/r\//);
+    expect((await list.json<{ id: number; trackingUrl: string }[]>()).find((c) => c.id === campaign.id)?.trackingUrl).toMatch(
+      /^https:\/\/go\.example\.com\/r\//,
+    );
   });
 
   it("Delete keeps the row when Cloudflare cannot detach, refuses during a purchase, and answers 404 for an unknown id", async () => {
@@ -308,10 +346,16 @@ describe("Migrate to Workers, Update NS, Delete, Redeploy Worker", () => {
     const domain = await activeDomain(fakes, "stay");
     fakes.cloudflare.failNext({ kind: "timeout" }, { kind: "timeout" }, { kind: "timeout" });
     const err = await refusal(deleteDomain(domainDeps(fakes), domain.id));
-    expect(err).toMatchObject({ status: 502, message: "Could not reach Cloudflare to list the Worker's custom domains: it did not answer in time. Nothing was deleted." });
+    expect(err).toMatchObject({
+      status: 502,
+      message: "Could not reach Cloudflare to list the Worker's custom domains: it did not answer in time. Nothing was deleted.",
+    });
     expect(await rowOf(domain.id)).toMatchObject({ status: "active", leaseUntil: null });
     const buying = await insertDomain({ domain: freshName(), status: "purchasing" });
-    expect(await refusal(deleteDomain(domainDeps(fakes), buying.id))).toMatchObject({ status: 409, message: `A purchase of ${buying.domain} is still being confirmed: delete it once it is Purchased or Failed.` });
+    expect(await refusal(deleteDomain(domainDeps(fakes), buying.id))).toMatchObject({
+      status: 409,
+      message: `A purchase of ${buying.domain} is still being confirmed: delete it once it is Purchased or Failed.`,
+    });
     expect(await refusal(deleteDomain(domainDeps(fakes), 987654))).toMatchObject({ status: 404 });
   });
 
@@ -327,7 +371,9 @@ describe("Migrate to Workers, Update NS, Delete, Redeploy Worker", () => {
     expect(answer.alreadyAttached).toContain(`trk.${kept.domain}`);
     expect(answer.unknown).toContain("promo.other.example");
     expect(answer.message).toContain(`Attached 1: trk.${lost.domain}.`);
-    expect([...fakes.cloudflare.state.workerDomains.values()].map((d) => d.hostname)).toEqual(expect.arrayContaining([`trk.${kept.domain}`, `trk.${lost.domain}`, "promo.other.example"]));
+    expect([...fakes.cloudflare.state.workerDomains.values()].map((d) => d.hostname)).toEqual(
+      expect.arrayContaining([`trk.${kept.domain}`, `trk.${lost.domain}`, "promo.other.example"]),
+    );
     expect(fakes.cloudflare.count("DELETE", "")).toBe(0);
   });
 

@@ -18,7 +18,6 @@ afterEach(async () => {
   await writeSetting(db(), "max_domain_price", "5.00");
 });
 
-
 const orders = (fakes: DomainFakes) => fakes.namecheap.state.orders.length;
 const creates = (fakes: DomainFakes) => fakes.namecheap.commandsCount("namecheap.domains.create");
 
@@ -58,10 +57,26 @@ describe("POST /api/domains/check", () => {
     const fakes = createDomainFakes({ namecheap: { premium: { "gold.xyz": { registration: "450.00", renewal: "450.00" } } } });
     const deps = domainDeps(fakes);
     await writeSetting(db(), "max_domain_price", "1.00");
-    expect(await checkDomain(deps, "cheapish.xyz")).toMatchObject({ available: false, price: "1.36", refusal: "above_max", message: "cheapish.xyz costs $1.36, above your Maximum Domain Price of $1.00 (Settings)." });
+    expect(await checkDomain(deps, "cheapish.xyz")).toMatchObject({
+      available: false,
+      price: "1.36",
+      refusal: "above_max",
+      message: "cheapish.xyz costs $1.36, above your Maximum Domain Price of $1.00 (Settings).",
+    });
     await writeSetting(db(), "max_domain_price", "100.00");
-    expect(await checkDomain(deps, "gold.xyz")).toMatchObject({ available: false, premium: true, price: "450.20", refusal: "above_max", message: "gold.xyz is a premium name at $450.20, above your Maximum Domain Price of $100.00 (Settings)." });
-    expect(await checkDomain(deps, "taken.xyz")).toMatchObject({ available: false, price: null, refusal: "taken", message: "taken.xyz is already registered." });
+    expect(await checkDomain(deps, "gold.xyz")).toMatchObject({
+      available: false,
+      premium: true,
+      price: "450.20",
+      refusal: "above_max",
+      message: "gold.xyz is a premium name at $450.20, above your Maximum Domain Price of $100.00 (Settings).",
+    });
+    expect(await checkDomain(deps, "taken.xyz")).toMatchObject({
+      available: false,
+      price: null,
+      refusal: "taken",
+      message: "taken.xyz is already registered.",
+    });
   });
 
   it("shows Namecheap's account errors as what to do: whitelist this IP, the key, a locked user", async () => {
@@ -149,7 +164,10 @@ describe("POST /api/domains/purchase", () => {
     const list = await callWith(domainEnv(), "/api/domains", { cookie: admin.cookie });
     expect((await list.json<{ domain: string }[]>()).some((d) => d.domain === name)).toBe(true);
     // The audit log names who bought it and what it cost.
-    const [entry] = await db().select().from(auditLog).where(and(eq(auditLog.action, "domain.purchase"), eq(auditLog.entityId, String(body.domain.id))));
+    const [entry] = await db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "domain.purchase"), eq(auditLog.entityId, String(body.domain.id))));
     expect(entry).toMatchObject({ actorId: admin.id, entityKind: "domain", summary: `${name} → purchased ($1.36). ${body.message}` });
   });
 
@@ -194,8 +212,13 @@ describe("POST /api/domains/purchase", () => {
   });
 
   it("refuses a premium name above the maximum, and buys one under it as premium", async () => {
-    const fakes = createDomainFakes({ namecheap: { premium: { "vip.xyz": { registration: "3.50", renewal: "3.50" }, "gold.xyz": { registration: "450.00", renewal: "450.00" } } } });
-    expect(await refusal(purchaseDomain(domainDeps(fakes), "gold.xyz"))).toMatchObject({ status: 409, message: expect.stringContaining("premium name at $450.20") });
+    const fakes = createDomainFakes({
+      namecheap: { premium: { "vip.xyz": { registration: "3.50", renewal: "3.50" }, "gold.xyz": { registration: "450.00", renewal: "450.00" } } },
+    });
+    expect(await refusal(purchaseDomain(domainDeps(fakes), "gold.xyz"))).toMatchObject({
+      status: 409,
+      message: expect.stringContaining("premium name at $450.20"),
+    });
     expect((await purchaseDomain(domainDeps(fakes), "vip.xyz")).success).toBe(true);
     const create = fakes.namecheap.state.requests.find((r) => r.command === "namecheap.domains.create")!;
     expect(create.params).toMatchObject({ ispremiumdomain: "true", premiumprice: "3.50" });
@@ -205,10 +228,16 @@ describe("POST /api/domains/purchase", () => {
   it("refuses an unavailable name, and records one already in the account as purchased without buying", async () => {
     const mine = freshName("mine");
     const fakes = createDomainFakes({ namecheap: { owned: [mine] } });
-    expect(await refusal(purchaseDomain(domainDeps(fakes), "taken.xyz"))).toMatchObject({ status: 409, message: "taken.xyz is already registered. Nothing was bought." });
+    expect(await refusal(purchaseDomain(domainDeps(fakes), "taken.xyz"))).toMatchObject({
+      status: 409,
+      message: "taken.xyz is already registered. Nothing was bought.",
+    });
     expect(await getDomainByName(db(), "taken.xyz")).toBeUndefined();
     const adopted = await purchaseDomain(domainDeps(fakes), mine);
-    expect(adopted).toMatchObject({ success: true, message: `${mine} is already in your Namecheap account: it is recorded as Purchased, and nothing was bought.` });
+    expect(adopted).toMatchObject({
+      success: true,
+      message: `${mine} is already in your Namecheap account: it is recorded as Purchased, and nothing was bought.`,
+    });
     expect(adopted.domain?.status).toBe("purchased");
     expect(orders(fakes)).toBe(0);
   });
@@ -226,7 +255,10 @@ describe("POST /api/domains/purchase", () => {
   it("refuses before buying when Namecheap refuses the caller's IP, and writes nothing", async () => {
     const fakes = createDomainFakes({ namecheap: { callerIp: "198.51.100.23" } });
     const name = freshName();
-    expect(await refusal(purchaseDomain(domainDeps(fakes), name))).toMatchObject({ status: 502, message: expect.stringContaining("whitelist this IP: 198.51.100.23") });
+    expect(await refusal(purchaseDomain(domainDeps(fakes), name))).toMatchObject({
+      status: 502,
+      message: expect.stringContaining("whitelist this IP: 198.51.100.23"),
+    });
     expect(await getDomainByName(db(), name)).toBeUndefined();
   });
 
@@ -234,7 +266,11 @@ describe("POST /api/domains/purchase", () => {
     const fakes = createDomainFakes({ namecheap: { balance: "0.50" } });
     const name = freshName();
     const first = await purchaseDomain(domainDeps(fakes), name);
-    expect(first).toMatchObject({ success: false, pending: false, message: "Namecheap error 2033409: Insufficient funds in the account to complete the order. Nothing was bought." });
+    expect(first).toMatchObject({
+      success: false,
+      pending: false,
+      message: "Namecheap error 2033409: Insufficient funds in the account to complete the order. Nothing was bought.",
+    });
     expect(first.domain).toMatchObject({ status: "failed", errorMessage: "Namecheap error 2033409: Insufficient funds in the account to complete the order" });
     fakes.namecheap.state.balance = "20.00";
     const second = await purchaseDomain(domainDeps(fakes), name);
@@ -264,7 +300,10 @@ describe("POST /api/domains/purchase", () => {
     expect(answer.message).toContain("It was not sent again");
     expect(answer.domain).toMatchObject({ status: "purchasing", errorMessage: expect.stringContaining("Namecheap answered HTTP 502") });
     // A nervous second click: 409, nothing sent.
-    expect(await refusal(purchaseDomain(domainDeps(fakes, { now }), name))).toMatchObject({ status: 409, message: `A purchase of ${name} is already running: nothing more was bought.` });
+    expect(await refusal(purchaseDomain(domainDeps(fakes, { now }), name))).toMatchObject({
+      status: 409,
+      message: `A purchase of ${name} is already running: nothing more was bought.`,
+    });
     // The cron within the half hour: still purchasing, never a second create.
     clock += 10 * 60 * 1000;
     await finishDomains({ ...domainDeps(fakes), now });

@@ -111,7 +111,11 @@ describe("invoices", () => {
     expect(await res.json()).toEqual({ ok: true });
     expect(await db().select().from(invoices).where(eq(invoices.id, created.id))).toEqual([]);
 
-    for (const [method, json] of [["DELETE", undefined], ["PATCH", { profit: "1" }], ["GET", undefined]] as const) {
+    for (const [method, json] of [
+      ["DELETE", undefined],
+      ["PATCH", { profit: "1" }],
+      ["GET", undefined],
+    ] as const) {
       const gone = await call(`/api/invoices/${created.id}`, { method, json, cookie: admin.cookie });
       expect(gone.status, method).toBe(404);
       expect(await gone.json()).toEqual({ error: "Invoice not found" });

@@ -92,7 +92,9 @@ describe("landers", () => {
     const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "In use", url: "https://lp.test/" } })).json<Lander>();
     const other = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Other", url: "https://lp.test/o" } })).json<Lander>();
     const used = await Promise.all(
-      ["beta sweeps", "Alpha sweeps", "Idle"].map((name) => insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true }).get()),
+      ["beta sweeps", "Alpha sweeps", "Idle"].map((name) =>
+        insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true }).get(),
+      ),
     );
     const elsewhere = await insertCampaign(db(), { name: "Elsewhere", landerId: other.id, offerId: null, domainId: null, bhToggle: true }).get();
     const at = Date.UTC(2026, 10, 2, 9);

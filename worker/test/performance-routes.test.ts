@@ -69,14 +69,23 @@ describe("GET /api/sync/status", () => {
     const admin = await makeAdmin();
     const fakes = createFakes();
     fakes.tiktok.state.rows.push({
-      advertiserId: ADVERTISER, campaignId: "st-1", campaignName: "S", date: "2026-02-10", spend: "1.00", impressions: "1", clicks: "1", conversion: "0",
+      advertiserId: ADVERTISER,
+      campaignId: "st-1",
+      campaignName: "S",
+      date: "2026-02-10",
+      spend: "1.00",
+      impressions: "1",
+      clicks: "1",
+      conversion: "0",
     });
     const now = Date.parse("2026-02-10T12:00:00Z");
     const ok = await runSync({ db: db(), env: configuredEnv(), http: fakeHttp(fakes), now }, { source: "tiktok", trigger: "cron", days: 1 });
     fakes.tiktok.state.expiredTokens.add("tiktok-test-token");
     const failed = await runSync({ db: db(), env: configuredEnv(), http: fakeHttp(fakes), now: now + 1000 }, { source: "tiktok", trigger: "cron", days: 1 });
 
-    const body = await (await callWith(configuredEnv(), "/api/sync/status", { cookie: admin.cookie })).json<{
+    const body = await (
+      await callWith(configuredEnv(), "/api/sync/status", { cookie: admin.cookie })
+    ).json<{
       sources: { source: string; configured: boolean; lastRun: Record<string, unknown>; lastSuccessAt: string }[];
     }>();
     const tiktok = body.sources.find((s) => s.source === "tiktok")!;
@@ -174,15 +183,34 @@ describe("the performance reads", () => {
     ]);
     const fakes = createFakes();
     const cakeClick = (id: number, subid1: string, subid2: string, offer: number) => ({
-      click_id: id, click_date: `${DAY}T10:00:01`, offer_id: offer, offer_name: `Offer ${offer}`, subid_1: subid1, subid_2: subid2,
+      click_id: id,
+      click_date: `${DAY}T10:00:01`,
+      offer_id: offer,
+      offer_name: `Offer ${offer}`,
+      subid_1: subid1,
+      subid_2: subid2,
     });
     fakes.cake.state.clicks.push(cakeClick(1, "rd-mb-a", "rd-a1", 21), cakeClick(2, "rd-mb-a", "", 21), cakeClick(3, "rd-mb-b", "rd-b1", 22));
     const conversion = (id: string, subid1: string, subid2: string, offer: number, price: string) => ({
-      conversion_id: id, conversion_date: `${DAY}T11:00:00`, offer_id: offer, offer_name: `Offer ${offer}`, subid_1: subid1, subid_2: subid2, price, disposition: "Approved",
+      conversion_id: id,
+      conversion_date: `${DAY}T11:00:00`,
+      offer_id: offer,
+      offer_name: `Offer ${offer}`,
+      subid_1: subid1,
+      subid_2: subid2,
+      price,
+      disposition: "Approved",
     });
     fakes.cake.state.conversions.push(conversion("rd-1", "rd-mb-a", "rd-a1", 21, "3.00"), conversion("rd-2", "rd-mb-b", "rd-b1", 22, "10.00"));
     const spend = (campaign: string, amount: string) => ({
-      advertiserId: ADVERTISER, campaignId: campaign, campaignName: `TT ${campaign}`, date: DAY, spend: amount, impressions: "500", clicks: "20", conversion: "1",
+      advertiserId: ADVERTISER,
+      campaignId: campaign,
+      campaignName: `TT ${campaign}`,
+      date: DAY,
+      spend: amount,
+      impressions: "500",
+      clicks: "20",
+      conversion: "1",
     });
     fakes.tiktok.state.rows.push(spend("tt-a", "7.50"), spend("tt-b", "2.25"));
     const now = Date.parse(`${DAY}T20:00:00Z`);
@@ -194,7 +222,10 @@ describe("the performance reads", () => {
 
   async function member(features: ("dashboard" | "offers")[], buyers: string[]) {
     const user = await makeUser("user", features);
-    if (buyers.length) await db().insert(userSubid1Assignments).values(buyers.map((subid1) => ({ userId: user.id, subid1 })));
+    if (buyers.length)
+      await db()
+        .insert(userSubid1Assignments)
+        .values(buyers.map((subid1) => ({ userId: user.id, subid1 })));
     return user;
   }
 
@@ -223,7 +254,13 @@ describe("the performance reads", () => {
     const all = await (await call(`/api/tiktok/spend?startDate=${DAY}&endDate=${DAY}`, { cookie: admin.cookie })).json<Record<string, unknown>[]>();
     expect(all).toEqual([
       {
-        date: DAY, tiktokCampaignId: "tt-a", campaignName: "TT tt-a", spend: "7.50", impressions: 500, clicks: 20, conversions: 1,
+        date: DAY,
+        tiktokCampaignId: "tt-a",
+        campaignName: "TT tt-a",
+        spend: "7.50",
+        impressions: 500,
+        clicks: 20,
+        conversions: 1,
         syncedAt: expect.stringMatching(/Z$/),
       },
       expect.objectContaining({ tiktokCampaignId: "tt-b", spend: "2.25" }),
@@ -263,9 +300,7 @@ describe("the report time zone setting", () => {
       const res = await save(bad);
       expect(res.status, bad).toBe(400);
     }
-    expect((await (await save("Mars/Olympus")).json<{ error: string }>()).error).toBe(
-      "Report time zone must be an IANA name such as UTC or America/New_York",
-    );
+    expect((await (await save("Mars/Olympus")).json<{ error: string }>()).error).toBe("Report time zone must be an IANA name such as UTC or America/New_York");
     await save("UTC");
   });
 });

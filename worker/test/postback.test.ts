@@ -21,7 +21,13 @@ function postback(params: Record<string, string>, token: string | null = POSTBAC
 
 const statsFor = (subid1: string) =>
   db()
-    .select({ date: cakeStats.date, subid2: cakeStats.subid2, clicks: cakeStats.clicks, conversions: cakeStats.conversions, revenueCents: cakeStats.revenueCents })
+    .select({
+      date: cakeStats.date,
+      subid2: cakeStats.subid2,
+      clicks: cakeStats.clicks,
+      conversions: cakeStats.conversions,
+      revenueCents: cakeStats.revenueCents,
+    })
     .from(cakeStats)
     .where(eq(cakeStats.subid1, subid1));
 
@@ -87,7 +93,10 @@ describe("the CAKE postback", () => {
     expect(await res.json()).toEqual({ ok: true, result: "counted" });
     expect(await (await postback(params)).json()).toEqual({ ok: true, result: "duplicate" });
     expect(await statsFor(s1)).toEqual([{ date: today(), subid2: "clk-1", clicks: 0, conversions: 1, revenueCents: 1235 }]);
-    const [ledger] = await db().select().from(cakeConversions).where(eq(cakeConversions.conversionId, `L-${s1}`));
+    const [ledger] = await db()
+      .select()
+      .from(cakeConversions)
+      .where(eq(cakeConversions.conversionId, `L-${s1}`));
     expect(ledger).toMatchObject({ source: "postback", counted: true, subid3: "", revenueCents: 1235 });
     const attributed = await db().select().from(cakeAttributedDaily).where(eq(cakeAttributedDaily.subid1, s1));
     expect(attributed.map((r) => [r.campaignId, r.conversions, r.revenueCents])).toEqual([[0, 1, 1235]]);
@@ -102,7 +111,10 @@ describe("the CAKE postback", () => {
     expect((await pullNow(fakes)).status).toBe("ok");
     // The network's own figure replaces the postback's, and the click arrives with it.
     expect(await statsFor(s1)).toEqual([{ date: today(), subid2: "clk-1", clicks: 1, conversions: 1, revenueCents: 425 }]);
-    const [ledger] = await db().select().from(cakeConversions).where(eq(cakeConversions.conversionId, `C-${s1}`));
+    const [ledger] = await db()
+      .select()
+      .from(cakeConversions)
+      .where(eq(cakeConversions.conversionId, `C-${s1}`));
     expect(ledger).toMatchObject({ source: "pull", counted: true });
     expect(ledger!.postbackAt).not.toBeNull();
     expect((await pullNow(fakes)).rowsUpserted).toBe(0);
@@ -125,7 +137,10 @@ describe("the CAKE postback", () => {
     fakes.cake.state.conversions.push(pulled(`conv-${s1}`, s1, { subid_2: "clk-7" }));
     await pullNow(fakes);
     expect(await statsFor(s1)).toEqual([{ date: today(), subid2: "clk-7", clicks: 0, conversions: 1, revenueCents: 400 }]);
-    const [ledger] = await db().select().from(cakeConversions).where(eq(cakeConversions.conversionId, `lead-${s1}`));
+    const [ledger] = await db()
+      .select()
+      .from(cakeConversions)
+      .where(eq(cakeConversions.conversionId, `lead-${s1}`));
     expect(ledger).toMatchObject({ source: "postback", counted: false, retiredReason: "same-click" });
   });
 

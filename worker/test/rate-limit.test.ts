@@ -41,11 +41,16 @@ async function burst(count: number, parallel: number, send: (i: number) => Promi
 }
 
 const refusedOf = async (campaignId: number) =>
-  (await db().all<{ clicks: number | null; exits: number | null }>(sql`
-    select sum(clicks) as clicks, sum(exits) as exits from refused_clicks where campaign_id = ${campaignId}`))[0]!;
+  (
+    await db().all<{ clicks: number | null; exits: number | null }>(sql`
+    select sum(clicks) as clicks, sum(exits) as exits from refused_clicks where campaign_id = ${campaignId}`)
+  )[0]!;
 
 async function offerCampaign() {
-  const [offer] = await db().insert(offers).values({ name: "Offer", url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE }).returning({ id: offers.id });
+  const [offer] = await db()
+    .insert(offers)
+    .values({ name: "Offer", url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE })
+    .returning({ id: offers.id });
   const campaignId = await seedCampaign({ offerId: offer!.id });
   await db().run(sql`update campaigns set bh_toggle = 1 where id = ${campaignId}`);
   return campaignId;
@@ -120,7 +125,9 @@ describe("the per-IP rate limit", () => {
     expect(over.status).toBe(429);
     expect(await over.json()).toEqual({ error: "Too many postbacks from this address; try again in a minute" });
     // Another address is unaffected.
-    const other = await callWith(bindings, `/postback/cake?token=${POSTBACK_TOKEN}&leadid=RL-2&oid=1&price=1`, { headers: { "cf-connecting-ip": "203.0.113.251" } });
+    const other = await callWith(bindings, `/postback/cake?token=${POSTBACK_TOKEN}&leadid=RL-2&oid=1&price=1`, {
+      headers: { "cf-connecting-ip": "203.0.113.251" },
+    });
     expect(other.status).toBe(200);
   }, 90_000);
 });

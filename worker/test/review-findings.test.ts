@@ -81,7 +81,15 @@ describe("the code inbox's recipients", () => {
   afterEach(() => vi.restoreAllMocks());
 
   const mail = (messageId: string) =>
-    [`From: Acme <no-reply@acme.example>`, `To: codes@inbox.test`, `Subject: Your code`, `Message-ID: ${messageId}`, "", "Your verification code is 604219.", ""].join("\r\n");
+    [
+      `From: Acme <no-reply@acme.example>`,
+      `To: codes@inbox.test`,
+      `Subject: Your code`,
+      `Message-ID: ${messageId}`,
+      "",
+      "Your verification code is 604219.",
+      "",
+    ].join("\r\n");
 
   function message(raw: string, to = "codes@inbox.test", from = "forwarder@gmail.example") {
     const bytes = new TextEncoder().encode(raw);

@@ -21,7 +21,10 @@ describe("settings", () => {
     const admin = await makeAdmin();
     const save = (key: string, value: unknown) => call("/api/settings", { cookie: admin.cookie, json: { key, value } });
     expect(await (await save("redirect_domain", "  Trk.Example.com/ ")).json()).toEqual({ key: "redirect_domain", value: "https://trk.example.com" });
-    expect(await (await save("global_exit_domain", "http://exit.example.com/click")).json()).toEqual({ key: "global_exit_domain", value: "http://exit.example.com" });
+    expect(await (await save("global_exit_domain", "http://exit.example.com/click")).json()).toEqual({
+      key: "global_exit_domain",
+      value: "http://exit.example.com",
+    });
     expect(await (await save("global_exit_domain", "")).json()).toEqual({ key: "global_exit_domain", value: "" });
     expect(await (await save("max_domain_price", 12)).json()).toEqual({ key: "max_domain_price", value: "12.00" });
 

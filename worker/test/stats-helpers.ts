@@ -15,10 +15,7 @@ export async function seedLander(name = uniqueName("lander")) {
 }
 
 export async function seedOffer(name = uniqueName("offer")) {
-  const [row] = await db()
-    .insert(offers)
-    .values({ name, url: "https://offer.test/", utmTemplate: "sub2={clickId}" })
-    .returning({ id: offers.id });
+  const [row] = await db().insert(offers).values({ name, url: "https://offer.test/", utmTemplate: "sub2={clickId}" }).returning({ id: offers.id });
   return row!.id;
 }
 

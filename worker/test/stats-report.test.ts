@@ -227,7 +227,11 @@ describe("GET /api/stats/report: our own traffic", () => {
     }
     // Spot checks of the narrowed views: one campaign, mb1's (C1 only), the member's mb2 (C2 only).
     expect((await report(admin.cookie, { ...RANGE, campaignId: ids.c2, groupBy: "spark" })).traffic.linkClicks).toBe(3);
-    expect((await report(admin.cookie, { ...RANGE, mediaBuyer: "mb1", groupBy: "offer" })).traffic).toEqual({ linkClicks: 3, exitClicks: 1, landerCtr: (1 / 3) * 100 });
+    expect((await report(admin.cookie, { ...RANGE, mediaBuyer: "mb1", groupBy: "offer" })).traffic).toEqual({
+      linkClicks: 3,
+      exitClicks: 1,
+      landerCtr: (1 / 3) * 100,
+    });
     expect((await report(member.cookie, { ...RANGE, groupBy: "mediaBuyer" })).traffic.linkClicks).toBe(3);
   });
 
@@ -429,10 +433,12 @@ describe("GET /api/stats/filters", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ mediaBuyers: ["mb1", "mb2"] });
     const member = await makeUser("user", ["dashboard"]);
-    await db().insert(userSubid1Assignments).values([
-      { userId: member.id, subid1: "mb9" },
-      { userId: member.id, subid1: "mb2" },
-    ]);
+    await db()
+      .insert(userSubid1Assignments)
+      .values([
+        { userId: member.id, subid1: "mb9" },
+        { userId: member.id, subid1: "mb2" },
+      ]);
     const mine = await call(`/api/stats/filters?startDate=${DAY}&endDate=${DAY}`, { cookie: member.cookie });
     expect(await mine.json()).toEqual({ mediaBuyers: ["mb2", "mb9"] });
     const bad = await call(`/api/stats/filters?startDate=${DAY}`, { cookie: admin.cookie });

@@ -82,7 +82,10 @@ describe("the click rollup job", () => {
 
     // The old click exits 20 minutes in; a new click comes and exits at once; another exits a
     // minute before the next run: inside the lag, so that run leaves it to the live tail.
-    await db().update(clicks).set({ exitedAt: t0 + 20 * MIN }).where(eq(clicks.clickId, old!));
+    await db()
+      .update(clicks)
+      .set({ exitedAt: t0 + 20 * MIN })
+      .where(eq(clicks.clickId, old!));
     await seedClicks([
       { campaignId: c, at: t0 + 21 * MIN, exitedAt: t0 + 22 * MIN },
       { campaignId: c, at: t0 + 23 * MIN, exitedAt: t0 + 29 * MIN },

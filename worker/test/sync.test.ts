@@ -147,23 +147,51 @@ describe("CAKE sync", () => {
       .orderBy(asc(cakeAttributedDaily.campaignId));
     expect(rows.map(({ id: _id, ...r }) => r)).toEqual([
       {
-        date: "2025-06-10", campaignId: 0, tiktokCampaignId: "", tiktokAdGroupId: "", tiktokCreativeId: "", placement: "",
-        campaignName: "", adGroupName: "", creativeName: "", offerId: 11, offerName: "Sweeps", subid1: "mb1", subid3: "spark-a",
-        clicks: 1, conversions: 0, revenueCents: 0,
+        date: "2025-06-10",
+        campaignId: 0,
+        tiktokCampaignId: "",
+        tiktokAdGroupId: "",
+        tiktokCreativeId: "",
+        placement: "",
+        campaignName: "",
+        adGroupName: "",
+        creativeName: "",
+        offerId: 11,
+        offerName: "Sweeps",
+        subid1: "mb1",
+        subid3: "spark-a",
+        clicks: 1,
+        conversions: 0,
+        revenueCents: 0,
       },
       {
-        date: "2025-06-10", campaignId: campaign!.id, tiktokCampaignId: "tt-c1", tiktokAdGroupId: "tt-ag1", tiktokCreativeId: "tt-ad1",
-        placement: "TikTok", campaignName: "TT Spring", adGroupName: "Group", creativeName: "Video", offerId: 11, offerName: "Sweeps",
-        subid1: "mb1", subid3: "spark-a", clicks: 1, conversions: 1, revenueCents: 700,
+        date: "2025-06-10",
+        campaignId: campaign!.id,
+        tiktokCampaignId: "tt-c1",
+        tiktokAdGroupId: "tt-ag1",
+        tiktokCreativeId: "tt-ad1",
+        placement: "TikTok",
+        campaignName: "TT Spring",
+        adGroupName: "Group",
+        creativeName: "Video",
+        offerId: 11,
+        offerName: "Sweeps",
+        subid1: "mb1",
+        subid3: "spark-a",
+        clicks: 1,
+        conversions: 1,
+        revenueCents: 700,
       },
     ]);
   });
 
   it("rebuilds the rollup from cake_stats rows written some other way (seeding, backfills)", async () => {
-    await db().insert(cakeStats).values([
-      { date: "2025-06-20", offerId: 5, offerName: "Seeded", subid1: "seed-mb", subid2: "", subid3: "", clicks: 4, conversions: 1, revenueCents: 300 },
-      { date: "2025-06-20", offerId: 5, offerName: "Seeded", subid1: "seed-mb", subid2: "x", subid3: "", clicks: 6, conversions: 2, revenueCents: 700 },
-    ]);
+    await db()
+      .insert(cakeStats)
+      .values([
+        { date: "2025-06-20", offerId: 5, offerName: "Seeded", subid1: "seed-mb", subid2: "", subid3: "", clicks: 4, conversions: 1, revenueCents: 300 },
+        { date: "2025-06-20", offerId: 5, offerName: "Seeded", subid1: "seed-mb", subid2: "x", subid3: "", clicks: 6, conversions: 2, revenueCents: 700 },
+      ]);
     await rebuildAttributed(db(), { start: "2025-06-20", end: "2025-06-20" });
     const rows = await db().select().from(cakeAttributedDaily).where(eq(cakeAttributedDaily.subid1, "seed-mb"));
     expect(rows.map((r) => [r.date, r.campaignId, r.offerId, r.offerName, r.clicks, r.conversions, r.revenueCents])).toEqual([
@@ -226,7 +254,8 @@ describe("CAKE sync", () => {
       status: "error",
       rowsFetched: 2,
       rowsUpserted: 1,
-      error: "CAKE answered HTTP 500 with something that is not JSON: <html>Server Error</html> (the days from 2025-07-28 to 2025-07-30 were saved before that)",
+      error:
+        "CAKE answered HTTP 500 with something that is not JSON: <html>Server Error</html> (the days from 2025-07-28 to 2025-07-30 were saved before that)",
     });
     expect(figures(await statsBetween("2025-07-21", "2025-07-30"))).toEqual([
       ["2025-07-22", 11, "mb-weeks", "", "spark-a", 0, 1, 100],
@@ -277,7 +306,10 @@ describe("CAKE sync", () => {
     expect(skipped.error).toBe(`Another CAKE sync is still running (started ${new Date(now - 60_000).toISOString()})`);
     expect(fakes.calls).toEqual([]);
 
-    await db().update(syncRuns).set({ startedAt: now - 20 * 60_000 }).where(eq(syncRuns.id, running!.id));
+    await db()
+      .update(syncRuns)
+      .set({ startedAt: now - 20 * 60_000 })
+      .where(eq(syncRuns.id, running!.id));
     expect((await sync(fakes, "cake", now, 1)).status).toBe("ok");
   });
 });
@@ -380,12 +412,17 @@ describe("the cron", () => {
 
   it("keeps a month of run history", async () => {
     const now = noon("2025-11-10");
-    await db().insert(syncRuns).values([
-      { source: "cake", trigger: "cron", status: "ok", startedAt: now - 31 * 86_400_000 },
-      { source: "cake", trigger: "cron", status: "ok", startedAt: now - 29 * 86_400_000 },
-    ]);
+    await db()
+      .insert(syncRuns)
+      .values([
+        { source: "cake", trigger: "cron", status: "ok", startedAt: now - 31 * 86_400_000 },
+        { source: "cake", trigger: "cron", status: "ok", startedAt: now - 29 * 86_400_000 },
+      ]);
     await runScheduled(unconfiguredEnv(), now);
-    const old = await db().select().from(syncRuns).where(and(eq(syncRuns.source, "cake"), between(syncRuns.startedAt, now - 40 * 86_400_000, now - 86_400_000)));
+    const old = await db()
+      .select()
+      .from(syncRuns)
+      .where(and(eq(syncRuns.source, "cake"), between(syncRuns.startedAt, now - 40 * 86_400_000, now - 86_400_000)));
     expect(old.map((r) => r.startedAt)).toEqual([now - 29 * 86_400_000]);
   });
 });
@@ -396,7 +433,10 @@ describe("the conversion ledger", () => {
     const c = conversion("2025-12-10", { subid_1: "mb-ledger", disposition: "Pending" });
     fakes.cake.state.conversions.push(c, { ...c }); // the report repeats a row across pages
     await sync(fakes, "cake", noon("2025-12-10"), 1);
-    const rows = await db().select().from(cakeConversions).where(eq(cakeConversions.conversionId, String(c.conversion_id)));
+    const rows = await db()
+      .select()
+      .from(cakeConversions)
+      .where(eq(cakeConversions.conversionId, String(c.conversion_id)));
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ source: "pull", counted: true, disposition: "Pending", revenueCents: 250 });
   });

@@ -126,7 +126,9 @@ describe("TikTok client", () => {
   it("refuses malformed answers with clear messages", async () => {
     const client = (body: string, status = 200) =>
       createTikTokClient(config, { fetch: async () => new Response(body, { status }), ...noRetry }).campaignDays(ADVERTISER, "2025-01-05", "2025-01-05");
-    expect((await externalFailure(client("<html>oops</html>", 500))).message).toBe("TikTok answered HTTP 500 with something that is not JSON: <html>oops</html>");
+    expect((await externalFailure(client("<html>oops</html>", 500))).message).toBe(
+      "TikTok answered HTTP 500 with something that is not JSON: <html>oops</html>",
+    );
     expect((await externalFailure(client(""))).message).toBe("TikTok answered HTTP 200 with something that is not JSON (empty body)");
     expect((await externalFailure(client('{"code":0,"message":"OK"}'))).message).toBe("TikTok answered with an unexpected shape (no code 0 and data)");
     expect((await externalFailure(client('{"code":0,"data":{"list":{}}}'))).message).toBe("TikTok answered with an unexpected shape (data.list is not a list)");
@@ -135,8 +137,11 @@ describe("TikTok client", () => {
       (await externalFailure(client('{"code":0,"data":{"list":[{"dimensions":{"campaign_id":"1","stat_time_day":"Jan 5"},"metrics":{}}]}}'))).message,
     ).toBe('TikTok sent a report row whose stat_time_day is not a day: "Jan 5"');
     expect(
-      (await externalFailure(client('{"code":0,"data":{"list":[{"dimensions":{"campaign_id":"1","stat_time_day":"2025-01-05 00:00:00"},"metrics":{"spend":"a lot"}}]}}')))
-        .message,
+      (
+        await externalFailure(
+          client('{"code":0,"data":{"list":[{"dimensions":{"campaign_id":"1","stat_time_day":"2025-01-05 00:00:00"},"metrics":{"spend":"a lot"}}]}}'),
+        )
+      ).message,
     ).toBe('TikTok sent a spend that is not an amount: "a lot"');
   });
 

@@ -62,13 +62,10 @@ export const storedClick = async (values: Partial<NewClick> = {}) => (await stor
 /** The send rows' statuses, in id order. */
 export const statusesOf = async (ids: number[]) =>
   (
-    await db().all<{ status: string }>(
-      sql`select status from tiktok_event_sends where id in (select value from json_each(${JSON.stringify(ids)})) order by id`,
-    )
+    await db().all<{ status: string }>(sql`select status from tiktok_event_sends where id in (select value from json_each(${JSON.stringify(ids)})) order by id`)
   ).map((r) => r.status);
 
-export const sendsOf = (conversionId: string) =>
-  db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, conversionId));
+export const sendsOf = (conversionId: string) => db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, conversionId));
 
 export async function sendOf(conversionId: string) {
   const rows = await sendsOf(conversionId);

@@ -133,7 +133,10 @@ describe("conversions handed on to TikTok", () => {
   it("counts the postback even when handing it on fails, and the cron's sweep hands it on later", async () => {
     const click = await storedClick();
     const id = leadId();
-    const broken = { ...sendingEnv(), TIKTOK_EVENTS_QUEUE: { send: () => Promise.reject(new Error("queue down")), sendBatch: () => Promise.reject(new Error("queue down")) } };
+    const broken = {
+      ...sendingEnv(),
+      TIKTOK_EVENTS_QUEUE: { send: () => Promise.reject(new Error("queue down")), sendBatch: () => Promise.reject(new Error("queue down")) },
+    };
     const res = await postback(id, click.clickId, "5.00", broken as unknown as ReturnType<typeof sendingEnv>);
     expect(await res.json()).toEqual({ ok: true, result: "counted" });
     // Claimed, but its message never left: the sweep finds it once it is stale.

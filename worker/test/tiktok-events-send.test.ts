@@ -50,11 +50,15 @@ async function consume(groups: number[][], { attempts = 1, env = testEnv() } = {
 describe("the Events API consumer", () => {
   it("sends each conversion as TikTok's event and confirms it: event_id, ttclid, hashed click id, ip, user agent, value", async () => {
     const click = await storedClick({ ttclid: "E.C.P.real-ttclid" });
-    const [id] = await claimSends(db(), [{ conversionId: "lead-77", event: "CompletePayment", subid2: click.clickId, valueCents: 4250, eventAt: 1_750_000_000_500 }], {
-      configured: true,
-      currency: "EUR",
-      now: Date.now(),
-    });
+    const [id] = await claimSends(
+      db(),
+      [{ conversionId: "lead-77", event: "CompletePayment", subid2: click.clickId, valueCents: 4250, eventAt: 1_750_000_000_500 }],
+      {
+        configured: true,
+        currency: "EUR",
+        now: Date.now(),
+      },
+    );
     const result = await consume([[id!]]);
     expect(result.explicitAcks).toEqual([expect.stringMatching(/^msg-/)]);
     expect(result.retryMessages).toEqual([]);
@@ -157,7 +161,10 @@ describe("the Events API consumer", () => {
     const { ids, claims } = await claimed(1);
     const result = await consume([ids], { env: testEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: undefined }) });
     expect(result.explicitAcks).toHaveLength(1);
-    expect(await sendOf(claims[0]!.conversionId)).toMatchObject({ status: "failed", message: expect.stringContaining("TIKTOK_EVENTS_ACCESS_TOKEN is not set") });
+    expect(await sendOf(claims[0]!.conversionId)).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("TIKTOK_EVENTS_ACCESS_TOKEN is not set"),
+    });
     expect(fake.state.calls).toEqual([]);
   });
 

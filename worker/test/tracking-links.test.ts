@@ -62,9 +62,16 @@ describe("offer templates", () => {
   });
 
   it("fills a value that is still an unfilled __MACRO__ as empty (a click recorded before that rule)", () => {
-    expect(fillTemplate(DEFAULT_UTM_TEMPLATE, { ...noValues, clickId: "abc", campaign: "__CAMPAIGN_ID__", adGroup: "__AID__", creative: "123", placement: "__PLACEMENT__" })).toBe(
-      "sub1=abc&sub2=&sub3=&sub4=123&sub5=",
-    );
+    expect(
+      fillTemplate(DEFAULT_UTM_TEMPLATE, {
+        ...noValues,
+        clickId: "abc",
+        campaign: "__CAMPAIGN_ID__",
+        adGroup: "__AID__",
+        creative: "123",
+        placement: "__PLACEMENT__",
+      }),
+    ).toBe("sub1=abc&sub2=&sub3=&sub4=123&sub5=");
   });
 
   it("names unknown tokens and refuses stray braces, spaces and #", () => {

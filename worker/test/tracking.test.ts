@@ -30,7 +30,11 @@ interface Setup {
   bhToggle?: boolean;
 }
 
-async function setup({ landerUrl = "https://lander.test/lp", offer = { url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE }, bhToggle = true }: Setup = {}) {
+async function setup({
+  landerUrl = "https://lander.test/lp",
+  offer = { url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE },
+  bhToggle = true,
+}: Setup = {}) {
   const database = db();
   const lander = await insertLander(database, { name: "Lander", url: landerUrl }).get();
   const offerRow = offer ? await insertOffer(database, { name: "Offer", ...offer }).get() : null;
@@ -54,10 +58,9 @@ describe("GET /r/:campaignId", () => {
   it("records the click and sends the visitor to the lander with cid and clickId, keeping the lander's query", async () => {
     const { campaignId } = await setup({ landerUrl: "https://lander.test/lp?src=tt&x=a%20b#offer" });
     const before = Date.now();
-    const res = await visit(
-      `/r/${campaignId}?cid=1799&ad=2001&cr=3002&plc=feed&cname=Spring%20Sale&aname=Broad&crname=Video%20A`,
-      { headers: { "cf-connecting-ip": "198.51.100.7", "user-agent": "Mozilla/5.0 Test" } },
-    );
+    const res = await visit(`/r/${campaignId}?cid=1799&ad=2001&cr=3002&plc=feed&cname=Spring%20Sale&aname=Broad&crname=Video%20A`, {
+      headers: { "cf-connecting-ip": "198.51.100.7", "user-agent": "Mozilla/5.0 Test" },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const location = res.headers.get("location")!;
@@ -137,7 +140,9 @@ describe("GET /r/:campaignId", () => {
   });
 
   it("records TikTok macros the ad platform left unfilled as empty, and the offer gets them empty too", async () => {
-    const { campaignId } = await setup({ offer: { url: "https://offer.test/go", utmTemplate: "s2={clickId}&s3={adGroup}&s4={campaign}&s5={placement}&n={campaignName}" } });
+    const { campaignId } = await setup({
+      offer: { url: "https://offer.test/go", utmTemplate: "s2={clickId}&s3={adGroup}&s4={campaign}&s5={placement}&n={campaignName}" },
+    });
     // The tracking URL opened by hand: every macro as typed in View Code.
     const clickId = await recordedClick(
       campaignId,
@@ -156,7 +161,12 @@ describe("GET /r/:campaignId", () => {
     expect(location).toBe(`https://offer.test/go?s2=${clickId}&s3=&s4=&s5=&n=`);
     // Values that only look a little like a macro are data.
     const real = await recordedClick(campaignId, "?cid=__17&ad=_AID_&cname=Spring__SALE__&aname=__lower__");
-    expect(await clickRow(real)).toMatchObject({ tiktokCampaignId: "__17", tiktokAdGroupId: "_AID_", campaignName: "Spring__SALE__", adGroupName: "__lower__" });
+    expect(await clickRow(real)).toMatchObject({
+      tiktokCampaignId: "__17",
+      tiktokAdGroupId: "_AID_",
+      campaignName: "Spring__SALE__",
+      adGroupName: "__lower__",
+    });
   });
 
   it("cuts 10 KB parameters to 255 characters and still answers", async () => {
@@ -184,11 +194,17 @@ describe("GET /r/:campaignId", () => {
   it("stores SQL metacharacters as plain text", async () => {
     const { campaignId } = await setup();
     const evil = `'; DROP TABLE clicks; --`;
-    await visit(`/r/${campaignId}?cname=${encodeURIComponent(evil)}&ad=${encodeURIComponent(`1' OR '1'='1`)}&cr=${encodeURIComponent('"); DELETE FROM campaigns; --')}`);
+    await visit(
+      `/r/${campaignId}?cname=${encodeURIComponent(evil)}&ad=${encodeURIComponent(`1' OR '1'='1`)}&cr=${encodeURIComponent('"); DELETE FROM campaigns; --')}`,
+    );
     const [row] = await clicksOf(campaignId);
     expect(row!.campaignName).toBe(evil);
     expect(row!.tiktokAdGroupId).toBe(`1' OR '1'='1`);
-    expect(await db().select({ n: sql<number>`count(*)` }).from(campaigns)).not.toEqual([{ n: 0 }]);
+    expect(
+      await db()
+        .select({ n: sql<number>`count(*)` })
+        .from(campaigns),
+    ).not.toEqual([{ n: 0 }]);
   });
 
   it("stores each value with its type: numbers that look like text stay text, missing values are NULL", async () => {
@@ -239,12 +255,22 @@ describe("GET /r/:campaignId", () => {
   it.each(["999999", "0", "-1", "abc", "1e3", "12abc", "99999999999999999999", "%27%20OR%201=1"])(
     "answers an unknown campaign (%s) with a plain 404 page and records nothing",
     async (id) => {
-      const before = (await db().select({ n: sql<number>`count(*)` }).from(clicks))[0]!.n;
+      const before = (
+        await db()
+          .select({ n: sql<number>`count(*)` })
+          .from(clicks)
+      )[0]!.n;
       const res = await visit(`/r/${id}`);
       expect(res.status).toBe(404);
       expect(res.headers.get("content-type")).toContain("text/html");
       expect(await res.text()).toContain("This link does not exist.");
-      expect((await db().select({ n: sql<number>`count(*)` }).from(clicks))[0]!.n).toBe(before);
+      expect(
+        (
+          await db()
+            .select({ n: sql<number>`count(*)` })
+            .from(clicks)
+        )[0]!.n,
+      ).toBe(before);
     },
   );
 
@@ -454,7 +480,11 @@ describe("GET /click", () => {
       const clickId = await recordedClick(campaignId);
       expect((await visit(`/click?clickId=${clickId}`)).headers.get("location")).toBe(`https://old-offer.test/go?s=${clickId}`);
 
-      const patched = await call(`/api/offers/${offerId}`, { method: "PATCH", cookie: admin.cookie, json: { url: "https://new-offer.test/land", utmTemplate: "t={clickId}" } });
+      const patched = await call(`/api/offers/${offerId}`, {
+        method: "PATCH",
+        cookie: admin.cookie,
+        json: { url: "https://new-offer.test/land", utmTemplate: "t={clickId}" },
+      });
       expect(patched.status).toBe(200);
       for (const query of [`clickId=${clickId}`, `cid=${campaignId}`, `clickId=${clickId}&url=https://old-offer.test/go`]) {
         const location = (await visit(`/click?${query}`)).headers.get("location")!;

@@ -20,8 +20,7 @@ function upload(user: TestUser, content: string | Uint8Array, name = "statement.
 }
 
 const all = () => db().select().from(transactions).orderBy(asc(transactions.id));
-const byReference = async (referenceId: string) =>
-  db().select().from(transactions).where(eq(transactions.referenceId, referenceId)).all();
+const byReference = async (referenceId: string) => db().select().from(transactions).where(eq(transactions.referenceId, referenceId)).all();
 
 const clean = { errorCount: 0, warnings: [], details: [] };
 

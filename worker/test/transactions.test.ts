@@ -45,7 +45,10 @@ const refs = (body: ListBody) => body.transactions.map((t) => t.referenceId);
 
 async function memberWith(...nicknames: string[]) {
   const member = await makeUser("user");
-  if (nicknames.length) await db().insert(userVcnAssignments).values(nicknames.map((vcnNickname) => ({ userId: member.id, vcnNickname })));
+  if (nicknames.length)
+    await db()
+      .insert(userVcnAssignments)
+      .values(nicknames.map((vcnNickname) => ({ userId: member.id, vcnNickname })));
   return member;
 }
 
@@ -114,7 +117,10 @@ describe("listing transactions", () => {
 
   it("pages 50 at a time", async () => {
     const admin = await makeAdmin();
-    await seed(admin, Array.from({ length: 120 }, (_, i) => `*5555,CLEARED,P${i},1.00,Ads 7,5555,1/${(i % 28) + 1}/25,DEBIT,M`));
+    await seed(
+      admin,
+      Array.from({ length: 120 }, (_, i) => `*5555,CLEARED,P${i},1.00,Ads 7,5555,1/${(i % 28) + 1}/25,DEBIT,M`),
+    );
     const first = await list(admin);
     expect(first).toMatchObject({ page: 1, totalRows: 120, pageCount: 3 });
     expect(first.transactions).toHaveLength(50);

@@ -93,14 +93,21 @@ describe("permissions and assignments", () => {
   it("assigns card nicknames, media buyers and sparks, and offers the existing choices", async () => {
     const admin = await makeAdmin();
     const member = await makeUser();
-    await db().insert(transactions).values([
-      { registeredCardLast4: "*1111", status: "CLEARED", vcnNickname: "Zeta Ads", dedupeKey: `k-${crypto.randomUUID()}` },
-      { registeredCardLast4: "*1111", status: "PENDING", vcnNickname: "Alpha Ads", dedupeKey: `k-${crypto.randomUUID()}` },
-      { registeredCardLast4: "*1111", status: "PENDING", vcnNickname: null, dedupeKey: `k-${crypto.randomUUID()}` },
-    ]);
-    const [spark] = await db().insert(sparks).values({ name: "Spring", code: "x", sparkId: `sp-${crypto.randomUUID()}` }).returning();
+    await db()
+      .insert(transactions)
+      .values([
+        { registeredCardLast4: "*1111", status: "CLEARED", vcnNickname: "Zeta Ads", dedupeKey: `k-${crypto.randomUUID()}` },
+        { registeredCardLast4: "*1111", status: "PENDING", vcnNickname: "Alpha Ads", dedupeKey: `k-${crypto.randomUUID()}` },
+        { registeredCardLast4: "*1111", status: "PENDING", vcnNickname: null, dedupeKey: `k-${crypto.randomUUID()}` },
+      ]);
+    const [spark] = await db()
+      .insert(sparks)
+      .values({ name: "Spring", code: "x", sparkId: `sp-${crypto.randomUUID()}` })
+      .returning();
 
-    const options = await (await call("/api/users/assignment-options", { cookie: admin.cookie })).json<{
+    const options = await (
+      await call("/api/users/assignment-options", { cookie: admin.cookie })
+    ).json<{
       vcnNicknames: string[];
       sparks: { id: number }[];
     }>();

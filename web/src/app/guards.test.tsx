@@ -9,9 +9,23 @@ const app = (path: string) => (
     <Routes>
       <Route path="/auth" element={<p>sign-in screen</p>} />
       <Route element={<RequireAuth />}>
-        <Route path="/" element={<RequireAccess requires={{ feature: ["dashboard"] }}><p>stats screen</p></RequireAccess>} />
+        <Route
+          path="/"
+          element={
+            <RequireAccess requires={{ feature: ["dashboard"] }}>
+              <p>stats screen</p>
+            </RequireAccess>
+          }
+        />
         <Route path="/codes" element={<p>codes screen</p>} />
-        <Route path="/users" element={<RequireAccess requires="admin"><p>users screen</p></RequireAccess>} />
+        <Route
+          path="/users"
+          element={
+            <RequireAccess requires="admin">
+              <p>users screen</p>
+            </RequireAccess>
+          }
+        />
       </Route>
     </Routes>
   </MemoryRouter>

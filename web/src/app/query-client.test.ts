@@ -27,7 +27,11 @@ describe("the query client", () => {
     expect(fetch).toHaveBeenCalledTimes(1);
 
     // A mutation's 403 too; other failures leave the user alone.
-    await client.getMutationCache().build(client, { mutationFn: () => Promise.reject(new ApiError(403, "Admins only")) }).execute(undefined).catch(() => {});
+    await client
+      .getMutationCache()
+      .build(client, { mutationFn: () => Promise.reject(new ApiError(403, "Admins only")) })
+      .execute(undefined)
+      .catch(() => {});
     await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(2));
     await client.fetchQuery({ queryKey: ["codes"], queryFn: () => Promise.reject(new ApiError(500, "Boom")) }).catch(() => {});
     await client.fetchQuery({ queryKey: ["sparks"], queryFn: () => Promise.reject(new ApiError(404, "Not found")) }).catch(() => {});

@@ -1,4 +1,21 @@
-import { ChartColumn, CircleUserRound, CreditCard, FileText, Globe, KeyRound, LayoutDashboard, Megaphone, MousePointerClick, PanelsTopLeft, ScrollText, Settings2, Sparkles, Tag, Users, type LucideIcon } from "lucide-react";
+import {
+  ChartColumn,
+  CircleUserRound,
+  CreditCard,
+  FileText,
+  Globe,
+  KeyRound,
+  LayoutDashboard,
+  Megaphone,
+  MousePointerClick,
+  PanelsTopLeft,
+  ScrollText,
+  Settings2,
+  Sparkles,
+  Tag,
+  Users,
+  type LucideIcon,
+} from "lucide-react";
 import type { QueryClient } from "@tanstack/react-query";
 import type { ComponentType } from "react";
 import { can, isAdmin, type CurrentUser, type Feature } from "@/lib/auth";
@@ -25,12 +42,38 @@ export interface Screen {
  * sidebar both read this list, so a screen exists in both or in neither.
  */
 export const SCREENS: Screen[] = [
-  { path: "/", label: "Dashboard", icon: LayoutDashboard, requires: { feature: ["dashboard"] }, load: () => import("@/features/stats/stats-screen"), prefetch: () => import("@/features/stats/prefetch") },
-  { path: "/offers", label: "Offers", icon: ChartColumn, requires: { feature: ["offers", "performance"] }, load: () => import("@/features/offers/offers-screen") },
+  {
+    path: "/",
+    label: "Dashboard",
+    icon: LayoutDashboard,
+    requires: { feature: ["dashboard"] },
+    load: () => import("@/features/stats/stats-screen"),
+    prefetch: () => import("@/features/stats/prefetch"),
+  },
+  {
+    path: "/offers",
+    label: "Offers",
+    icon: ChartColumn,
+    requires: { feature: ["offers", "performance"] },
+    load: () => import("@/features/offers/offers-screen"),
+  },
   { path: "/offer-config", label: "Offer Config", icon: Tag, requires: "admin", load: () => import("@/features/offer-config/offer-config-screen") },
-  { path: "/campaigns", label: "Campaigns", icon: Megaphone, requires: { feature: ["campaigns"] }, load: () => import("@/features/campaigns/campaigns-screen") },
+  {
+    path: "/campaigns",
+    label: "Campaigns",
+    icon: Megaphone,
+    requires: { feature: ["campaigns"] },
+    load: () => import("@/features/campaigns/campaigns-screen"),
+  },
   { path: "/landers", label: "Landers", icon: PanelsTopLeft, requires: { feature: ["landers"] }, load: () => import("@/features/landers/landers-screen") },
-  { path: "/clicks", label: "Click Log", icon: MousePointerClick, requires: { feature: ["clicks"] }, load: () => import("@/features/clicks/clicks-screen"), prefetch: () => import("@/features/clicks/prefetch") },
+  {
+    path: "/clicks",
+    label: "Click Log",
+    icon: MousePointerClick,
+    requires: { feature: ["clicks"] },
+    load: () => import("@/features/clicks/clicks-screen"),
+    prefetch: () => import("@/features/clicks/prefetch"),
+  },
   { path: "/sparks", label: "Sparks", icon: Sparkles, requires: { feature: ["sparks"] }, load: () => import("@/features/sparks/sparks-screen") },
   { path: "/codes", label: "Codes", icon: KeyRound, requires: "signed-in", load: () => import("@/features/codes/codes-screen") },
   { path: "/billing", label: "Transactions", icon: CreditCard, requires: "signed-in", load: () => import("@/features/billing/billing-screen") },

@@ -29,11 +29,27 @@ describe("what a delete takes along", () => {
       <DeletionImpactSummary name="Quiz" kind="lander" consequence="x" impact={loaded({ campaigns: [], clicks: 0, firstClickAt: null, lastClickAt: null })} />,
     );
     expect(screen.getByText("No campaign uses Quiz: only the lander is deleted.")).toBeTruthy();
-    rerender(<DeletionImpactSummary name="Spring" kind="campaign" consequence="x" impact={loaded({ campaigns: [{ id: 1, name: "Spring", clicks: 0 }], clicks: 0, firstClickAt: null, lastClickAt: null })} />);
+    rerender(
+      <DeletionImpactSummary
+        name="Spring"
+        kind="campaign"
+        consequence="x"
+        impact={loaded({ campaigns: [{ id: 1, name: "Spring", clicks: 0 }], clicks: 0, firstClickAt: null, lastClickAt: null })}
+      />,
+    );
     expect(screen.getAllByRole("listitem").map((li) => li.textContent)).toEqual(["Its tracking link (no clicks recorded yet)"]);
-    rerender(<DeletionImpactSummary name="Spring" kind="campaign" consequence="x" impact={{ isPending: true, isError: false, error: null, data: undefined }} />);
+    rerender(
+      <DeletionImpactSummary name="Spring" kind="campaign" consequence="x" impact={{ isPending: true, isError: false, error: null, data: undefined }} />,
+    );
     expect(screen.getByText("Counting what goes with Spring...")).toBeTruthy();
-    rerender(<DeletionImpactSummary name="Spring" kind="campaign" consequence="Ads get a not-found page." impact={{ isPending: false, isError: true, error: new Error("Campaign not found"), data: undefined }} />);
+    rerender(
+      <DeletionImpactSummary
+        name="Spring"
+        kind="campaign"
+        consequence="Ads get a not-found page."
+        impact={{ isPending: false, isError: true, error: new Error("Campaign not found"), data: undefined }}
+      />,
+    );
     expect(screen.getByText("Could not count what goes with Spring (Campaign not found).")).toBeTruthy();
     expect(screen.getByText("Ads get a not-found page.")).toBeTruthy();
   });

@@ -33,7 +33,17 @@ function history(impact: DeletionImpact) {
  * The confirmation's account of a cascade, from the server's counts: which campaigns go, how many
  * clicks, and the days of stats history they carry. Said before anything is deleted.
  */
-export function DeletionImpactSummary({ name, kind, impact, consequence }: { name: string; kind: "lander" | "campaign"; impact: ImpactQuery; consequence: string }) {
+export function DeletionImpactSummary({
+  name,
+  kind,
+  impact,
+  consequence,
+}: {
+  name: string;
+  kind: "lander" | "campaign";
+  impact: ImpactQuery;
+  consequence: string;
+}) {
   if (impact.isPending) return <p>Counting what goes with {name}...</p>;
   if (impact.isError || !impact.data) {
     return (
@@ -53,9 +63,23 @@ export function DeletionImpactSummary({ name, kind, impact, consequence }: { nam
     <>
       <p>Deleting {name} also deletes:</p>
       <ul className="list-disc space-y-1 pl-5" aria-label={`Deleted with ${name}`}>
-        {kind === "lander" ? <li>{plural(data.campaigns.length, "campaign")} using it: {campaignList(data)}</li> : null}
-        <li>{data.clicks === 0 ? (kind === "lander" ? "Their tracking links (no clicks recorded yet)" : "Its tracking link (no clicks recorded yet)") : `${plural(data.clicks, "recorded click")} and their exits`}</li>
-        {days ? <li>{kind === "lander" ? "Their" : "Its"} stats history: link clicks, exit clicks and lander CTR {days}</li> : null}
+        {kind === "lander" ? (
+          <li>
+            {plural(data.campaigns.length, "campaign")} using it: {campaignList(data)}
+          </li>
+        ) : null}
+        <li>
+          {data.clicks === 0
+            ? kind === "lander"
+              ? "Their tracking links (no clicks recorded yet)"
+              : "Its tracking link (no clicks recorded yet)"
+            : `${plural(data.clicks, "recorded click")} and their exits`}
+        </li>
+        {days ? (
+          <li>
+            {kind === "lander" ? "Their" : "Its"} stats history: link clicks, exit clicks and lander CTR {days}
+          </li>
+        ) : null}
       </ul>
       <p>{consequence}</p>
     </>

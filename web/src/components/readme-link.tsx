@@ -13,7 +13,11 @@ export function ReadmeLink({ section }: { section: string }) {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" onClick={() => setOpen(true)} className="inline-flex items-center gap-1 text-xs font-medium text-brand-700 underline-offset-2 hover:underline">
+      <button
+        type="button"
+        onClick={() => setOpen(true)}
+        className="inline-flex items-center gap-1 text-xs font-medium text-brand-700 underline-offset-2 hover:underline"
+      >
         <BookOpen className="size-3.5" aria-hidden="true" />
         README: {section}
       </button>

@@ -10,7 +10,10 @@ export function readmeSection(title: string, text: string = readme): string | nu
   const start = lines.findIndex((l) => l.trim() === `## ${title}`);
   if (start < 0) return null;
   const end = lines.findIndex((l, i) => i > start && l.startsWith("## "));
-  return lines.slice(start + 1, end < 0 ? undefined : end).join("\n").trim();
+  return lines
+    .slice(start + 1, end < 0 ? undefined : end)
+    .join("\n")
+    .trim();
 }
 
 /** `code` and **bold**, the inline marks the README's sections use. */
@@ -43,7 +46,7 @@ const cells = (row: string) =>
 export function MarkdownBlocks({ text }: { text: string }) {
   const lines = text.split("\n");
   const blocks: ReactNode[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     if (!line.trim()) {
       i++;
@@ -51,7 +54,10 @@ export function MarkdownBlocks({ text }: { text: string }) {
       const end = lines.findIndex((l, j) => j > i && l.startsWith("```"));
       const body = lines.slice(i + 1, end < 0 ? undefined : end).join("\n");
       blocks.push(
-        <pre key={i} className="overflow-x-auto whitespace-pre-wrap break-all rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs text-slate-800">
+        <pre
+          key={i}
+          className="overflow-x-auto whitespace-pre-wrap break-all rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs text-slate-800"
+        >
           {body}
         </pre>,
       );

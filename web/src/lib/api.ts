@@ -45,5 +45,4 @@ export async function unwrap<T extends { ok: boolean; json(): Promise<unknown> }
 }
 
 /** The message to show for a failure, with the product's fallback when there is none. */
-export const messageOf = (error: unknown, fallback: string) =>
-  error instanceof Error && error.message ? error.message : fallback;
+export const messageOf = (error: unknown, fallback: string) => (error instanceof Error && error.message ? error.message : fallback);

@@ -22,8 +22,7 @@ export const userQuery = queryOptions({
 export const useUser = () => useQuery(userQuery);
 
 /** Admins hold every feature. */
-export const can = (user: CurrentUser | null | undefined, feature: Feature) =>
-  !!user && (user.role === "admin" || user.permissions.includes(feature));
+export const can = (user: CurrentUser | null | undefined, feature: Feature) => !!user && (user.role === "admin" || user.permissions.includes(feature));
 
 export const isAdmin = (user: CurrentUser | null | undefined) => user?.role === "admin";
 

@@ -7,8 +7,16 @@ const ranges = Object.fromEntries(QUICK_RANGES.map((q) => [q.label, q.range(toda
 describe("quick ranges", () => {
   it("lists the product's ranges in order", () => {
     expect(QUICK_RANGES.map((q) => q.label)).toEqual([
-      "Today", "Yesterday", "Last 3 days", "Last 7 days", "Last 14 days", "Last 30 days",
-      "This month", "Last month", "Last 90 days", "Last 6 months",
+      "Today",
+      "Yesterday",
+      "Last 3 days",
+      "Last 7 days",
+      "Last 14 days",
+      "Last 30 days",
+      "This month",
+      "Last month",
+      "Last 90 days",
+      "Last 6 months",
     ]);
   });
 

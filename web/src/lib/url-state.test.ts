@@ -39,7 +39,10 @@ describe("a screen's state in the URL", () => {
     });
     const s = clicksStateOf(parseSearch(clicksSearchSchema, new URLSearchParams("campaignId=7&bot=human&country=PH&page=3&device=x"), defaults));
     expect(s).toMatchObject({ campaignId: "7", page: 3, visitors: { bot: "human", country: "PH", device: "x" } });
-    expect(clicksStateOf(parseSearch(clicksSearchSchema, new URLSearchParams("page=zero&bot=robots"), defaults))).toMatchObject({ page: 1, visitors: { bot: "all" } });
+    expect(clicksStateOf(parseSearch(clicksSearchSchema, new URLSearchParams("page=zero&bot=robots"), defaults))).toMatchObject({
+      page: 1,
+      visitors: { bot: "all" },
+    });
   });
 
   it("writes only what differs from the defaults, in a stable order", () => {

@@ -58,7 +58,8 @@ export function useSearchState<S extends z.ZodType>(schema: S, defaults: SearchD
   const [params, setParams] = useSearchParams();
   const value = useMemo(() => parseSearch(schema, params, defaults), [schema, params, defaults]);
   const update = useCallback(
-    (patch: SearchPatch, options?: { replace?: boolean }) => setParams((current) => patchSearch(current, patch, defaults), { replace: options?.replace ?? false }),
+    (patch: SearchPatch, options?: { replace?: boolean }) =>
+      setParams((current) => patchSearch(current, patch, defaults), { replace: options?.replace ?? false }),
     [setParams, defaults],
   );
   return { value, update };

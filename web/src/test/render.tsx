@@ -14,7 +14,14 @@ export function renderWithUser(ui: ReactElement, user: CurrentUser | null, { tim
   const client = createQueryClient();
   client.setQueryData(userQuery.queryKey, user);
   client.setQueryData(reportTimeZoneQuery.queryKey, { timeZone, today: dayInZone(Date.now(), timeZone) });
-  return { client, ...render(<QueryClientProvider client={client}><TooltipProvider>{ui}</TooltipProvider></QueryClientProvider>) };
+  return {
+    client,
+    ...render(
+      <QueryClientProvider client={client}>
+        <TooltipProvider>{ui}</TooltipProvider>
+      </QueryClientProvider>,
+    ),
+  };
 }
 
 export const member = (permissions: CurrentUser["permissions"] = []): CurrentUser => ({

@@ -21,7 +21,10 @@ const keyFor = (secret: string) => {
 
 const newSessionId = () => {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 };
 
 export interface SessionMeta {
@@ -106,7 +109,6 @@ export async function loadSessionUser(db: Db, sessionId: string, now = Date.now(
 }
 
 export const deleteSession = (db: Db, sessionId: string) => db.delete(sessions).where(eq(sessions.id, sessionId));
-
 
 /** Every session of a user but one (a password change keeps the session that made it). */
 export const deleteOtherSessions = (db: Db, userId: string, keepSessionId: string | null) =>

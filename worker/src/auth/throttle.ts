@@ -61,5 +61,4 @@ export async function claimAttempt(db: Db, username: string, ip: string, now = D
 export const forgetAttempt = (db: Db, attemptId: number) => db.delete(loginAttempts).where(eq(loginAttempts.id, attemptId));
 
 /** A completed sign-in clears that username's failures (the IP's count stays). */
-export const clearFailures = (db: Db, username: string) =>
-  db.delete(loginAttempts).where(eq(loginAttempts.username, normalise(username)));
+export const clearFailures = (db: Db, username: string) => db.delete(loginAttempts).where(eq(loginAttempts.username, normalise(username)));

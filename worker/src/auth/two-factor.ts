@@ -21,8 +21,7 @@ const encoder = new TextEncoder();
 const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
 
-export const NOT_CONFIGURED =
-  "Two-factor sign-in is not set up on this server: set the TWO_FACTOR_KEY secret (at least 32 characters; README, Configuration)";
+export const NOT_CONFIGURED = "Two-factor sign-in is not set up on this server: set the TWO_FACTOR_KEY secret (at least 32 characters; README, Configuration)";
 
 interface Keys {
   secretKey: CryptoKey;

@@ -24,13 +24,13 @@ export function decodeStatement(data: Uint8Array): string {
   const known = SIGNATURES.find((s) => startsWith(data, s.bytes));
   if (known) throw badRequest("This file is not a CSV file", [`It is ${known.what} renamed to .csv.`, AS_CSV]);
   if (startsWith(data, [0xff, 0xfe]) || startsWith(data, [0xfe, 0xff])) {
-    throw badRequest("This file is UTF-16 text, not UTF-8", ["Save the statement as \"CSV UTF-8\" and upload it again."]);
+    throw badRequest("This file is UTF-16 text, not UTF-8", ['Save the statement as "CSV UTF-8" and upload it again.']);
   }
   // Text files never contain NUL bytes; binary files nearly always do.
   if (data.indexOf(0) !== -1) throw badRequest("This file is not a CSV file", ["It contains binary data.", AS_CSV]);
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(data);
   } catch {
-    throw badRequest("This file is not UTF-8 text", ["Save the statement as \"CSV UTF-8\" and upload it again.", AS_CSV]);
+    throw badRequest("This file is not UTF-8 text", ['Save the statement as "CSV UTF-8" and upload it again.', AS_CSV]);
   }
 }

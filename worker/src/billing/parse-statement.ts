@@ -104,8 +104,7 @@ function lineCounter(text: string, linebreak: string) {
 }
 
 /** "line 4" / "lines 4, 9, ...": where a note applies, without listing thousands of lines. */
-export const describeLines = (lines: number[]) =>
-  `line${lines.length > 1 ? "s" : ""} ${lines.slice(0, 5).join(", ")}${lines.length > 5 ? ", ..." : ""}`;
+export const describeLines = (lines: number[]) => `line${lines.length > 1 ? "s" : ""} ${lines.slice(0, 5).join(", ")}${lines.length > 5 ? ", ..." : ""}`;
 
 /**
  * Reads a statement export (docs/product-rules.md "Billing import"). The file is refused whole when it is
@@ -158,10 +157,7 @@ export function parseStatement(input: string): ParsedStatement {
           const found = fields.join(", ");
           refusal = {
             error: "This file is not a transaction export: required columns are missing",
-            details: [
-              ...missing.map((c) => `Missing column: ${columnLabel(c)}`),
-              `Columns found: ${found.length > 200 ? `${found.slice(0, 200)}...` : found}`,
-            ],
+            details: [...missing.map((c) => `Missing column: ${columnLabel(c)}`), `Columns found: ${found.length > 200 ? `${found.slice(0, 200)}...` : found}`],
           };
           parser.abort();
           return;
@@ -219,9 +215,7 @@ export function parseStatement(input: string): ParsedStatement {
 
       const referenceId = cell("referenceId");
       if (referenceId !== null && ROUNDED_ID.test(referenceId)) {
-        reasons.push(
-          `Reference Id "${referenceId}" was rounded by a spreadsheet; use the export as downloaded, without opening and saving it in Excel`,
-        );
+        reasons.push(`Reference Id "${referenceId}" was rounded by a spreadsheet; use the export as downloaded, without opening and saving it in Excel`);
       }
 
       const rawVcnLast4 = cell("vcnLast4");
@@ -244,10 +238,7 @@ export function parseStatement(input: string): ParsedStatement {
       if (type?.toUpperCase() === "CREDIT" && amount !== null && amount > 0) positiveCredits.push(line);
       rows.push({
         line,
-        dedupeKey:
-          referenceId !== null
-            ? `ref:${referenceId}`
-            : `row:${JSON.stringify([card, vcnLast4, transactionDate, amount, merchantName])}`,
+        dedupeKey: referenceId !== null ? `ref:${referenceId}` : `row:${JSON.stringify([card, vcnLast4, transactionDate, amount, merchantName])}`,
         registeredCardLast4: card,
         fundingSource,
         typeOfAccount,

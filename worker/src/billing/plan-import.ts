@@ -22,8 +22,7 @@ export interface ImportPlan extends ImportCounts {
  * is taken (the provider settled it; ignoring that would hide real spend). The import's SQL
  * enforces the same rule (db/queries/transactions.ts), so a concurrent upload cannot break it.
  */
-export const mayChange = (stored: TransactionStatusValue, incoming: TransactionStatusValue) =>
-  stored !== "CLEARED" && stored !== incoming;
+export const mayChange = (stored: TransactionStatusValue, incoming: TransactionStatusValue) => stored !== "CLEARED" && stored !== incoming;
 
 /**
  * Applies the import rules of docs/product-rules.md "Billing import" to an export's rows against what is stored, as if the rows

@@ -30,7 +30,11 @@ export const REQUIRED_COLUMNS = ["registeredCardLast4", "status"] as const satis
 
 export const columnLabel = (column: StatementColumn) => STATEMENT_COLUMNS[column][0];
 
-const normalizeHeader = (name: string) => name.replace(/^\uFEFF/, "").replace(/[\s_]+/g, "").toLowerCase();
+const normalizeHeader = (name: string) =>
+  name
+    .replace(/^\uFEFF/, "")
+    .replace(/[\s_]+/g, "")
+    .toLowerCase();
 
 /**
  * Where each known column sits in a header row. When a file carries two names for one column

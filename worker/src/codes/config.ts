@@ -5,7 +5,10 @@ export const DEFAULT_RETENTION_HOURS = 72;
 
 // A year at most: the inbox holds short-lived secrets, and a typo like "7200000" should not keep
 // codes for centuries.
-const retentionSchema = z.coerce.number().positive().max(24 * 366);
+const retentionSchema = z.coerce
+  .number()
+  .positive()
+  .max(24 * 366);
 
 /** CODES_RETENTION_HOURS as a number of hours; invalid values fall back to the default. */
 export function retentionHours(value: string | undefined): number {

@@ -123,42 +123,248 @@ const VERIFICATION_CONTEXT = new RegExp(
 );
 
 /** Meeting invitations carry passcodes for the meeting; only explicit code phrases count there. */
-const MEETING = /(?<![\p{L}\p{N}])(?:meeting\s+id|join\s+(?:zoom\s+)?meeting|webinar\s+id|join\s+with\s+google\s+meet|teams\s+meeting|conference\s+id|dial-in|id\s+de\s+reuni[oó]n|besprechungs-?id|会议号|ミーティング\s?ID|회의\s?ID)/iu;
+const MEETING =
+  /(?<![\p{L}\p{N}])(?:meeting\s+id|join\s+(?:zoom\s+)?meeting|webinar\s+id|join\s+with\s+google\s+meet|teams\s+meeting|conference\s+id|dial-in|id\s+de\s+reuni[oó]n|besprechungs-?id|会议号|ミーティング\s?ID|회의\s?ID)/iu;
 
 /** Lines a forwarding client adds that carry dates and times, never codes. */
-const FORWARD_DATE_LINE = /^[ \t]*(?:date|sent|datum|gesendet|fecha|enviado|envoy[ée]|data|дата|отправлено|日期|发送时间|發送時間|发件时间|日付|送信日時|날짜|보낸\s?날짜)[ \t]*[:：].*$/gimu;
+const FORWARD_DATE_LINE =
+  /^[ \t]*(?:date|sent|datum|gesendet|fecha|enviado|envoy[ée]|data|дата|отправлено|日期|发送时间|發送時間|发件时间|日付|送信日時|날짜|보낸\s?날짜)[ \t]*[:：].*$/gimu;
 const FORWARD_ADDRESS_LINE = /^[ \t]*(?:from|to|cc|bcc|de|para|à|a|von|an|от|кому|发件人|收件人|差出人|宛先|보낸\s?사람|받는\s?사람)[ \t]*[:：].*$/gimu;
 const QUOTE_INTRO_LINE = /^.{0,300}(?:wrote|a écrit|schrieb|escribió|escreveu|ha scritto|написал\p{L}*|寫道|写道|のメッセージ|작성)[ \t]*[:：]?[ \t]*$/gimu;
 
 /** Labels after which a number is an identifier, an address part or a greeting, not a code. */
 const ID_LABELS = new Set([
-  "order", "orders", "invoice", "ticket", "case", "ref", "reference", "account", "acct", "customer", "member", "id",
-  "tracking", "shipment", "flight", "room", "booking", "reservation", "transaction", "receipt", "no", "nr", "n°",
-  "number", "num", "pedido", "orden", "factura", "commande", "facture", "bestellung", "rechnung", "bestellnummer",
-  "заказ", "заказа", "счет", "счёт", "meeting", "webinar", "phone", "tel", "telephone", "fax", "call", "sms",
-  "whatsapp", "mobile", "suite", "ste", "apt", "unit", "box", "po", "street", "st", "floor", "zip", "postal",
-  "isbn", "sku", "item", "model", "version", "v", "build", "serial", "imei", "iban", "swift", "routing",
-  "hi", "hello", "dear", "hey", "hola", "olá", "ola", "bonjour", "hallo", "привет", "здравствуйте", "user",
-  "username", "usuario", "utilisateur", "benutzer", "ending", "nº", "ip", "rma",
-  "extension", "ext", "policy", "claim", "loan", "parcel", "package", "awb", "container", "seat", "gate",
-  "train", "bus", "route", "page", "chapter", "vol", "issue", "episode", "level", "cvv", "cvc",
+  "order",
+  "orders",
+  "invoice",
+  "ticket",
+  "case",
+  "ref",
+  "reference",
+  "account",
+  "acct",
+  "customer",
+  "member",
+  "id",
+  "tracking",
+  "shipment",
+  "flight",
+  "room",
+  "booking",
+  "reservation",
+  "transaction",
+  "receipt",
+  "no",
+  "nr",
+  "n°",
+  "number",
+  "num",
+  "pedido",
+  "orden",
+  "factura",
+  "commande",
+  "facture",
+  "bestellung",
+  "rechnung",
+  "bestellnummer",
+  "заказ",
+  "заказа",
+  "счет",
+  "счёт",
+  "meeting",
+  "webinar",
+  "phone",
+  "tel",
+  "telephone",
+  "fax",
+  "call",
+  "sms",
+  "whatsapp",
+  "mobile",
+  "suite",
+  "ste",
+  "apt",
+  "unit",
+  "box",
+  "po",
+  "street",
+  "st",
+  "floor",
+  "zip",
+  "postal",
+  "isbn",
+  "sku",
+  "item",
+  "model",
+  "version",
+  "v",
+  "build",
+  "serial",
+  "imei",
+  "iban",
+  "swift",
+  "routing",
+  "hi",
+  "hello",
+  "dear",
+  "hey",
+  "hola",
+  "olá",
+  "ola",
+  "bonjour",
+  "hallo",
+  "привет",
+  "здравствуйте",
+  "user",
+  "username",
+  "usuario",
+  "utilisateur",
+  "benutzer",
+  "ending",
+  "nº",
+  "ip",
+  "rma",
+  "extension",
+  "ext",
+  "policy",
+  "claim",
+  "loan",
+  "parcel",
+  "package",
+  "awb",
+  "container",
+  "seat",
+  "gate",
+  "train",
+  "bus",
+  "route",
+  "page",
+  "chapter",
+  "vol",
+  "issue",
+  "episode",
+  "level",
+  "cvv",
+  "cvc",
 ]);
 /** CJK labels (no spaces before the number). */
-const CJK_ID_LABELS = ["订单号", "单号", "訂單號", "注文番号", "電話", "电话", "手机", "手機", "주문번호", "전화", "会员号", "账号", "帳號", "お問い合わせ番号", "追跡番号", "运单号"];
+const CJK_ID_LABELS = [
+  "订单号",
+  "单号",
+  "訂單號",
+  "注文番号",
+  "電話",
+  "电话",
+  "手机",
+  "手機",
+  "주문번호",
+  "전화",
+  "会员号",
+  "账号",
+  "帳號",
+  "お問い合わせ番号",
+  "追跡番号",
+  "运单号",
+];
 
 const FILLER = new Set([
-  "is", "are", "was", "be", "es", "est", "ist", "é", "lautet", "sind", "this", "the", "your", "code", "here", "below",
-  "following", "follows", "as", "use", "enter", "please", "votre", "ton", "le", "la", "el", "tu", "su", "seu", "sua",
-  "o", "a", "de", "do", "da", "del", "du", "di", "il", "ваш", "твой", "vous", "voici", "here's", "heres", "it's",
-  "it", "its", "our", "new", "requested", "verification", "security", "one", "time", "one-time", "otp", "código",
-  "codigo", "passcode", "será", "sera", "nächste", "für", "for", "you", "yours", "kod", "код",
-  "为", "為", "是", "は", "です", "입니다", "는", "은", "이", "가", "의", "及", "以下", "如下", "下記", "다음", "과", "와",
+  "is",
+  "are",
+  "was",
+  "be",
+  "es",
+  "est",
+  "ist",
+  "é",
+  "lautet",
+  "sind",
+  "this",
+  "the",
+  "your",
+  "code",
+  "here",
+  "below",
+  "following",
+  "follows",
+  "as",
+  "use",
+  "enter",
+  "please",
+  "votre",
+  "ton",
+  "le",
+  "la",
+  "el",
+  "tu",
+  "su",
+  "seu",
+  "sua",
+  "o",
+  "a",
+  "de",
+  "do",
+  "da",
+  "del",
+  "du",
+  "di",
+  "il",
+  "ваш",
+  "твой",
+  "vous",
+  "voici",
+  "here's",
+  "heres",
+  "it's",
+  "it",
+  "its",
+  "our",
+  "new",
+  "requested",
+  "verification",
+  "security",
+  "one",
+  "time",
+  "one-time",
+  "otp",
+  "código",
+  "codigo",
+  "passcode",
+  "será",
+  "sera",
+  "nächste",
+  "für",
+  "for",
+  "you",
+  "yours",
+  "kod",
+  "код",
+  "为",
+  "為",
+  "是",
+  "は",
+  "です",
+  "입니다",
+  "는",
+  "은",
+  "이",
+  "가",
+  "의",
+  "及",
+  "以下",
+  "如下",
+  "下記",
+  "다음",
+  "과",
+  "와",
 ]);
 
 /** A number next to these is money, a size, a duration or a date part. */
-const AFTER_UNIT = /^\s{0,2}(?:usd|eur|gbp|jpy|cny|rub|brl|mxn|inr|krw|cad|aud|chf|руб\p{L}*|₽|円|元|원|yen|dollars?|euros?|reais|pesos?|kb|mb|gb|ms|mins?|minutes?|minutos?|hours?|hrs?|horas?|days?|días|dias|seconds?|segundos?|secs?|km|kg|lbs?|points?|pts|items?|年|月|日|년|월|일|г\.?|год\p{L}*|分|秒|時間|시간|분)(?![\p{L}])/iu;
-const STREET = /^\s+(?:[A-Z][a-z]+\.?\s+){0,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Parkway|Pkwy|Way|Drive|Dr|Lane|Ln|Suite|Ste|Floor|Fl|Place|Pl|Court|Ct|Highway|Hwy|Plaza|Square|Sq|Terrace|Circle|Cir)\b/;
-const PROMO_CONTEXT = /(?<![\p{L}\p{N}])(?:\d{1,3}\s?%|off|discount|save|sale|checkout|coupon|promo\p{L}*|deal|descuento|desconto|r[ée]duction|rabatt|sconto|скидк\p{L}*|折扣|优惠|할인|割引)(?![\p{L}\p{N}])/iu;
+const AFTER_UNIT =
+  /^\s{0,2}(?:usd|eur|gbp|jpy|cny|rub|brl|mxn|inr|krw|cad|aud|chf|руб\p{L}*|₽|円|元|원|yen|dollars?|euros?|reais|pesos?|kb|mb|gb|ms|mins?|minutes?|minutos?|hours?|hrs?|horas?|days?|días|dias|seconds?|segundos?|secs?|km|kg|lbs?|points?|pts|items?|年|月|日|년|월|일|г\.?|год\p{L}*|分|秒|時間|시간|분)(?![\p{L}])/iu;
+const STREET =
+  /^\s+(?:[A-Z][a-z]+\.?\s+){0,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Parkway|Pkwy|Way|Drive|Dr|Lane|Ln|Suite|Ste|Floor|Fl|Place|Pl|Court|Ct|Highway|Hwy|Plaza|Square|Sq|Terrace|Circle|Cir)\b/;
+const PROMO_CONTEXT =
+  /(?<![\p{L}\p{N}])(?:\d{1,3}\s?%|off|discount|save|sale|checkout|coupon|promo\p{L}*|deal|descuento|desconto|r[ée]duction|rabatt|sconto|скидк\p{L}*|折扣|优惠|할인|割引)(?![\p{L}\p{N}])/iu;
 
 type AnchorKind = "explicit" | "generic" | "weak";
 
@@ -217,18 +423,20 @@ export function extractCode(mail: MailText): string | null {
 const CJK_PUNCTUATION: Record<string, string> = { "，": ",", "、": ",", "。": ".", "：": ":", "；": ";" };
 
 function normalise(raw: string): string {
-  return raw
-    .replace(/\r\n?/g, "\n")
-    // CJK punctuation ends a number: "１２３４５６，5分钟" must not read as "123456,5".
-    .replace(/[，、。：；]/g, (p) => `${CJK_PUNCTUATION[p]} `)
-    .normalize("NFKC")
-    // Invisible characters senders put inside codes to stop copy-paste tricks (and soft hyphens).
-    .replace(/[\u200b-\u200d\u2060\ufeff\u00ad\u180e]|\u034f/g, "")
-    .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x0660))
-    .replace(/[\u06f0-\u06f9]/g, (d) => String(d.charCodeAt(0) - 0x06f0))
-    .replace(/[\u0966-\u096f]/g, (d) => String(d.charCodeAt(0) - 0x0966))
-    .replace(/[\u2010-\u2015\u2212\ufe58\ufe63]/g, "-")
-    .replace(/[\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g, " ");
+  return (
+    raw
+      .replace(/\r\n?/g, "\n")
+      // CJK punctuation ends a number: "１２３４５６，5分钟" must not read as "123456,5".
+      .replace(/[，、。：；]/g, (p) => `${CJK_PUNCTUATION[p]} `)
+      .normalize("NFKC")
+      // Invisible characters senders put inside codes to stop copy-paste tricks (and soft hyphens).
+      .replace(/[\u200b-\u200d\u2060\ufeff\u00ad\u180e]|\u034f/g, "")
+      .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x0660))
+      .replace(/[\u06f0-\u06f9]/g, (d) => String(d.charCodeAt(0) - 0x06f0))
+      .replace(/[\u0966-\u096f]/g, (d) => String(d.charCodeAt(0) - 0x0966))
+      .replace(/[\u2010-\u2015\u2212\ufe58\ufe63]/g, "-")
+      .replace(/[\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g, " ")
+  );
 }
 
 /** Quote markers go; forwarding headers that carry dates, times and addresses go. */
@@ -243,16 +451,18 @@ function cleanBody(text: string): string {
 
 /** Removes what looks like a code but never is one: links, addresses, CSS. */
 function stripNoise(text: string): string {
-  return text
-    .replace(/\b(?:https?|ftp):\/\/[^\s<>"'()[\]{}]+/gi, " ")
-    .replace(/\bwww\.[^\s<>"'()[\]{}]+/gi, " ")
-    .replace(/\bmailto:[^\s<>"'()]+/gi, " ")
-    // The lookbehinds let these start only where a run of their characters starts: linear time.
-    .replace(/(?<![a-z0-9.-])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6}\.[a-z]{2,12}\/[^\s<>"'()]*/gi, " ")
-    .replace(/(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}/g, " ")
-    .replace(/\{[^{}]{0,4000}\}/g, " ")
-    .replace(/#[0-9a-f]{3,8}(?![\p{L}\p{N}])/giu, " ")
-    .replace(/(?<![\p{L}\p{N}])\d{1,5}(?:\.\d{1,4})?(?:px|pt|em|rem|vh|vw|dpi)(?![\p{L}\p{N}])/giu, " ");
+  return (
+    text
+      .replace(/\b(?:https?|ftp):\/\/[^\s<>"'()[\]{}]+/gi, " ")
+      .replace(/\bwww\.[^\s<>"'()[\]{}]+/gi, " ")
+      .replace(/\bmailto:[^\s<>"'()]+/gi, " ")
+      // The lookbehinds let these start only where a run of their characters starts: linear time.
+      .replace(/(?<![a-z0-9.-])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,6}\.[a-z]{2,12}\/[^\s<>"'()]*/gi, " ")
+      .replace(/(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}/g, " ")
+      .replace(/\{[^{}]{0,4000}\}/g, " ")
+      .replace(/#[0-9a-f]{3,8}(?![\p{L}\p{N}])/giu, " ")
+      .replace(/(?<![\p{L}\p{N}])\d{1,5}(?:\.\d{1,4})?(?:px|pt|em|rem|vh|vw|dpi)(?![\p{L}\p{N}])/giu, " ")
+  );
 }
 
 function matchSpans(re: RegExp, text: string, limit: number): [number, number][] {
@@ -276,10 +486,10 @@ function findAnchors(text: string): Anchor[] {
   const blocked = matchSpans(NOT_A_CODE, text, 2_000);
   const explicit = matchSpans(EXPLICIT_RE, text, MAX_ANCHORS).filter(([s, e]) => !overlaps(blocked, s, e));
   const generic = matchSpans(GENERIC_RE, text, MAX_ANCHORS).filter(([s, e]) => !overlaps(blocked, s, e) && !overlaps(explicit, s, e));
-  const weak = matchSpans(WEAK_RE, text, MAX_ANCHORS).filter(
-    ([s, e]) => !overlaps(blocked, s, e) && !overlaps(explicit, s, e) && !overlaps(generic, s, e),
-  );
-  const tag = (kind: AnchorKind) => ([start, end]: [number, number]): Anchor => ({ start, end, kind });
+  const weak = matchSpans(WEAK_RE, text, MAX_ANCHORS).filter(([s, e]) => !overlaps(blocked, s, e) && !overlaps(explicit, s, e) && !overlaps(generic, s, e));
+  const tag =
+    (kind: AnchorKind) =>
+    ([start, end]: [number, number]): Anchor => ({ start, end, kind });
   return [...explicit.map(tag("explicit")), ...generic.map(tag("generic")), ...weak.map(tag("weak"))].sort((a, b) => a.start - b.start);
 }
 
@@ -518,10 +728,44 @@ function wordCandidate(text: string, start: number, end: number, word: string): 
 
 /** Upper-case words that show up in mail next to "code" and are not codes. */
 const COMMON_UPPER = new Set([
-  "ABOVE", "BELOW", "EMAIL", "VERIFY", "SECURITY", "ACCOUNT", "NOTICE", "HELLO", "LOGIN", "ENTER", "EXPIRES",
-  "VALID", "NEVER", "SHARE", "CONFIRM", "STEAM", "GOOGLE", "APPLE", "AMAZON", "PAYPAL", "SLACK", "GITHUB",
-  "DISCORD", "TIKTOK", "UBER", "CODES", "TODAY", "URGENT", "IMPORTANT", "ACTION", "REQUIRED", "PLEASE",
-  "THANKS", "SIGNIN", "TOKEN", "CLICK", "BUTTON", "HERE",
+  "ABOVE",
+  "BELOW",
+  "EMAIL",
+  "VERIFY",
+  "SECURITY",
+  "ACCOUNT",
+  "NOTICE",
+  "HELLO",
+  "LOGIN",
+  "ENTER",
+  "EXPIRES",
+  "VALID",
+  "NEVER",
+  "SHARE",
+  "CONFIRM",
+  "STEAM",
+  "GOOGLE",
+  "APPLE",
+  "AMAZON",
+  "PAYPAL",
+  "SLACK",
+  "GITHUB",
+  "DISCORD",
+  "TIKTOK",
+  "UBER",
+  "CODES",
+  "TODAY",
+  "URGENT",
+  "IMPORTANT",
+  "ACTION",
+  "REQUIRED",
+  "PLEASE",
+  "THANKS",
+  "SIGNIN",
+  "TOKEN",
+  "CLICK",
+  "BUTTON",
+  "HERE",
 ]);
 
 function dateShaped(groups: string[], sep: string) {
@@ -555,7 +799,12 @@ function badBefore(text: string, start: number, value: string): boolean {
   if (/(?:\+|\(\d{1,4}\)\s?)$/.test(before)) return true;
   if (/[•*·xX●]{2,}[\s-]*$/.test(before)) return true; // "•••• 4242", "xxxx-4242"
   if (/(?:©|\(c\)|copyright)\s*$/i.test(before)) return true;
-  if (/(?:ending|ends|end|last\s+(?:4|four)(?:\s+digits)?|terminad[ao]|termina|terminant|termin\p{L}*|endet|endend|final|оканчивающ\p{L}*)\s*(?:in|en|par|auf|mit|на|with|em)?\s*[:#]?\s*$/iu.test(before)) return true;
+  if (
+    /(?:ending|ends|end|last\s+(?:4|four)(?:\s+digits)?|terminad[ao]|termina|terminant|termin\p{L}*|endet|endend|final|оканчивающ\p{L}*)\s*(?:in|en|par|auf|mit|на|with|em)?\s*[:#]?\s*$/iu.test(
+      before,
+    )
+  )
+    return true;
   if (/(?:末尾|尾号|尾號|끝자리)\s*[:：]?\s*$/u.test(before)) return true;
   if (/^\d{5}$/.test(value) && /(?:^|[\s,])[A-Z]{2}\s+$/.test(before)) return true; // "CA 94043"
   // The word just before, on the same line: "Order: 4829137", "Hi jdoe2049", "订单号：123456".

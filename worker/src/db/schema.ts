@@ -86,21 +86,10 @@ export const loginAttempts = sqliteTable(
     ip: text("ip").notNull(),
     attemptedAt: integer("attempted_at").notNull(),
   },
-  (t) => [
-    index("login_attempts_username_idx").on(t.username, t.attemptedAt),
-    index("login_attempts_ip_idx").on(t.ip, t.attemptedAt),
-  ],
+  (t) => [index("login_attempts_username_idx").on(t.username, t.attemptedAt), index("login_attempts_ip_idx").on(t.ip, t.attemptedAt)],
 );
 
-export const FEATURES = [
-  "dashboard",
-  "offers",
-  "campaigns",
-  "landers",
-  "clicks",
-  "sparks",
-  "performance",
-] as const;
+export const FEATURES = ["dashboard", "offers", "campaigns", "landers", "clicks", "sparks", "performance"] as const;
 export type Feature = (typeof FEATURES)[number];
 
 export const userPermissions = sqliteTable(
@@ -120,7 +109,10 @@ export const userDashboardPreferences = sqliteTable("user_dashboard_preferences"
   userId: text("user_id")
     .primaryKey()
     .references(() => users.id, { onDelete: "cascade" }),
-  visibleColumns: text("visible_columns", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  visibleColumns: text("visible_columns", { mode: "json" })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
   columnWidths: text("column_widths", { mode: "json" })
     .$type<Record<string, number>>()
     .notNull()
@@ -195,10 +187,7 @@ export const cakeStats = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull().default(nowMs),
   },
-  (t) => [
-    uniqueIndex("cake_stats_key_unique").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3),
-    index("cake_stats_date_idx").on(t.date),
-  ],
+  (t) => [uniqueIndex("cake_stats_key_unique").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3), index("cake_stats_date_idx").on(t.date)],
 );
 
 export const verificationCodes = sqliteTable(
@@ -265,15 +254,7 @@ export const offers = sqliteTable("offers", {
   createdAt: createdAt(),
 });
 
-export const DOMAIN_STATUSES = [
-  "pending",
-  "purchasing",
-  "purchased",
-  "configuring_dns",
-  "active",
-  "dns_failed",
-  "failed",
-] as const;
+export const DOMAIN_STATUSES = ["pending", "purchasing", "purchased", "configuring_dns", "active", "dns_failed", "failed"] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
 export const domains = sqliteTable("domains", {
@@ -400,10 +381,7 @@ export const tiktokSpend = sqliteTable(
     conversions: integer("conversions").notNull().default(0),
     syncedAt: integer("synced_at").notNull().default(nowMs),
   },
-  (t) => [
-    uniqueIndex("tiktok_spend_date_campaign_unique").on(t.date, t.tiktokCampaignId),
-    index("tiktok_spend_date_idx").on(t.date),
-  ],
+  (t) => [uniqueIndex("tiktok_spend_date_campaign_unique").on(t.date, t.tiktokCampaignId), index("tiktok_spend_date_idx").on(t.date)],
 );
 
 export const landerClicks = sqliteTable(
@@ -507,10 +485,7 @@ export const cakeConversions = sqliteTable(
     retiredAt: integer("retired_at"),
     retiredReason: text("retired_reason", { enum: ["same-click", "grace"] }),
   },
-  (t) => [
-    index("cake_conversions_date_idx").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3),
-    index("cake_conversions_click_idx").on(t.offerId, t.subid2),
-  ],
+  (t) => [index("cake_conversions_date_idx").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3), index("cake_conversions_click_idx").on(t.offerId, t.subid2)],
 );
 
 /**
@@ -661,11 +636,7 @@ export const auditLog = sqliteTable(
     summary: text("summary").notNull().default(""),
     ip: text("ip"),
   },
-  (t) => [
-    index("audit_log_at_idx").on(t.at),
-    index("audit_log_actor_at_idx").on(t.actorId, t.at),
-    index("audit_log_kind_at_idx").on(t.entityKind, t.at),
-  ],
+  (t) => [index("audit_log_at_idx").on(t.at), index("audit_log_actor_at_idx").on(t.actorId, t.at), index("audit_log_kind_at_idx").on(t.entityKind, t.at)],
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -721,9 +692,7 @@ export const cakeAudienceDaily = sqliteTable(
     conversions: integer("conversions").notNull().default(0),
     revenueCents: integer("revenue_cents").notNull().default(0),
   },
-  (t) => [
-    uniqueIndex("cake_audience_daily_key_unique").on(t.dim, t.date, t.campaignId, t.tiktokCampaignId, t.value, t.subid1, t.subid3),
-  ],
+  (t) => [uniqueIndex("cake_audience_daily_key_unique").on(t.dim, t.date, t.campaignId, t.tiktokCampaignId, t.value, t.subid1, t.subid3)],
 );
 
 /**
@@ -823,8 +792,5 @@ export const refusedClicks = sqliteTable(
     clicks: integer("clicks").notNull().default(0),
     exits: integer("exits").notNull().default(0),
   },
-  (t) => [
-    uniqueIndex("refused_clicks_campaign_period_unique").on(t.campaignId, t.periodStart),
-    index("refused_clicks_period_idx").on(t.periodStart),
-  ],
+  (t) => [uniqueIndex("refused_clicks_campaign_period_unique").on(t.campaignId, t.periodStart), index("refused_clicks_period_idx").on(t.periodStart)],
 );

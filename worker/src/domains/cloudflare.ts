@@ -149,7 +149,12 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      const reason = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError") ? "it did not answer in time" : err instanceof Error ? err.message : String(err);
+      const reason =
+        err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")
+          ? "it did not answer in time"
+          : err instanceof Error
+            ? err.message
+            : String(err);
       throw new CloudflareError(`Could not reach Cloudflare to ${c.purpose}: ${reason}`, 0, [], true);
     }
     const text = await res.text();
@@ -157,10 +162,18 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
     try {
       body = text ? JSON.parse(text) : {};
     } catch {
-      return { status: res.status, success: false, errors: [{ code: 0, message: `HTTP ${res.status} with a body that is not JSON` }], result: null, retryAfter: res.headers.get("retry-after") };
+      return {
+        status: res.status,
+        success: false,
+        errors: [{ code: 0, message: `HTTP ${res.status} with a body that is not JSON` }],
+        result: null,
+        retryAfter: res.headers.get("retry-after"),
+      };
     }
     const b = isRecord(body) ? body : {};
-    const errors = Array.isArray(b.errors) ? b.errors.map((e) => (isRecord(e) ? { code: Number(e.code) || 0, message: str(e.message) } : { code: 0, message: str(e) })) : [];
+    const errors = Array.isArray(b.errors)
+      ? b.errors.map((e) => (isRecord(e) ? { code: Number(e.code) || 0, message: str(e.message) } : { code: 0, message: str(e) }))
+      : [];
     return { status: res.status, success: b.success === true && res.ok, errors, result: b.result, retryAfter: res.headers.get("retry-after") };
   }
 
@@ -168,7 +181,11 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
     const codes = e.errors.map((x) => x.code);
     const said = e.errors.map((x) => `${x.message || "error"}${x.code ? ` (${x.code})` : ""}`).join("; ") || `HTTP ${e.status}`;
     if (e.status === 401 || codes.some((code) => BAD_TOKEN.includes(code))) {
-      return new CloudflareError(`Cloudflare rejected CLOUDFLARE_API_TOKEN (invalid, expired or rolled): ${said}. Create a token with ${TOKEN_PERMISSIONS.join(", ")}.`, e.status, codes);
+      return new CloudflareError(
+        `Cloudflare rejected CLOUDFLARE_API_TOKEN (invalid, expired or rolled): ${said}. Create a token with ${TOKEN_PERMISSIONS.join(", ")}.`,
+        e.status,
+        codes,
+      );
     }
     if (e.status === 403 || codes.includes(CODES.authentication)) {
       const scope = c.permission === "Workers Scripts Edit" ? "for the account" : "for all zones of the account";
@@ -202,7 +219,12 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
         continue;
       }
       if (envelope.status === 429) {
-        throw new CloudflareError(`Cloudflare is rate limiting this token (about 1,200 calls per 5 minutes); could not ${c.purpose}. Try again in a few minutes.`, 429, envelope.errors.map((x) => x.code), true);
+        throw new CloudflareError(
+          `Cloudflare is rate limiting this token (about 1,200 calls per 5 minutes); could not ${c.purpose}. Try again in a few minutes.`,
+          429,
+          envelope.errors.map((x) => x.code),
+          true,
+        );
       }
       const err = failure(c, envelope);
       const delay = err.retryable ? retryDelays[retried++] : undefined;
@@ -212,7 +234,13 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
   }
 
   async function findZone(name: string): Promise<Zone | null> {
-    const result = await request({ method: "GET", path: "/zones", query: { name, "account.id": config.accountId }, permission: "Zone Read", purpose: `look up the zone ${name}` });
+    const result = await request({
+      method: "GET",
+      path: "/zones",
+      query: { name, "account.id": config.accountId },
+      permission: "Zone Read",
+      purpose: `look up the zone ${name}`,
+    });
     const zone = list(result, toZone).find((z) => z.name.toLowerCase() === name);
     return zone ?? null;
   }
@@ -236,14 +264,24 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
     async createZone(name: string): Promise<{ zone: Zone; reused: boolean }> {
       try {
         const zone = toZone(
-          await request({ method: "POST", path: "/zones", body: { name, account: { id: config.accountId }, type: "full" }, permission: "Zone Edit", purpose: `create the zone ${name}` }),
+          await request({
+            method: "POST",
+            path: "/zones",
+            body: { name, account: { id: config.accountId }, type: "full" },
+            permission: "Zone Edit",
+            purpose: `create the zone ${name}`,
+          }),
         );
         return { zone, reused: false };
       } catch (err) {
         if (!(err instanceof CloudflareError && err.has(CODES.zoneExists))) throw err;
         const zone = await findZone(name);
         if (!zone) {
-          throw new CloudflareError(`${name} is already a zone at Cloudflare, but not in this account (CLOUDFLARE_ACCOUNT_ID). Remove it from the other account first.`, err.status, err.codes);
+          throw new CloudflareError(
+            `${name} is already a zone at Cloudflare, but not in this account (CLOUDFLARE_ACCOUNT_ID). Remove it from the other account first.`,
+            err.status,
+            err.codes,
+          );
         }
         return { zone, reused: true };
       }
@@ -251,17 +289,33 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
 
     /** Asks Cloudflare to look at the nameservers again (it allows one an hour on the Free plan). */
     async activationCheck(zoneId: string): Promise<void> {
-      await request({ method: "PUT", path: `/zones/${encodeURIComponent(zoneId)}/activation_check`, permission: "Zone Edit", purpose: "ask Cloudflare to re-check the nameservers" });
+      await request({
+        method: "PUT",
+        path: `/zones/${encodeURIComponent(zoneId)}/activation_check`,
+        permission: "Zone Edit",
+        purpose: "ask Cloudflare to re-check the nameservers",
+      });
     },
 
     async recordsFor(zoneId: string, hostname: string): Promise<DnsRecord[]> {
-      const result = await request({ method: "GET", path: `/zones/${encodeURIComponent(zoneId)}/dns_records`, query: { name: hostname, per_page: "100" }, permission: "DNS Edit", purpose: `read the DNS records of ${hostname}` });
+      const result = await request({
+        method: "GET",
+        path: `/zones/${encodeURIComponent(zoneId)}/dns_records`,
+        query: { name: hostname, per_page: "100" },
+        permission: "DNS Edit",
+        purpose: `read the DNS records of ${hostname}`,
+      });
       return list(result, toRecord).filter((r) => r.name.toLowerCase() === hostname);
     },
 
     async deleteRecord(zoneId: string, record: DnsRecord): Promise<void> {
       try {
-        await request({ method: "DELETE", path: `/zones/${encodeURIComponent(zoneId)}/dns_records/${encodeURIComponent(record.id)}`, permission: "DNS Edit", purpose: `delete the ${record.type} record of ${record.name}` });
+        await request({
+          method: "DELETE",
+          path: `/zones/${encodeURIComponent(zoneId)}/dns_records/${encodeURIComponent(record.id)}`,
+          permission: "DNS Edit",
+          purpose: `delete the ${record.type} record of ${record.name}`,
+        });
       } catch (err) {
         if (!(err instanceof CloudflareError && err.status === 404)) throw err;
       }
@@ -271,8 +325,16 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
       const query: Record<string, string> = {};
       if (filter.hostname) query.hostname = filter.hostname;
       if (filter.service) query.service = filter.service;
-      const result = await request({ method: "GET", path: `${account}/workers/domains`, query, permission: "Workers Scripts Edit", purpose: "list the Worker's custom domains" });
-      return list(result, toWorkerDomain).filter((d) => (!filter.hostname || d.hostname.toLowerCase() === filter.hostname) && (!filter.service || d.service === filter.service));
+      const result = await request({
+        method: "GET",
+        path: `${account}/workers/domains`,
+        query,
+        permission: "Workers Scripts Edit",
+        purpose: "list the Worker's custom domains",
+      });
+      return list(result, toWorkerDomain).filter(
+        (d) => (!filter.hostname || d.hostname.toLowerCase() === filter.hostname) && (!filter.service || d.service === filter.service),
+      );
     },
 
     /** Attaches `hostname` to this Worker; Cloudflare creates its DNS record and certificate. */
@@ -290,7 +352,12 @@ export function createCloudflare(config: CloudflareConfig, deps: CloudflareDeps 
 
     async detachWorkerDomain(domain: WorkerDomain): Promise<void> {
       try {
-        await request({ method: "DELETE", path: `${account}/workers/domains/${encodeURIComponent(domain.id)}`, permission: "Workers Scripts Edit", purpose: `detach ${domain.hostname} from the Worker` });
+        await request({
+          method: "DELETE",
+          path: `${account}/workers/domains/${encodeURIComponent(domain.id)}`,
+          permission: "Workers Scripts Edit",
+          purpose: `detach ${domain.hostname} from the Worker`,
+        });
       } catch (err) {
         if (!(err instanceof CloudflareError && err.status === 404)) throw err;
       }

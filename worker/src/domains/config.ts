@@ -41,8 +41,7 @@ export interface Setup<C> {
 }
 
 const value = (v: string | undefined) => v?.trim() ?? "";
-const missing = (env: Bindings, names: (keyof Bindings & string)[]) =>
-  names.filter((n) => !value(env[n] as string | undefined)).map((n) => `${n} is not set`);
+const missing = (env: Bindings, names: (keyof Bindings & string)[]) => names.filter((n) => !value(env[n] as string | undefined)).map((n) => `${n} is not set`);
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 export const isIpv4 = (text: string) => IPV4.test(text);
@@ -125,10 +124,12 @@ export function namecheapSetup(env: Bindings): Setup<NamecheapConfig> {
 export function cloudflareSetup(env: Bindings): Setup<CloudflareConfig> {
   const problems = missing(env, ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID"]);
   const accountId = value(env.CLOUDFLARE_ACCOUNT_ID);
-  if (accountId && !/^[0-9a-f]{32}$/i.test(accountId)) problems.push("CLOUDFLARE_ACCOUNT_ID must be the 32-character account id (dashboard → Workers & Pages → Account ID)");
+  if (accountId && !/^[0-9a-f]{32}$/i.test(accountId))
+    problems.push("CLOUDFLARE_ACCOUNT_ID must be the 32-character account id (dashboard → Workers & Pages → Account ID)");
   const apiUrl = secureUrl(value(env.CLOUDFLARE_API_URL) || CLOUDFLARE_API_BASE, "CLOUDFLARE_API_URL", problems);
   const workerName = value(env.WORKER_NAME) || DEFAULT_WORKER_NAME;
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workerName)) problems.push("WORKER_NAME must be the Worker's name as in wrangler.toml (lower-case letters, digits, hyphens)");
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(workerName))
+    problems.push("WORKER_NAME must be the Worker's name as in wrangler.toml (lower-case letters, digits, hyphens)");
   if (problems.length || !apiUrl) return { problems, config: null };
   return {
     problems,

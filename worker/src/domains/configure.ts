@@ -203,7 +203,9 @@ export async function migrateToWorkers(deps: DomainDeps, id: number): Promise<St
   const row = await requireRow(deps, id);
   const host = hostOf(row);
   if (row.status !== "active" || !host || !row.cloudflareZoneId) {
-    throw conflict(`${row.domain} must be Active with a tracking subdomain to migrate it to Workers (it is ${row.status.replace("_", " ")}${host ? "" : ", with no subdomain"}).`);
+    throw conflict(
+      `${row.domain} must be Active with a tracking subdomain to migrate it to Workers (it is ${row.status.replace("_", " ")}${host ? "" : ", with no subdomain"}).`,
+    );
   }
   const cf = cloudflareFor(deps);
   return withHeld(deps, id, ["active"], "Migrate to Workers", async (held) => {

@@ -113,7 +113,10 @@ function describeError(number: string, text: string): { message: string; egressI
     case "1017150": {
       const ip = /(\d{1,3}(?:\.\d{1,3}){3})/.exec(text)?.[1];
       return ip
-        ? { message: `Namecheap refused the caller's IP address: whitelist this IP: ${ip} (${ACCOUNT_SETUP}), and set NAMECHEAP_CLIENT_IP to it.`, egressIp: ip }
+        ? {
+            message: `Namecheap refused the caller's IP address: whitelist this IP: ${ip} (${ACCOUNT_SETUP}), and set NAMECHEAP_CLIENT_IP to it.`,
+            egressIp: ip,
+          }
         : { message: `Namecheap refused the caller's IP address (${text}). Whitelist the IP the calls come from in ${ACCOUNT_SETUP}.` };
     }
     case "1010102":
@@ -124,7 +127,9 @@ function describeError(number: string, text: string): { message: string; egressI
     case "1017105":
     case "1017410":
     case "1017411":
-      return { message: `The Namecheap account is locked or disabled for API use (${text}). Sign in to Namecheap to resolve it; API access also needs a funded account.` };
+      return {
+        message: `The Namecheap account is locked or disabled for API use (${text}). Sign in to Namecheap to resolve it; API access also needs a funded account.`,
+      };
     case "1016103":
     case "1019103":
       return { message: `Namecheap does not accept the user name (${text}): check NAMECHEAP_API_USER and NAMECHEAP_USERNAME.` };
@@ -145,7 +150,10 @@ export function readAnswer(body: string): XmlElement {
     root = parseXml(body);
   } catch (err) {
     const snippet = body.replace(/\s+/g, " ").trim().slice(0, 160);
-    throw new NamecheapError(`Namecheap sent something that is not its XML (${err instanceof XmlError ? err.message : "unreadable"}): ${snippet || "empty body"}`, { answered: false });
+    throw new NamecheapError(
+      `Namecheap sent something that is not its XML (${err instanceof XmlError ? err.message : "unreadable"}): ${snippet || "empty body"}`,
+      { answered: false },
+    );
   }
   if (root.name.toLowerCase() !== "apiresponse") throw new NamecheapError(`Namecheap sent an unexpected document <${root.name}>`, { answered: false });
   const status = attr(root, "Status")?.toUpperCase();
@@ -179,7 +187,9 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
     if (recentCalls.length >= RATE_MAX) {
       const wait = recentCalls[0]! + RATE_WINDOW_MS - t;
       if (wait > RATE_MAX_WAIT_MS) {
-        throw new NamecheapError(`Namecheap allows about ${RATE_MAX} calls a minute and this one would exceed it: try again in ${Math.ceil(wait / 1000)} s.`, { answered: true });
+        throw new NamecheapError(`Namecheap allows about ${RATE_MAX} calls a minute and this one would exceed it: try again in ${Math.ceil(wait / 1000)} s.`, {
+          answered: true,
+        });
       }
       await new Promise((r) => setTimeout(r, wait));
     }
@@ -192,7 +202,10 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
     const body = form.toString();
     const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/xml, text/xml" };
     const unclear = (reason: string) =>
-      new NamecheapError(`Could not get an answer from Namecheap${route.mode === "direct" ? "" : ` through the ${route.mode === "relay" ? "HTTPS relay" : "SOCKS5 proxy"}`}: ${reason}`, { answered: false });
+      new NamecheapError(
+        `Could not get an answer from Namecheap${route.mode === "direct" ? "" : ` through the ${route.mode === "relay" ? "HTTPS relay" : "SOCKS5 proxy"}`}: ${reason}`,
+        { answered: false },
+      );
     if (route.mode === "socks5") {
       try {
         const res = await socks5Request(deps.connect ?? (await defaultConnect()), route, { method: "POST", url: config.apiUrl, headers, body }, signal);
@@ -208,10 +221,19 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
     try {
       res = await fetchFn(url.toString(), { method: "POST", headers, body, signal });
     } catch (err) {
-      throw unclear(signal.aborted || (err instanceof Error && err.name === "TimeoutError") ? "it did not answer in time" : err instanceof Error ? err.message : String(err));
+      throw unclear(
+        signal.aborted || (err instanceof Error && err.name === "TimeoutError")
+          ? "it did not answer in time"
+          : err instanceof Error
+            ? err.message
+            : String(err),
+      );
     }
     if (route.mode === "relay" && (res.status === 401 || res.status === 403)) {
-      throw new NamecheapError(`The HTTPS relay at ${url.host} refused the call (HTTP ${res.status}): NAMECHEAP_RELAY_KEY does not match the key in its nginx config.`, { answered: true });
+      throw new NamecheapError(
+        `The HTTPS relay at ${url.host} refused the call (HTTP ${res.status}): NAMECHEAP_RELAY_KEY does not match the key in its nginx config.`,
+        { answered: true },
+      );
     }
     return { status: res.status, body: await res.text() };
   }
@@ -227,7 +249,8 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
       ...params,
     });
     const { status, body } = await exchange(form);
-    if (status >= 500 || status === 408) throw new NamecheapError(`Namecheap answered HTTP ${status}: the outcome of ${command} is unknown.`, { answered: false });
+    if (status >= 500 || status === 408)
+      throw new NamecheapError(`Namecheap answered HTTP ${status}: the outcome of ${command} is unknown.`, { answered: false });
     if (status !== 200) throw new NamecheapError(`Namecheap answered HTTP ${status} to ${command}.`, { answered: status !== 429 });
     return readAnswer(body);
   }
@@ -260,7 +283,8 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
 
     async check(domain: string): Promise<DomainCheck> {
       const answer = await call("namecheap.domains.check", { DomainList: domain });
-      const result = descendants(answer, "DomainCheckResult").find((r) => attr(r, "Domain")?.toLowerCase() === domain) ?? descendant(answer, "DomainCheckResult");
+      const result =
+        descendants(answer, "DomainCheckResult").find((r) => attr(r, "Domain")?.toLowerCase() === domain) ?? descendant(answer, "DomainCheckResult");
       if (!result) throw new NamecheapError(`Namecheap's answer about ${domain} has no DomainCheckResult`, { answered: false });
       const errorNo = attr(result, "ErrorNo") ?? "0";
       const description = attr(result, "Description")?.trim() ?? "";
@@ -291,8 +315,13 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
      */
     async defaultContact(): Promise<Contact> {
       const list = descendants(await call("namecheap.users.address.getList"), "List");
-      const setUp = "In Namecheap, open Profile → Address Book, add the registrant's address (name, street, city, state or province, postal code, country, phone, email) and choose 'Set as default'; then purchase again.";
-      if (!list.length) throw new NamecheapError(`Your Namecheap account has no address in its address book, so there is no registrant contact. ${setUp}`, { answered: true, accountSetup: true });
+      const setUp =
+        "In Namecheap, open Profile → Address Book, add the registrant's address (name, street, city, state or province, postal code, country, phone, email) and choose 'Set as default'; then purchase again.";
+      if (!list.length)
+        throw new NamecheapError(`Your Namecheap account has no address in its address book, so there is no registrant contact. ${setUp}`, {
+          answered: true,
+          accountSetup: true,
+        });
       // ⚠ Some answers flag the default entry on the list itself; otherwise each entry is read.
       const flagged = list.filter((l) => isTrue(attr(l, "IsDefault")));
       let found: XmlElement | undefined;
@@ -305,7 +334,8 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
           break;
         }
       }
-      if (!found) throw new NamecheapError(`None of the addresses in your Namecheap address book is the default one. ${setUp}`, { answered: true, accountSetup: true });
+      if (!found)
+        throw new NamecheapError(`None of the addresses in your Namecheap address book is the default one. ${setUp}`, { answered: true, accountSetup: true });
       const get = (name: string) => childText(found, name) ?? "";
       const contact: Contact = {
         FirstName: get("FirstName"),
@@ -324,7 +354,10 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
       const lacking = REQUIRED_CONTACT.filter((k) => !contact[k]);
       if (lacking.length) {
         const name = get("AddressName") || "the default address";
-        throw new NamecheapError(`The default address '${name}' in your Namecheap address book lacks ${lacking.join(", ")}. Complete it in Namecheap → Profile → Address Book, then purchase again.`, { answered: true, accountSetup: true });
+        throw new NamecheapError(
+          `The default address '${name}' in your Namecheap address book lacks ${lacking.join(", ")}. Complete it in Namecheap → Profile → Address Book, then purchase again.`,
+          { answered: true, accountSetup: true },
+        );
       }
       return contact;
     },
@@ -344,8 +377,15 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
       }
       const answer = await call("namecheap.domains.create", params);
       const result = descendant(answer, "DomainCreateResult");
-      if (!result) throw new NamecheapError(`Namecheap's answer to the purchase of ${domain} has no DomainCreateResult: check the Namecheap account before trying again.`, { answered: false });
-      if (!isTrue(attr(result, "Registered"))) throw new NamecheapError(`Namecheap did not register ${domain} (it answered Registered=${attr(result, "Registered") ?? "missing"}).`, { answered: true });
+      if (!result)
+        throw new NamecheapError(
+          `Namecheap's answer to the purchase of ${domain} has no DomainCreateResult: check the Namecheap account before trying again.`,
+          { answered: false },
+        );
+      if (!isTrue(attr(result, "Registered")))
+        throw new NamecheapError(`Namecheap did not register ${domain} (it answered Registered=${attr(result, "Registered") ?? "missing"}).`, {
+          answered: true,
+        });
       return {
         orderId: attr(result, "OrderID") ?? null,
         domainId: attr(result, "DomainID") ?? null,
@@ -374,13 +414,19 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
       const dns = descendant(result, "DnsDetails");
       return {
         owned: isTrue(attr(result, "IsOwner")),
-        nameservers: childrenNamed(dns, "Nameserver").map((n) => n.text.trim().toLowerCase()).filter(Boolean),
+        nameservers: childrenNamed(dns, "Nameserver")
+          .map((n) => n.text.trim().toLowerCase())
+          .filter(Boolean),
       };
     },
 
     async setNameservers(domain: string, nameservers: string[]): Promise<void> {
       const dot = domain.indexOf(".");
-      const answer = await call("namecheap.domains.dns.setCustom", { SLD: domain.slice(0, dot), TLD: domain.slice(dot + 1), Nameservers: nameservers.join(",") });
+      const answer = await call("namecheap.domains.dns.setCustom", {
+        SLD: domain.slice(0, dot),
+        TLD: domain.slice(dot + 1),
+        Nameservers: nameservers.join(","),
+      });
       const result = descendant(answer, "DomainDNSSetCustomResult");
       // Documented as Updated="true"; the published example says Update="true".
       if (!isTrue(attr(result, "Updated") ?? attr(result, "Update"))) {
@@ -421,4 +467,5 @@ async function defaultConnect(): Promise<ConnectFn> {
   return connect as unknown as ConnectFn;
 }
 
-export const routeLabel = (route: NamecheapRoute) => (route.mode === "direct" ? "directly" : route.mode === "relay" ? "through the HTTPS relay" : "through the SOCKS5 proxy");
+export const routeLabel = (route: NamecheapRoute) =>
+  route.mode === "direct" ? "directly" : route.mode === "relay" ? "through the HTTPS relay" : "through the SOCKS5 proxy";

@@ -28,10 +28,20 @@ export function judgePrice(check: DomainCheck, registerCents: number | null, max
   const premiumBase = check.premiumRegistrationCents;
   const priceCents = check.premium ? (premiumBase && premiumBase > 0 ? premiumBase + check.icannFeeCents + check.eapFeeCents : null) : registerCents;
   if (check.eapFeeCents > 0) {
-    return { ok: false, refusal: "early_access", priceCents, message: `${name} is in an Early Access period (an extra ${dollars(check.eapFeeCents)} fee that changes daily): it is not bought automatically.` };
+    return {
+      ok: false,
+      refusal: "early_access",
+      priceCents,
+      message: `${name} is in an Early Access period (an extra ${dollars(check.eapFeeCents)} fee that changes daily): it is not bought automatically.`,
+    };
   }
   if (priceCents === null || priceCents <= 0) {
-    return { ok: false, refusal: "price_unknown", priceCents: null, message: `Namecheap gave no price for ${name}, so it is not bought (a missing price is never taken as free).` };
+    return {
+      ok: false,
+      refusal: "price_unknown",
+      priceCents: null,
+      message: `Namecheap gave no price for ${name}, so it is not bought (a missing price is never taken as free).`,
+    };
   }
   if (priceCents > maxCents) {
     const what = check.premium ? `${name} is a premium name at ${dollars(priceCents)}` : `${name} costs ${dollars(priceCents)}`;

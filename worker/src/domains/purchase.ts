@@ -124,7 +124,8 @@ export async function purchaseDomain(deps: DomainDeps, domain: string): Promise<
     );
     // One read-only look right away: a purchase that went through usually shows at once.
     const settled = await reconcilePurchase(deps, nc, row.id);
-    if (settled?.status === "purchased") return { success: true, pending: false, message: `${domain} is yours (confirmed from the Namecheap account).`, domain: settled };
+    if (settled?.status === "purchased")
+      return { success: true, pending: false, message: `${domain} is yours (confirmed from the Namecheap account).`, domain: settled };
     return {
       success: false,
       pending: true,
@@ -138,7 +139,12 @@ export async function purchaseDomain(deps: DomainDeps, domain: string): Promise<
 async function adopt(deps: DomainDeps, domain: string): Promise<PurchaseAnswer> {
   const row = await machine.startPurchase(deps.db, domain, nowOf(deps));
   const done = await machine.finishPurchase(deps.db, row.id, { orderId: null, chargedCents: null }, nowOf(deps));
-  return { success: true, pending: false, message: `${domain} is already in your Namecheap account: it is recorded as Purchased, and nothing was bought.`, domain: done };
+  return {
+    success: true,
+    pending: false,
+    message: `${domain} is already in your Namecheap account: it is recorded as Purchased, and nothing was bought.`,
+    domain: done,
+  };
 }
 
 /**

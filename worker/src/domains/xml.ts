@@ -151,8 +151,7 @@ export function parseXml(source: string): XmlElement {
 }
 
 /** An attribute's value, found without regard to case. */
-export const attr = (element: XmlElement | undefined, name: string): string | undefined =>
-  element?.attributes.get(name.toLowerCase());
+export const attr = (element: XmlElement | undefined, name: string): string | undefined => element?.attributes.get(name.toLowerCase());
 
 /** Direct children with this name, without regard to case. */
 export const childrenNamed = (element: XmlElement | undefined, name: string): XmlElement[] =>

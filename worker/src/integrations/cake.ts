@@ -264,8 +264,7 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
 
   return {
     /** Conversions of the days startDate..endDate (inclusive, the network's days). */
-    conversions: (startDate: string, endDate: string) =>
-      report(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion),
+    conversions: (startDate: string, endDate: string) => report(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion),
     /** Clicks of the days startDate..endDate (inclusive, the network's days). */
     clicks: (startDate: string, endDate: string) =>
       report(CAKE_CLICKS_PATH, "clicks", { offer_id: 0, campaign_id: 0, include_duplicates: false }, startDate, endDate, parseClick),

@@ -15,7 +15,10 @@ export function decimalToCents(value: unknown): number | null {
   } else if (typeof value === "string") {
     // A currency sign or thousands separators are formatting, not part of the amount. ⚠ CAKE is
     // documented as sending plain decimal strings; the sign and commas are tolerated defensively.
-    text = value.trim().replace(/^([+-]?)\$/, "$1").replace(/,(?=\d{3}(?:\D|$))/g, "");
+    text = value
+      .trim()
+      .replace(/^([+-]?)\$/, "$1")
+      .replace(/,(?=\d{3}(?:\D|$))/g, "");
   } else {
     return null;
   }

@@ -1,12 +1,4 @@
-import {
-  anchorHolds,
-  chunkEnd,
-  readRollupState,
-  resetRollup,
-  rollUpStep,
-  type RollupState,
-  type RollupTarget,
-} from "../db/queries/click-rollup";
+import { anchorHolds, chunkEnd, readRollupState, resetRollup, rollUpStep, type RollupState, type RollupTarget } from "../db/queries/click-rollup";
 import { archivedFrontier } from "../db/queries/click-archives";
 import { reportTimeZone } from "../db/queries/settings";
 import type { Db } from "../env";

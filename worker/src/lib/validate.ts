@@ -19,9 +19,7 @@ const TARGET_NAMES: Record<keyof ValidationTargets, string> = {
 export const validate = <T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) =>
   zValidator(target, schema, (result) => {
     if (result.success) return;
-    const details = result.error.issues.map((issue) =>
-      issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
-    );
+    const details = result.error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message));
     const first = result.error.issues[0]?.message ?? "Invalid input";
     throw new ApiError(400, details.length === 1 ? first : `Invalid ${TARGET_NAMES[target]}: ${first}`, details);
   });

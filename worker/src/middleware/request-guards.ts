@@ -13,8 +13,7 @@ export const MULTIPART_ROUTES: Record<string, number> = {
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
 const routeKey = (method: string, path: string) => `${method} ${path}`;
-const hasBody = (req: Request) =>
-  req.body !== null && (req.headers.get("content-length") ?? "") !== "0";
+const hasBody = (req: Request) => req.body !== null && (req.headers.get("content-length") ?? "") !== "0";
 
 /**
  * CSRF and content rules (docs/product-rules.md): a state-changing call must come from our own origin

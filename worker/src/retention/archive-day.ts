@@ -21,7 +21,6 @@ export const ARCHIVE_PAGE_ROWS = 5000;
 
 export class ArchiveError extends Error {}
 
-
 /**
  * Writes a stream of unknown length to R2 in fixed-size parts (or one put when it is small) and
  * returns the object's size. On failure the upload is aborted and the error thrown.
@@ -42,7 +41,7 @@ export async function putStream(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      for (let offset = 0; offset < value.length; ) {
+      for (let offset = 0; offset < value.length;) {
         const n = Math.min(partBytes - filled, value.length - offset);
         buffer.set(value.subarray(offset, offset + n), filled);
         filled += n;

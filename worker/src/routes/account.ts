@@ -15,14 +15,7 @@ import {
   twoFactorConfigured,
   twoFactorKeys,
 } from "../auth/two-factor";
-import {
-  disableTwoFactor,
-  enableTwoFactor,
-  recoveryCodesLeft,
-  setPendingSecret,
-  twoFactorRequired,
-  twoFactorState,
-} from "../db/queries/two-factor";
+import { disableTwoFactor, enableTwoFactor, recoveryCodesLeft, setPendingSecret, twoFactorRequired, twoFactorState } from "../db/queries/two-factor";
 import { findUserByUsername } from "../db/queries/users";
 import { sessions, users } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
@@ -78,9 +71,13 @@ export const accountRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const { currentPassword, newPassword } = c.req.valid("json");
     await checkOwnPassword(c, user, currentPassword, "currentPassword");
-    if (currentPassword === newPassword) throw badRequest("The new password must differ from the current one", ["newPassword: The new password must differ from the current one"]);
+    if (currentPassword === newPassword)
+      throw badRequest("The new password must differ from the current one", ["newPassword: The new password must differ from the current one"]);
     await db.batch([
-      db.update(users).set({ passwordHash: await hashPassword(newPassword) }).where(eq(users.id, user.id)),
+      db
+        .update(users)
+        .set({ passwordHash: await hashPassword(newPassword) })
+        .where(eq(users.id, user.id)),
       deleteOtherSessions(db, user.id, user.sessionId),
       audit(c, { action: "user.password_change", kind: "user", id: user.id, summary: `${user.username} changed their password; other sessions signed out` }),
     ]);
@@ -111,9 +108,7 @@ export const accountRoutes = new Hono<AppEnv>()
     if (!state?.totpPendingSecret) throw conflict("Start the setup first: there is no new secret waiting for a code");
     const step = matchTotp(await decryptSecret(keys, user.id, state.totpPendingSecret), c.req.valid("json").code);
     if (step === null) {
-      throw badRequest("That code is not right. Check that the app shows Trackyard and enter its current 6-digit code.", [
-        "code: That code is not right",
-      ]);
+      throw badRequest("That code is not right. Check that the app shows Trackyard and enter its current 6-digit code.", ["code: That code is not right"]);
     }
     const codes = newRecoveryCodes();
     const hashes = await Promise.all(codes.map((code) => hashRecoveryCode(keys, code)));

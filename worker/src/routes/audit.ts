@@ -50,7 +50,13 @@ export const auditRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const filter = await filterOf(db, c.req.valid("query"));
     const first = await auditRowsAfter(db, filter, null, EXPORT_PAGE_ROWS);
-    const body = pagedCsv(AUDIT_CSV_COLUMNS, first, EXPORT_PAGE_ROWS, (last) => auditRowsAfter(db, filter, { at: last.at, id: last.id }, EXPORT_PAGE_ROWS), auditCsvRow);
+    const body = pagedCsv(
+      AUDIT_CSV_COLUMNS,
+      first,
+      EXPORT_PAGE_ROWS,
+      (last) => auditRowsAfter(db, filter, { at: last.at, id: last.id }, EXPORT_PAGE_ROWS),
+      auditCsvRow,
+    );
     return c.body(body, 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="audit-log-${dayIn(Date.now(), "UTC")}.csv"`,

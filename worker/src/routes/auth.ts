@@ -3,14 +3,7 @@ import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { audit, type Actor } from "../audit/record";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../auth/password";
-import {
-  deleteSession,
-  loadSecondFactorSession,
-  prepareSession,
-  readSessionToken,
-  SECOND_FACTOR_TTL_SECONDS,
-  SESSION_COOKIE,
-} from "../auth/session";
+import { deleteSession, loadSecondFactorSession, prepareSession, readSessionToken, SECOND_FACTOR_TTL_SECONDS, SESSION_COOKIE } from "../auth/session";
 import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
 import { decryptSecret, hashRecoveryCode, matchTotp, normaliseRecoveryCode, twoFactorKeys } from "../auth/two-factor";
 import { claimTotpStep, recoveryCodesLeft, twoFactorRequired, twoFactorState, useRecoveryCode } from "../db/queries/two-factor";
@@ -127,7 +120,9 @@ export const authRoutes = new Hono<AppEnv>()
     let method: string;
     if (recovery) {
       if (!(await useRecoveryCode(db, pending.userId, await hashRecoveryCode(keys, recovery)))) {
-        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Recovery code wrong or already used" }, { actor })]);
+        await db.batch([
+          audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Recovery code wrong or already used" }, { actor }),
+        ]);
         throw new ApiError(401, "That recovery code is wrong or was already used");
       }
       method = `Password + recovery code (${await recoveryCodesLeft(db, pending.userId)} left)`;

@@ -40,7 +40,14 @@ const invoiceJson = (row: InvoiceRow) => ({
   createdAt: iso(row.createdAt),
 });
 
-const LABELS = { mediaBuyer: "Media buyer", invoiceDate: "Date", amountPaid: "Amount paid", revenueSharePercent: "Revenue share %", profit: "Profit", notes: "Notes" };
+const LABELS = {
+  mediaBuyer: "Media buyer",
+  invoiceDate: "Date",
+  amountPaid: "Amount paid",
+  revenueSharePercent: "Revenue share %",
+  profit: "Profit",
+  notes: "Notes",
+};
 
 export const invoiceRoutes = new Hono<AppEnv>()
   .get("/", async (c) => c.json((await listInvoices(c.get("db"))).map(invoiceJson), 200))
@@ -58,7 +65,12 @@ export const invoiceRoutes = new Hono<AppEnv>()
     };
     const [[row]] = await db.batch([
       insertInvoice(db, values),
-      audit(c, { action: "invoice.create", kind: "invoice", id: sql`last_insert_rowid()`, summary: fields(invoiceJson({ id: 0, createdAt: 0, ...values }), LABELS) }),
+      audit(c, {
+        action: "invoice.create",
+        kind: "invoice",
+        id: sql`last_insert_rowid()`,
+        summary: fields(invoiceJson({ id: 0, createdAt: 0, ...values }), LABELS),
+      }),
     ]);
     return c.json(invoiceJson(row!), 201);
   })

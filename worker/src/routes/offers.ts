@@ -23,7 +23,11 @@ export const offerRoutes = new Hono<AppEnv>()
     const rows = await listOffers(c.get("db"));
     // An offer's URL and template carry the team's affiliate ids: only admins (who edit them) read
     // them. Members' screens (the stats filter) need just the choice.
-    if (c.get("user")?.role !== "admin") return c.json(rows.map(({ id, name }) => ({ id, name })), 200);
+    if (c.get("user")?.role !== "admin")
+      return c.json(
+        rows.map(({ id, name }) => ({ id, name })),
+        200,
+      );
     return c.json(rows.map(offerJson), 200);
   })
 

@@ -63,39 +63,31 @@ const rateLimited = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-export const postbackRoutes = new Hono<AppEnv>().get(
-  "/cake",
-  getOnly,
-  rateLimited,
-  requireToken,
-  database,
-  validate("query", cakePostbackQuery),
-  async (c) => {
-    const q = c.req.valid("query");
-    const db = c.get("db");
-    const revenueCents = decimalToCents(q.price);
-    if (revenueCents === null) throw new ApiError(400, "price must be an amount of at least 0 such as 12.50 (#price#)");
-    const receivedAt = Date.now();
-    // Dated by its arrival in the report time zone; the pull later files it under the network's day.
-    const { report_timezone: timeZone } = await readSettings(db);
-    const result = await recordPostback(db, {
-      conversionId: q.leadid,
-      date: dayIn(receivedAt, timeZone),
-      offerId: q.oid,
-      subid1: q.s1,
-      subid2: q.s2,
-      subid3: q.s3,
-      revenueCents,
-      receivedAt,
-    });
-    // On to TikTok (a postback carries no disposition: CAKE fires it for a credited conversion).
-    // One the pull already reported was handed on by the pull, with the network's disposition. A
-    // failure here is logged, not answered: the conversion is counted, and the cron's sweep
-    // claims what a postback left unclaimed.
-    if (result !== "already-reported") {
-      const seen = { conversionId: q.leadid, disposition: "", subid2: q.s2, revenueCents, eventAt: receivedAt };
-      await produceSends(db, c.env, [seen], receivedAt).catch((err: unknown) => console.error("postback: not handed on to TikTok", err));
-    }
-    return c.json({ ok: true, result }, 200);
-  },
-);
+export const postbackRoutes = new Hono<AppEnv>().get("/cake", getOnly, rateLimited, requireToken, database, validate("query", cakePostbackQuery), async (c) => {
+  const q = c.req.valid("query");
+  const db = c.get("db");
+  const revenueCents = decimalToCents(q.price);
+  if (revenueCents === null) throw new ApiError(400, "price must be an amount of at least 0 such as 12.50 (#price#)");
+  const receivedAt = Date.now();
+  // Dated by its arrival in the report time zone; the pull later files it under the network's day.
+  const { report_timezone: timeZone } = await readSettings(db);
+  const result = await recordPostback(db, {
+    conversionId: q.leadid,
+    date: dayIn(receivedAt, timeZone),
+    offerId: q.oid,
+    subid1: q.s1,
+    subid2: q.s2,
+    subid3: q.s3,
+    revenueCents,
+    receivedAt,
+  });
+  // On to TikTok (a postback carries no disposition: CAKE fires it for a credited conversion).
+  // One the pull already reported was handed on by the pull, with the network's disposition. A
+  // failure here is logged, not answered: the conversion is counted, and the cron's sweep
+  // claims what a postback left unclaimed.
+  if (result !== "already-reported") {
+    const seen = { conversionId: q.leadid, disposition: "", subid2: q.s2, revenueCents, eventAt: receivedAt };
+    await produceSends(db, c.env, [seen], receivedAt).catch((err: unknown) => console.error("postback: not handed on to TikTok", err));
+  }
+  return c.json({ ok: true, result }, 200);
+});

@@ -26,6 +26,9 @@ export const settingsRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const { key, value } = c.req.valid("json");
     const before = (await readSettings(db))[key];
-    await db.batch([writeSetting(db, key, value), audit(c, { action: "setting.update", kind: "setting", id: key, summary: `${key}: ${shown(before)} → ${shown(value)}` })]);
+    await db.batch([
+      writeSetting(db, key, value),
+      audit(c, { action: "setting.update", kind: "setting", id: key, summary: `${key}: ${shown(before)} → ${shown(value)}` }),
+    ]);
     return c.json({ key, value }, 200);
   });

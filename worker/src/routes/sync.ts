@@ -13,8 +13,7 @@ import { cakeSetup, postbackSetup, settingsToFix, syncDays, tiktokSetup } from "
 import { outcomeJson, runSync, SOURCE_LABELS, type SyncDeps, type SyncOutcome } from "../sync/run-sync";
 
 /** The postback URL to paste into CAKE; the token stays a placeholder (it is a secret). */
-const postbackUrl = (origin: string) =>
-  `${origin}/postback/cake?token=YOUR_POSTBACK_TOKEN&leadid=#leadid#&oid=#oid#&price=#price#&s1=#s1#&s2=#s2#&s3=#s3#`;
+const postbackUrl = (origin: string) => `${origin}/postback/cake?token=YOUR_POSTBACK_TOKEN&leadid=#leadid#&oid=#oid#&price=#price#&s1=#s1#&s2=#s2#&s3=#s3#`;
 
 /** One line per run for an error's details. */
 function describe(o: SyncOutcome) {
@@ -74,9 +73,7 @@ export const syncRoutes = new Hono<AppEnv>()
         }),
       ],
     };
-    const runs = await Promise.all(
-      sources.map((s) => runSync(deps, { source: s, trigger: "manual", days: days ?? syncDays(c.env).recent })),
-    );
+    const runs = await Promise.all(sources.map((s) => runSync(deps, { source: s, trigger: "manual", days: days ?? syncDays(c.env).recent })));
     const now = Date.now();
     const outcomes = runs.map((run) => outcomeJson(run, now, RUN_STALE_MS));
     const failed = outcomes.filter((o) => o.status === "error");

@@ -9,13 +9,7 @@ import { ApiError } from "../lib/errors";
 import { formatCents, formatCentsOrNull, parseCents } from "../lib/money";
 import { iso } from "../lib/time";
 import { validate } from "../lib/validate";
-import {
-  MAX_STATEMENT_BYTES,
-  statementUploadSchema,
-  TRANSACTIONS_PAGE_SIZE,
-  transactionListQuerySchema,
-  vcnSummaryQuerySchema,
-} from "../schemas/transactions";
+import { MAX_STATEMENT_BYTES, statementUploadSchema, TRANSACTIONS_PAGE_SIZE, transactionListQuerySchema, vcnSummaryQuerySchema } from "../schemas/transactions";
 
 /** Access control already refused anonymous callers; this only narrows the type. */
 function viewerOf(user: SessionUser | null): Viewer {

@@ -126,7 +126,11 @@ export const userRoutes = new Hono<AppEnv>()
     if (id === c.get("user")?.id) throw badRequest("You cannot delete your own account");
     const db = c.get("db");
     const target = await getUser(db, id);
-    const entry = audit(c, { action: "user.delete", kind: "user", id, summary: `${target?.username ?? id} (${target?.role ?? "unknown role"})` }, { ifChanged: true });
+    const entry = audit(
+      c,
+      { action: "user.delete", kind: "user", id, summary: `${target?.username ?? id} (${target?.role ?? "unknown role"})` },
+      { ifChanged: true },
+    );
     const outcome = await deleteUserKeepingAnAdmin(db, id, [entry.getSQL()]);
     if (outcome === "missing") throw notFound("User not found");
     if (outcome === "last-admin") throw conflict("You cannot delete the last admin");
@@ -156,7 +160,10 @@ export const userRoutes = new Hono<AppEnv>()
     notYourself(c.get("user")?.id, id, "password");
     const target = await requireUser(db, id);
     await db.batch([
-      db.update(users).set({ passwordHash: await hashPassword(c.req.valid("json").password) }).where(eq(users.id, id)),
+      db
+        .update(users)
+        .set({ passwordHash: await hashPassword(c.req.valid("json").password) })
+        .where(eq(users.id, id)),
       deleteOtherSessions(db, id, null),
       audit(c, { action: "user.password_reset", kind: "user", id, summary: `New password set for ${target.username}; signed out everywhere` }),
     ]);
@@ -245,7 +252,12 @@ export const userRoutes = new Hono<AppEnv>()
     const target = await requireMember(db, id);
     const { sparkIds } = c.req.valid("json");
     const unknown = await unknownSparks(db, sparkIds);
-    if (unknown.length) throw new ApiError(400, "Some sparks do not exist", unknown.map((s) => `sparkIds: no spark ${s}`));
+    if (unknown.length)
+      throw new ApiError(
+        400,
+        "Some sparks do not exist",
+        unknown.map((s) => `sparkIds: no spark ${s}`),
+      );
     const before = (await listSparkAssignments(db, id)).map((s) => String(s.sparkId));
     await db.batch([
       ...replaceSparkAssignments(db, id, sparkIds),

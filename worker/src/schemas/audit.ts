@@ -5,19 +5,7 @@ import { calendarDate, dayNumber } from "./calendar-date";
  * What an audit entry is about. `domain` is for the domain purchase and configuration routes.
  * Adding a kind here makes it filterable on the Audit screen.
  */
-export const AUDIT_KINDS = [
-  "user",
-  "session",
-  "setting",
-  "lander",
-  "offer",
-  "campaign",
-  "spark",
-  "invoice",
-  "statement",
-  "sync",
-  "domain",
-] as const;
+export const AUDIT_KINDS = ["user", "session", "setting", "lander", "offer", "campaign", "spark", "invoice", "statement", "sync", "domain"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {

@@ -11,10 +11,7 @@ export const loginSchema = z.object({
     .trim()
     .min(1, "Username is required")
     .max(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`),
-  password: z
-    .string({ error: "Password is required" })
-    .min(1, "Password is required")
-    .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+  password: z.string({ error: "Password is required" }).min(1, "Password is required").max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
 });
 export type LoginInput = z.infer<typeof loginSchema>;
 
@@ -64,8 +61,5 @@ export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
 
 /** Turning two-factor sign-in off asks for the password again. */
 export const passwordCheckSchema = z.object({
-  password: z
-    .string({ error: "Password is required" })
-    .min(1, "Password is required")
-    .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+  password: z.string({ error: "Password is required" }).min(1, "Password is required").max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
 });

@@ -19,7 +19,11 @@ export const dateRangeQuery = z
   });
 
 const campaignFilter = z.object({
-  campaignId: z.coerce.number({ error: "campaignId must be a campaign id" }).int("campaignId must be a campaign id").positive("campaignId must be a campaign id").optional(),
+  campaignId: z.coerce
+    .number({ error: "campaignId must be a campaign id" })
+    .int("campaignId must be a campaign id")
+    .positive("campaignId must be a campaign id")
+    .optional(),
 });
 
 /** The value of a visitor filter meaning "not known" (no country from Cloudflare, an agent the parser could not read). */
@@ -29,7 +33,11 @@ export const BOT_FILTERS = ["all", "human", "bot"] as const;
 const visitorValue = (name: string) =>
   z.preprocess(
     (v) => (v === "" ? undefined : v),
-    z.string({ error: `${name} must be text` }).trim().max(100, `${name} must be at most 100 characters`).optional(),
+    z
+      .string({ error: `${name} must be text` })
+      .trim()
+      .max(100, `${name} must be at most 100 characters`)
+      .optional(),
   );
 
 /** Who clicked: people or bots (all by default), and the country, device, OS and browser. */
@@ -46,7 +54,11 @@ export const clickExportQuery = z.intersection(z.intersection(dateRangeQuery, ca
 export const clickLogQuery = z.intersection(
   clickExportQuery,
   z.object({
-    page: z.coerce.number({ error: "page must be a whole number from 1" }).int("page must be a whole number from 1").min(1, "page must be a whole number from 1").default(1),
+    page: z.coerce
+      .number({ error: "page must be a whole number from 1" })
+      .int("page must be a whole number from 1")
+      .min(1, "page must be a whole number from 1")
+      .default(1),
     pageSize: z.coerce
       .number({ error: `pageSize must be from 1 to ${CLICKS_PAGE_SIZE_MAX}` })
       .int(`pageSize must be from 1 to ${CLICKS_PAGE_SIZE_MAX}`)

@@ -14,17 +14,10 @@ const decimalText = (label: string) =>
     .refine((v) => /^-?\d{1,8}(\.\d{1,2})?$/.test(v), { message: `${label} must be a number with at most 2 decimals`, abort: true });
 
 export const invoiceSchema = z.object({
-  mediaBuyer: z
-    .string({ error: "Media buyer is required" })
-    .trim()
-    .min(1, "Media buyer is required")
-    .max(255, "Media buyer must be at most 255 characters"),
+  mediaBuyer: z.string({ error: "Media buyer is required" }).trim().min(1, "Media buyer is required").max(255, "Media buyer must be at most 255 characters"),
   invoiceDate: calendarDate("Invoice date"),
   amountPaid: decimalText("Amount paid").refine((v) => !v.startsWith("-"), "Amount paid cannot be negative"),
-  revenueSharePercent: decimalText("Revenue share %").refine(
-    (v) => !v.startsWith("-") && Number(v) <= 100,
-    "Revenue share % must be between 0 and 100",
-  ),
+  revenueSharePercent: decimalText("Revenue share %").refine((v) => !v.startsWith("-") && Number(v) <= 100, "Revenue share % must be between 0 and 100"),
   profit: decimalText("Profit"),
   notes: z
     .string({ error: "Notes must be text" })
@@ -37,7 +30,5 @@ export const invoiceSchema = z.object({
 export type InvoiceInput = z.infer<typeof invoiceSchema>;
 
 /** PATCH: any subset of the fields, at least one. */
-export const invoiceUpdateSchema = invoiceSchema
-  .partial()
-  .refine((v) => Object.values(v).some((x) => x !== undefined), "Send at least one field to change");
+export const invoiceUpdateSchema = invoiceSchema.partial().refine((v) => Object.values(v).some((x) => x !== undefined), "Send at least one field to change");
 export type InvoiceUpdate = z.infer<typeof invoiceUpdateSchema>;

@@ -3,16 +3,7 @@ import { httpUrl } from "./http-url";
 import { NAME_MAX } from "./landers";
 
 /** The placeholders an offer's template may use (docs/product-rules.md), filled per click at /click. */
-export const TEMPLATE_TOKENS = [
-  "clickId",
-  "campaign",
-  "adGroup",
-  "creative",
-  "placement",
-  "campaignName",
-  "adGroupName",
-  "creativeName",
-] as const;
+export const TEMPLATE_TOKENS = ["clickId", "campaign", "adGroup", "creative", "placement", "campaignName", "adGroupName", "creativeName"] as const;
 export type TemplateToken = (typeof TEMPLATE_TOKENS)[number];
 
 export const DEFAULT_UTM_TEMPLATE = "sub1={clickId}&sub2={campaign}&sub3={adGroup}&sub4={creative}&sub5={placement}";
@@ -52,11 +43,7 @@ export const utmTemplateSchema = z
       }),
   );
 
-const offerName = z
-  .string({ error: "Name is required" })
-  .trim()
-  .min(1, "Name is required")
-  .max(NAME_MAX, `Name must be at most ${NAME_MAX} characters`);
+const offerName = z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(NAME_MAX, `Name must be at most ${NAME_MAX} characters`);
 
 export const createOfferSchema = z.object({ name: offerName, url: httpUrl("URL"), utmTemplate: utmTemplateSchema });
 export type CreateOfferInput = z.input<typeof createOfferSchema>;

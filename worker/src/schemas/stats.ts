@@ -54,9 +54,7 @@ const positiveId = (name: string) =>
 /** GET /api/stats/report: the performance reads' day range (at most a year), the grouping and the filters. */
 export const statsReportQuery = dateRangeQuery.and(
   z.object({
-    groupBy: z
-      .enum(STATS_GROUPINGS, { error: `groupBy must be one of ${STATS_GROUPINGS.join(", ")}` })
-      .default("campaign"),
+    groupBy: z.enum(STATS_GROUPINGS, { error: `groupBy must be one of ${STATS_GROUPINGS.join(", ")}` }).default("campaign"),
     /** One of our configured offers (GET /api/offers): the rows of the campaigns sending to it. */
     offerId: optional(positiveId("offerId")),
     /** A spark id (CAKE sub3), or "none" for the rows without one. */

@@ -28,8 +28,7 @@ const optionalText = <T extends z.ZodType>(schema: T) =>
     return t === "" || t.toLowerCase() === "all" ? undefined : t;
   }, schema.optional());
 
-const amountFilter = (label: string) =>
-  optionalText(z.string().regex(/^-?\d{1,8}(\.\d{1,2})?$/, `${label} must be a number with at most 2 decimals`));
+const amountFilter = (label: string) => optionalText(z.string().regex(/^-?\d{1,8}(\.\d{1,2})?$/, `${label} must be a number with at most 2 decimals`));
 
 export const transactionListQuerySchema = z.object({
   status: optionalText(
@@ -65,6 +64,6 @@ export type VcnSummaryQuery = z.infer<typeof vcnSummaryQuerySchema>;
 /** The upload form: one field `file`, a .csv. The size limit answers 413, so the route checks it. */
 export const statementUploadSchema = z.object({
   file: z
-    .instanceof(File, { error: "Choose a CSV file to upload (form field \"file\")" })
+    .instanceof(File, { error: 'Choose a CSV file to upload (form field "file")' })
     .refine((f) => /\.csv$/i.test(f.name), "Only .csv files can be uploaded"),
 });

@@ -32,7 +32,10 @@ export const createUserSchema = z.object({
 export type CreateUserInput = z.infer<typeof createUserSchema>;
 
 const uniqueList = <T extends z.ZodType>(item: T, max: number) =>
-  z.array(item).max(max, `At most ${max} items`).transform((list) => [...new Set(list)]);
+  z
+    .array(item)
+    .max(max, `At most ${max} items`)
+    .transform((list) => [...new Set(list)]);
 
 export const permissionsSchema = z.object({ features: uniqueList(featureSchema, FEATURE_NAMES.length * 2) });
 

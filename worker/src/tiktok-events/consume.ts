@@ -11,14 +11,7 @@
  * Each message's rows are leased before sending (db/queries/tiktok-events.ts), so a message
  * delivered twice sends nothing twice.
  */
-import {
-  giveUpSends,
-  leaseSends,
-  markFailed,
-  markSent,
-  releaseSends,
-  type LeasedSend,
-} from "../db/queries/tiktok-events";
+import { giveUpSends, leaseSends, markFailed, markSent, releaseSends, type LeasedSend } from "../db/queries/tiktok-events";
 import type { Bindings, Db, TikTokEventsMessage } from "../env";
 import type { FetchFn } from "../integrations/http";
 import { sendEvents, TIKTOK_EVENTS_PER_CALL, type TikTokEvent, type TikTokEventsConfig } from "../integrations/tiktok-events";
@@ -89,7 +82,13 @@ interface Delivery {
 }
 
 async function release(d: Delivery, rows: LeasedSend[], code: number | null, message: string) {
-  await releaseSends(d.db, rows.map((r) => r.id), code, message, d.now());
+  await releaseSends(
+    d.db,
+    rows.map((r) => r.id),
+    code,
+    message,
+    d.now(),
+  );
   for (const r of rows) d.retry.add(r.id);
 }
 
@@ -126,7 +125,13 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Bindings,
   try {
     const { problems, config } = await loadEventsSetup(db, env);
     if (!config) {
-      await markFailed(db, leased.map((r) => r.id), null, `Sending to TikTok is not configured: ${problems.join("; ")}`, now());
+      await markFailed(
+        db,
+        leased.map((r) => r.id),
+        null,
+        `Sending to TikTok is not configured: ${problems.join("; ")}`,
+        now(),
+      );
     } else {
       const d: Delivery = { db, config, fetch: deps.fetch, now, splitCalls: 0, halted: null, retry };
       for (let i = 0; i < leased.length; i += TIKTOK_EVENTS_PER_CALL) await deliver(d, leased.slice(i, i + TIKTOK_EVENTS_PER_CALL));
@@ -134,9 +139,13 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Bindings,
   } catch (err) {
     // Our own failure (D1, a bug): hand every row still held back, and let the queue try again.
     console.error("tiktok events: batch failed", err);
-    await releaseSends(db, leased.map((r) => r.id), null, `Sending failed on our side: ${err instanceof Error ? err.message : String(err)}`, now()).catch(
-      () => undefined,
-    );
+    await releaseSends(
+      db,
+      leased.map((r) => r.id),
+      null,
+      `Sending failed on our side: ${err instanceof Error ? err.message : String(err)}`,
+      now(),
+    ).catch(() => undefined);
     for (const r of leased) retry.add(r.id);
   }
   for (const message of batch.messages) {

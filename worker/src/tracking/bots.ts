@@ -52,5 +52,4 @@ export function networkReason(asn: number | null | undefined): string | null {
 }
 
 /** The reason a click is a bot's, or null for a visitor that looks like a person. */
-export const botReason = (userAgent: string | null | undefined, asn: number | null | undefined) =>
-  agentReason(userAgent) ?? networkReason(asn);
+export const botReason = (userAgent: string | null | undefined, asn: number | null | undefined) => agentReason(userAgent) ?? networkReason(asn);

@@ -123,7 +123,7 @@ export function pendingClick(clickId: string) {
   if (!entry) return undefined;
   const { batch } = entry;
   const stored = async () => {
-    for (const giveUpAt = Date.now() + EXIT_WAIT_MS; !batch.lost && Date.now() < giveUpAt; ) {
+    for (const giveUpAt = Date.now() + EXIT_WAIT_MS; !batch.lost && Date.now() < giveUpAt;) {
       await sleep(BATCH_IDLE_MS);
     }
     return batch.lost ? !batch.lost.has(clickId) : false;

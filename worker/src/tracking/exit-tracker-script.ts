@@ -85,5 +85,4 @@ const SOURCE = `(function (exitBase, selfBase) {
  * The script for one host. `exitBase` is where exits go (global_exit_domain, else the host that
  * served the script); `selfBase` is that serving host, so links to its /click are recognised too.
  */
-export const exitTrackerScript = (exitBase: string, selfBase: string) =>
-  `${SOURCE}(${JSON.stringify(exitBase)}, ${JSON.stringify(selfBase)});\n`;
+export const exitTrackerScript = (exitBase: string, selfBase: string) => `${SOURCE}(${JSON.stringify(exitBase)}, ${JSON.stringify(selfBase)});\n`;

@@ -23,8 +23,7 @@ export function domainBase(domain: DomainChoice | null): string | null {
 }
 
 /** Where ads point: the campaign's active domain, else the redirect_domain setting. */
-export const redirectBase = (domain: DomainChoice | null, settings: LinkSettings) =>
-  domainBase(domain) ?? normaliseBaseUrl(settings.redirect_domain);
+export const redirectBase = (domain: DomainChoice | null, settings: LinkSettings) => domainBase(domain) ?? normaliseBaseUrl(settings.redirect_domain);
 
 /** Where landers send visitors on: global_exit_domain, else the redirect base. */
 export const exitBase = <Fallback extends string | null>(redirect: Fallback, settings: LinkSettings): string | Fallback =>
@@ -39,11 +38,7 @@ export interface CampaignLinks {
 }
 
 /** Every link the campaign screens show; all null when no redirect base can be determined. */
-export function campaignLinks(
-  campaign: { id: number; offerId: number | null },
-  domain: DomainChoice | null,
-  settings: LinkSettings,
-): CampaignLinks {
+export function campaignLinks(campaign: { id: number; offerId: number | null }, domain: DomainChoice | null, settings: LinkSettings): CampaignLinks {
   const redirect = redirectBase(domain, settings);
   const exit = exitBase(redirect, settings);
   const exitScriptUrl = redirect && `${redirect}/exit-tracker.js`;

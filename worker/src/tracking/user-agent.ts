@@ -19,7 +19,10 @@ export interface ParsedAgent {
 
 /** Checked before the library's own rules (ua-parser-js puts extensions first). */
 const EXTENSIONS = {
-  browser: [[/\b(?:trill|musical_ly)_(\d[\w.]*)/i, /\bAppName\/(?:trill|musical_ly)\b/i], [["name", "TikTok"], "version"]],
+  browser: [
+    [/\b(?:trill|musical_ly)_(\d[\w.]*)/i, /\bAppName\/(?:trill|musical_ly)\b/i],
+    [["name", "TikTok"], "version"],
+  ],
 };
 
 const DEVICE_LABELS: Record<string, string> = {

@@ -24,5 +24,7 @@ export function isUnfilledMacro(value: string): boolean {
 export function recordedValue(value: string | null | undefined): string | null {
   if (value == null || value === "" || isUnfilledMacro(value)) return null;
   if (value.length <= VALUE_MAX) return value;
-  return Array.from(value.slice(0, VALUE_MAX * 2)).slice(0, VALUE_MAX).join("");
+  return Array.from(value.slice(0, VALUE_MAX * 2))
+    .slice(0, VALUE_MAX)
+    .join("");
 }

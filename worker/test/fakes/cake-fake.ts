@@ -55,8 +55,7 @@ const REQUIRED = {
   clicks: ["api_key", "affiliate_id", "start_date", "end_date", "offer_id", "campaign_id", "include_duplicates", "start_at_row", "row_limit"],
 } as const;
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
 
 /** ASP.NET's answer to a call it cannot bind. */
 const aspNetError = (message: string) => json({ Message: message, StackTrace: "", ExceptionType: "System.InvalidOperationException" }, 500);
@@ -119,8 +118,7 @@ export function createCakeFake(options: CakeFakeOptions = {}) {
     const missing = REQUIRED[report].find((name) => !(name in body));
     if (missing) return aspNetError(`Invalid web service call, missing value for parameter: '${missing}'.`);
 
-    const envelope = (fields: Record<string, unknown>) =>
-      json({ d: { __type: `Cake.Affiliates.Api.${report}_report_response`, ...fields } });
+    const envelope = (fields: Record<string, unknown>) => json({ d: { __type: `Cake.Affiliates.Api.${report}_report_response`, ...fields } });
     const refuse = (message: string) => envelope({ success: false, message, row_count: 0, [report]: [] });
 
     if (String(body.api_key) !== state.apiKey) return refuse("Invalid API Key");

@@ -75,12 +75,16 @@ const hex = (n: number, seed: string) => {
 };
 
 const envelope = (status: number, result: unknown, extra: Record<string, unknown> = {}) =>
-  new Response(JSON.stringify({ success: status < 400, errors: [], messages: [], result, ...extra }), { status, headers: { "content-type": "application/json" } });
+  new Response(JSON.stringify({ success: status < 400, errors: [], messages: [], result, ...extra }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
 
 const failure = (status: number, errors: { code: number; message: string }[], headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ success: false, errors, messages: [], result: null }), { status, headers: { "content-type": "application/json", ...headers } });
 
-const listOf = <T>(items: T[]) => envelope(200, items, { result_info: { page: 1, per_page: 50, count: items.length, total_count: items.length, total_pages: 1 } });
+const listOf = <T>(items: T[]) =>
+  envelope(200, items, { result_info: { page: 1, per_page: 50, count: items.length, total_count: items.length, total_pages: 1 } });
 
 export function createCloudflareFake(options: CloudflareFakeOptions = {}) {
   const now = options.now ?? Date.now;
@@ -144,7 +148,14 @@ export function createCloudflareFake(options: CloudflareFakeOptions = {}) {
 
   function addRecord(zoneName: string, record: { type: string; name: string; content: string; proxied?: boolean }): FakeRecord {
     const zone = zoneByName(zoneName) ?? addZone(zoneName);
-    const r: FakeRecord = { id: hex(seq++, record.name), zone_id: zone.id, type: record.type, name: record.name.toLowerCase(), content: record.content, proxied: record.proxied ?? true };
+    const r: FakeRecord = {
+      id: hex(seq++, record.name),
+      zone_id: zone.id,
+      type: record.type,
+      name: record.name.toLowerCase(),
+      content: record.content,
+      proxied: record.proxied ?? true,
+    };
     state.records.set(r.id, r);
     return r;
   }
@@ -164,12 +175,24 @@ export function createCloudflareFake(options: CloudflareFakeOptions = {}) {
     const method = request.method;
     state.requests.push({ method, path, query: url.search });
 
-    const tail = path.replace(/^\/accounts\/[^/]+/, "").replace(/\/zones\/[^/]+/, "/zones/:id").replace(/\/(dns_records|domains)\/[^/]+$/, "/$1/:id");
+    const tail = path
+      .replace(/^\/accounts\/[^/]+/, "")
+      .replace(/\/zones\/[^/]+/, "/zones/:id")
+      .replace(/\/(dns_records|domains)\/[^/]+$/, "/$1/:id");
     const index = state.failures.findIndex((f) => !f.match || f.match === `${method} ${tail}`);
     const injected = index >= 0 ? state.failures.splice(index, 1)[0] : undefined;
     if (injected?.kind === "timeout") return hangUntilAborted(request.signal);
     if (injected?.kind === "status") {
-      return failure(injected.status, injected.errors ?? [{ code: injected.status === 429 ? 971 : 10013, message: injected.status === 429 ? "Please wait and consider throttling your request speed" : "Internal error" }], injected.retryAfter ? { "retry-after": injected.retryAfter } : {});
+      return failure(
+        injected.status,
+        injected.errors ?? [
+          {
+            code: injected.status === 429 ? 971 : 10013,
+            message: injected.status === 429 ? "Please wait and consider throttling your request speed" : "Internal error",
+          },
+        ],
+        injected.retryAfter ? { "retry-after": injected.retryAfter } : {},
+      );
     }
 
     const auth = request.headers.get("authorization") ?? "";
@@ -200,7 +223,8 @@ export function createCloudflareFake(options: CloudflareFakeOptions = {}) {
       const rest = zoneMatch[2] ?? "";
       const needs: FakePermission = rest.startsWith("/dns_records") ? "DNS Edit" : method === "GET" ? "Zone Read" : "Zone Edit";
       if (!can(needs)) return refuse();
-      if (!zone || zone.accountId !== state.accountId) return failure(404, [{ code: 7003, message: `Could not route to /zones/${zoneMatch[1]}, perhaps your object identifier is invalid?` }]);
+      if (!zone || zone.accountId !== state.accountId)
+        return failure(404, [{ code: 7003, message: `Could not route to /zones/${zoneMatch[1]}, perhaps your object identifier is invalid?` }]);
       if (rest === "" && method === "GET") return envelope(200, zoneJson(zone));
       if (rest === "/activation_check" && method === "PUT") {
         settle(zone);
@@ -234,7 +258,10 @@ export function createCloudflareFake(options: CloudflareFakeOptions = {}) {
         const q = (k: string) => url.searchParams.get(k);
         return listOf(
           [...state.workerDomains.values()].filter(
-            (d) => (!q("hostname") || d.hostname === q("hostname")!.toLowerCase()) && (!q("service") || d.service === q("service")) && (!q("zone_id") || d.zone_id === q("zone_id")),
+            (d) =>
+              (!q("hostname") || d.hostname === q("hostname")!.toLowerCase()) &&
+              (!q("service") || d.service === q("service")) &&
+              (!q("zone_id") || d.zone_id === q("zone_id")),
           ),
         );
       }
@@ -244,14 +271,21 @@ export function createCloudflareFake(options: CloudflareFakeOptions = {}) {
         const zone = state.zones.get(String(body.zone_id ?? "")) ?? [...state.zones.values()].find((z) => hostname.endsWith(`.${z.name}`));
         if (!hostname || !service) return failure(400, [{ code: 100100, message: "hostname and service are required" }]);
         if (!zone || zone.accountId !== state.accountId) return failure(404, [{ code: 10083, message: "Zone not found" }]);
-        if (hostname !== zone.name && !hostname.endsWith(`.${zone.name}`)) return failure(400, [{ code: 100101, message: `${hostname} is not in the zone ${zone.name}` }]);
+        if (hostname !== zone.name && !hostname.endsWith(`.${zone.name}`))
+          return failure(400, [{ code: 100101, message: `${hostname} is not in the zone ${zone.name}` }]);
         settle(zone);
         if (zone.status !== "active") return failure(409, [{ code: 100116, message: "The zone is not active yet" }]); // ⚠
         const current = [...state.workerDomains.values()].find((d) => d.hostname === hostname);
         if (current && current.service === service) return envelope(200, current);
         if (current) return failure(409, [{ code: 100118, message: `${hostname} is already attached to the Worker ${current.service}` }]); // ⚠
         if ([...state.records.values()].some((r) => r.zone_id === zone.id && r.name === hostname && ["A", "AAAA", "CNAME"].includes(r.type))) {
-          return failure(409, [{ code: 100117, message: "Hostname already has externally managed DNS records (A, CNAME, etc). Either delete them, try a different hostname, or use the option 'override_existing_dns_record' to override." }]);
+          return failure(409, [
+            {
+              code: 100117,
+              message:
+                "Hostname already has externally managed DNS records (A, CNAME, etc). Either delete them, try a different hostname, or use the option 'override_existing_dns_record' to override.",
+            },
+          ]);
         }
         const attached: FakeWorkerDomain = { id: hex(seq++, hostname), hostname, service, zone_id: zone.id, zone_name: zone.name };
         state.workerDomains.set(attached.id, attached);

@@ -18,7 +18,9 @@ export interface FakeAddress {
   id: number;
   name: string;
   isDefault: boolean;
-  fields: Partial<Record<"FirstName" | "LastName" | "Organization" | "Address1" | "City" | "StateProvince" | "Zip" | "Country" | "Phone" | "EmailAddress", string>>;
+  fields: Partial<
+    Record<"FirstName" | "LastName" | "Organization" | "Address1" | "City" | "StateProvince" | "Zip" | "Country" | "Phone" | "EmailAddress", string>
+  >;
 }
 
 /** An answer given instead of the real one, once, to the next call of `command` (any command when omitted). */
@@ -69,7 +71,8 @@ export const DEFAULT_ADDRESS: FakeAddress = {
 };
 
 const esc = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-const xml = (body: string) => new Response(`<?xml version="1.0" encoding="utf-8"?>\r\n${body}`, { status: 200, headers: { "content-type": "text/xml; charset=utf-8" } });
+const xml = (body: string) =>
+  new Response(`<?xml version="1.0" encoding="utf-8"?>\r\n${body}`, { status: 200, headers: { "content-type": "text/xml; charset=utf-8" } });
 
 function envelope(command: string, inner: string) {
   return xml(
@@ -110,7 +113,8 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
     failures: [] as NamecheapFailure[],
   };
   let nextId = 9_100_000;
-  for (const name of options.owned ?? []) state.domains.set(name, { id: nextId++, nameservers: ["dns1.registrar-servers.com", "dns2.registrar-servers.com"], created: Date.now() });
+  for (const name of options.owned ?? [])
+    state.domains.set(name, { id: nextId++, nameservers: ["dns1.registrar-servers.com", "dns2.registrar-servers.com"], created: Date.now() });
 
   const commandsCount = (command: string) => state.requests.filter((r) => r.command.toLowerCase() === command.toLowerCase()).length;
 
@@ -126,7 +130,10 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
   function run(command: string, p: (name: string) => string): Response {
     switch (command.toLowerCase()) {
       case "namecheap.domains.check": {
-        const names = p("DomainList").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
+        const names = p("DomainList")
+          .split(",")
+          .map((n) => n.trim().toLowerCase())
+          .filter(Boolean);
         if (!names.length) return errorAnswer(command, "2011169", "Parameter DomainList is missing");
         const results = names.map((name) => {
           const premium = state.premium[name];
@@ -154,7 +161,10 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
         );
       }
       case "namecheap.users.getbalances":
-        return envelope(command, `<UserGetBalancesResult Currency="USD" AvailableBalance="${state.balance}" AccountBalance="${state.balance}" EarnedAmount="0.00" WithdrawableAmount="0.00" FundsRequiredForAutoRenew="0.00" />`);
+        return envelope(
+          command,
+          `<UserGetBalancesResult Currency="USD" AvailableBalance="${state.balance}" AccountBalance="${state.balance}" EarnedAmount="0.00" WithdrawableAmount="0.00" FundsRequiredForAutoRenew="0.00" />`,
+        );
       case "namecheap.users.address.getlist":
         return envelope(
           command,
@@ -177,13 +187,17 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
           for (const field of ["FirstName", "LastName", "Address1", "City", "StateProvince", "PostalCode", "Country", "Phone", "EmailAddress"]) {
             if (!p(`${role}${field}`)) return errorAnswer(command, "2011169", `Parameter ${role}${field} is Missing`);
           }
-          if (!/^\+\d{1,3}\.\d{4,14}$/.test(p(`${role}Phone`))) return errorAnswer(command, "2015182", `Parameter ${role}Phone is Invalid: the format is +NNN.NNNNNNNNNN`);
+          if (!/^\+\d{1,3}\.\d{4,14}$/.test(p(`${role}Phone`)))
+            return errorAnswer(command, "2015182", `Parameter ${role}Phone is Invalid: the format is +NNN.NNNNNNNNNN`);
         }
         if (state.taken.has(name) || state.domains.has(name)) return errorAnswer(command, "2010398", `Domain ${name} is not available for registration`);
         const premium = state.premium[name];
-        if (premium && p("IsPremiumDomain").toLowerCase() !== "true") return errorAnswer(command, "2528268", "Order validation error: premium domain requires IsPremiumDomain and PremiumPrice");
+        if (premium && p("IsPremiumDomain").toLowerCase() !== "true")
+          return errorAnswer(command, "2528268", "Order validation error: premium domain requires IsPremiumDomain and PremiumPrice");
         const years = Number(p("Years"));
-        const charged = premium ? (Number(premium.registration) + Number(state.prices.icann)).toFixed(2) : (Number(state.prices.register) + Number(state.prices.icann) + (years - 1) * Number(state.prices.renew)).toFixed(2);
+        const charged = premium
+          ? (Number(premium.registration) + Number(state.prices.icann)).toFixed(2)
+          : (Number(state.prices.register) + Number(state.prices.icann) + (years - 1) * Number(state.prices.renew)).toFixed(2);
         if (Number(charged) > Number(state.balance)) return errorAnswer(command, "2033409", "Insufficient funds in the account to complete the order");
         state.balance = (Number(state.balance) - Number(charged)).toFixed(2);
         const id = nextId++;
@@ -201,8 +215,13 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
         return envelope(
           command,
           `<DomainGetListResult>${rows
-            .map(([name, d]) => `<Domain ID="${d.id}" Name="${esc(name)}" User="${esc(state.apiUser)}" Created="${mmddyyyy(d.created)}" Expires="${mmddyyyy(d.created + 365 * 86_400_000)}" IsExpired="false" IsLocked="false" AutoRenew="false" WhoisGuard="ENABLED" IsPremium="false" IsOurDNS="${d.nameservers[0]?.endsWith("registrar-servers.com") ? "true" : "false"}" />`)
-            .join("")}</DomainGetListResult><Paging><TotalItems>${rows.length}</TotalItems><CurrentPage>1</CurrentPage><PageSize>${p("PageSize") || "20"}</PageSize></Paging>`,
+            .map(
+              ([name, d]) =>
+                `<Domain ID="${d.id}" Name="${esc(name)}" User="${esc(state.apiUser)}" Created="${mmddyyyy(d.created)}" Expires="${mmddyyyy(d.created + 365 * 86_400_000)}" IsExpired="false" IsLocked="false" AutoRenew="false" WhoisGuard="ENABLED" IsPremium="false" IsOurDNS="${d.nameservers[0]?.endsWith("registrar-servers.com") ? "true" : "false"}" />`,
+            )
+            .join(
+              "",
+            )}</DomainGetListResult><Paging><TotalItems>${rows.length}</TotalItems><CurrentPage>1</CurrentPage><PageSize>${p("PageSize") || "20"}</PageSize></Paging>`,
         );
       }
       case "namecheap.domains.getinfo": {
@@ -219,7 +238,10 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
         const name = `${p("SLD")}.${p("TLD")}`.toLowerCase();
         const d = state.domains.get(name);
         if (!d) return errorAnswer(command, "2019166", "Domain not found");
-        const ns = p("Nameservers").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
+        const ns = p("Nameservers")
+          .split(",")
+          .map((n) => n.trim().toLowerCase())
+          .filter(Boolean);
         if (ns.length < 2) return errorAnswer(command, "2011169", "Parameter Nameservers: at least 2 are required");
         d.nameservers = ns;
         return envelope(command, `<DomainDNSSetCustomResult Domain="${esc(name)}" Updated="true" />`);
@@ -231,7 +253,8 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    if (url.pathname !== "/xml.response") return new Response("<html><body>404 - File or directory not found.</body></html>", { status: 404, headers: { "content-type": "text/html" } });
+    if (url.pathname !== "/xml.response")
+      return new Response("<html><body>404 - File or directory not found.</body></html>", { status: 404, headers: { "content-type": "text/html" } });
     const form = request.method === "POST" ? new URLSearchParams(await request.text()) : new URLSearchParams();
     // Parameter names are not case sensitive at Namecheap.
     const params = new Map<string, string>();
@@ -245,7 +268,11 @@ export function createNamecheapFake(options: NamecheapFakeOptions = {}) {
     const index = state.failures.findIndex((f) => !f.command || f.command.toLowerCase() === command.toLowerCase());
     const failure = index >= 0 ? state.failures.splice(index, 1)[0] : undefined;
     if (failure?.kind === "error") return errorAnswer(command, failure.number, failure.text);
-    if (failure?.kind === "http") return new Response(failure.body ?? "<html><body><h1>502 Bad Gateway</h1></body></html>", { status: failure.status, headers: { "content-type": "text/html" } });
+    if (failure?.kind === "http")
+      return new Response(failure.body ?? "<html><body><h1>502 Bad Gateway</h1></body></html>", {
+        status: failure.status,
+        headers: { "content-type": "text/html" },
+      });
     if (failure?.kind === "garbage") return new Response("<html><body>Service Unavailable", { status: 200, headers: { "content-type": "text/html" } });
 
     if (!p("ApiUser")) return errorAnswer(command, "1010101", "Parameter APIUser is missing");
@@ -286,7 +313,11 @@ export function createRelayFake(options: { key: string; egressIp: string; upstre
   const state = { forwarded: 0, refused: 0 };
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const nginx = (status: number, text: string) => new Response(`<html><head><title>${status} ${text}</title></head><body><center><h1>${status} ${text}</h1></center><hr><center>nginx</center></body></html>`, { status, headers: { "content-type": "text/html" } });
+    const nginx = (status: number, text: string) =>
+      new Response(
+        `<html><head><title>${status} ${text}</title></head><body><center><h1>${status} ${text}</h1></center><hr><center>nginx</center></body></html>`,
+        { status, headers: { "content-type": "text/html" } },
+      );
     if (url.pathname !== "/xml.response" && url.pathname !== "/egress-ip") return nginx(404, "Not Found");
     if (request.headers.get("x-relay-key") !== options.key) {
       state.refused++;
@@ -295,7 +326,14 @@ export function createRelayFake(options: { key: string; egressIp: string; upstre
     if (url.pathname === "/egress-ip") return new Response(`${options.egressIp}\n`, { headers: { "content-type": "text/plain" } });
     if (request.method !== "POST") return nginx(405, "Not Allowed");
     state.forwarded++;
-    return options.upstream(new Request("https://api.namecheap.com/xml.response", { method: "POST", headers: { "content-type": request.headers.get("content-type") ?? "application/x-www-form-urlencoded" }, body: await request.text(), signal: request.signal }));
+    return options.upstream(
+      new Request("https://api.namecheap.com/xml.response", {
+        method: "POST",
+        headers: { "content-type": request.headers.get("content-type") ?? "application/x-www-form-urlencoded" },
+        body: await request.text(),
+        signal: request.signal,
+      }),
+    );
   }
   return { state, handle, fetch: (input: Request | string | URL, init?: RequestInit) => handle(new Request(input, init)) };
 }

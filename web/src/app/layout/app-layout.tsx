@@ -93,9 +93,7 @@ export default function AppLayout({ screens }: { screens: Screen[] }) {
         <DialogPrimitive.Root open={mobileOpen} onOpenChange={setMobileOpen}>
           <DialogPrimitive.Portal>
             <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-            <DialogPrimitive.Content
-              className="fixed inset-y-0 left-0 z-50 w-[var(--sidebar-width-mobile)] bg-white shadow-xl focus:outline-none"
-            >
+            <DialogPrimitive.Content className="fixed inset-y-0 left-0 z-50 w-[var(--sidebar-width-mobile)] bg-white shadow-xl focus:outline-none">
               <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
               <DialogPrimitive.Description className="sr-only">Trackyard sections</DialogPrimitive.Description>
               <SidebarContents screens={screens} collapsed={false} onNavigate={() => setMobileOpen(false)} />

@@ -12,11 +12,7 @@ import { useSignOut } from "./use-sign-out";
 export function SecondaryNav() {
   const { data: user } = useUser();
   const { signOut, isPending } = useSignOut();
-  const tabs = [
-    { to: "/codes", label: "Codes" },
-    { to: "/billing", label: "Billing" },
-    ...(isAdmin(user) ? [{ to: "/users", label: "Users" }] : []),
-  ];
+  const tabs = [{ to: "/codes", label: "Codes" }, { to: "/billing", label: "Billing" }, ...(isAdmin(user) ? [{ to: "/users", label: "Users" }] : [])];
   return (
     <div className="mb-6 flex flex-col gap-3 border-b border-slate-200 pb-3 sm:flex-row sm:items-center sm:justify-between">
       <nav aria-label="Sections" className="flex gap-1">
@@ -40,12 +36,7 @@ export function SecondaryNav() {
           Logged in as <span className="font-medium text-slate-900">{user?.username}</span>
           {isAdmin(user) ? <span className="text-slate-500"> (Admin)</span> : null}
         </span>
-        <Button
-          variant="secondary"
-          size="sm"
-          disabled={isPending}
-          onClick={signOut}
-        >
+        <Button variant="secondary" size="sm" disabled={isPending} onClick={signOut}>
           <LogOut />
           Logout
         </Button>

@@ -15,8 +15,5 @@ export interface BadgeProps extends HTMLAttributes<HTMLSpanElement> {
 }
 
 export const Badge = ({ variant = "default", className, ...props }: BadgeProps) => (
-  <span
-    className={cn("inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium", VARIANTS[variant], className)}
-    {...props}
-  />
+  <span className={cn("inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium", VARIANTS[variant], className)} {...props} />
 );

@@ -23,22 +23,20 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   asChild?: boolean;
 }
 
-export const Button = forwardRef<HTMLButtonElement, ButtonProps>(
-  ({ variant = "primary", size = "md", asChild, className, type, ...props }, ref) => {
-    const Comp = asChild ? Slot.Root : "button";
-    return (
-      <Comp
-        ref={ref}
-        type={asChild ? undefined : (type ?? "button")}
-        className={cn(
-          "inline-flex shrink-0 items-center justify-center whitespace-nowrap rounded-md font-medium transition-colors disabled:cursor-not-allowed [&_svg]:size-4 [&_svg]:shrink-0",
-          VARIANTS[variant],
-          SIZES[size],
-          className,
-        )}
-        {...props}
-      />
-    );
-  },
-);
+export const Button = forwardRef<HTMLButtonElement, ButtonProps>(({ variant = "primary", size = "md", asChild, className, type, ...props }, ref) => {
+  const Comp = asChild ? Slot.Root : "button";
+  return (
+    <Comp
+      ref={ref}
+      type={asChild ? undefined : (type ?? "button")}
+      className={cn(
+        "inline-flex shrink-0 items-center justify-center whitespace-nowrap rounded-md font-medium transition-colors disabled:cursor-not-allowed [&_svg]:size-4 [&_svg]:shrink-0",
+        VARIANTS[variant],
+        SIZES[size],
+        className,
+      )}
+      {...props}
+    />
+  );
+});
 Button.displayName = "Button";

@@ -22,9 +22,7 @@ export const CardDescription = ({ className, ...props }: HTMLAttributes<HTMLPara
   <p className={cn("text-sm text-slate-500", className)} {...props} />
 );
 
-export const CardContent = ({ className, ...props }: HTMLAttributes<HTMLDivElement>) => (
-  <div className={cn("p-5 pt-0", className)} {...props} />
-);
+export const CardContent = ({ className, ...props }: HTMLAttributes<HTMLDivElement>) => <div className={cn("p-5 pt-0", className)} {...props} />;
 
 interface StatCardProps {
   label: string;

@@ -27,7 +27,11 @@ interface ComboboxProps {
 }
 
 /** Case, spaces, underscores and slashes do not matter: "new york" finds America/New_York. */
-const normalise = (s: string) => s.toLowerCase().replace(/[\s_/]+/g, " ").trim();
+const normalise = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[\s_/]+/g, " ")
+    .trim();
 
 /**
  * A text box that filters a long list as you type (the ARIA combobox pattern): arrow keys move
@@ -68,7 +72,13 @@ export function Combobox({ value, onValueChange, options, placeholder, empty = "
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
     if (e.key === "ArrowDown") {
       e.preventDefault();
-      if (!open) openAt(Math.max(0, matches.findIndex((o) => o.value === value)));
+      if (!open)
+        openAt(
+          Math.max(
+            0,
+            matches.findIndex((o) => o.value === value),
+          ),
+        );
       else setActive((a) => Math.min(a + 1, matches.length - 1));
     } else if (e.key === "ArrowUp") {
       e.preventDefault();
@@ -110,7 +120,15 @@ export function Combobox({ value, onValueChange, options, placeholder, empty = "
               setActive(0);
             }}
             onFocus={(e) => e.target.select()}
-            onClick={() => !open && openAt(Math.max(0, matches.findIndex((o) => o.value === value)))}
+            onClick={() =>
+              !open &&
+              openAt(
+                Math.max(
+                  0,
+                  matches.findIndex((o) => o.value === value),
+                ),
+              )
+            }
             onKeyDown={onKeyDown}
             className="h-9 w-full rounded-md border border-slate-300 bg-white pl-3 pr-9 text-sm text-slate-900 shadow-sm placeholder:text-slate-400 focus-visible:border-brand-600 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-600/30 aria-[invalid=true]:border-danger-600"
           />

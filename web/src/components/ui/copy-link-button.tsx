@@ -12,7 +12,12 @@ export function CopyLinkButton() {
   const { copied, copy } = useCopy("Link copied", "Could not copy the link to the clipboard");
   return (
     <Tooltip content="Copy a link to this screen as it is now">
-      <Button variant="secondary" size="icon" aria-label="Copy link" onClick={() => copy(window.location.href, "It opens this screen with the same range, filters and sort.")}>
+      <Button
+        variant="secondary"
+        size="icon"
+        aria-label="Copy link"
+        onClick={() => copy(window.location.href, "It opens this screen with the same range, filters and sort.")}
+      >
         {copied ? <Check className="text-success-600" /> : <Link2 />}
       </Button>
     </Tooltip>

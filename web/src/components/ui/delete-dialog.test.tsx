@@ -10,7 +10,13 @@ function Harness({ remove }: { remove(id: number): Promise<unknown> }) {
   const mutation = useMutation({ mutationFn: remove });
   return (
     <>
-      <DeleteDialog item={item} onClose={() => setItem(null)} remove={mutation} noun="lander" description={(i) => `Deleting ${i?.name ?? "this lander"} cascades.`} />
+      <DeleteDialog
+        item={item}
+        onClose={() => setItem(null)}
+        remove={mutation}
+        noun="lander"
+        description={(i) => `Deleting ${i?.name ?? "this lander"} cascades.`}
+      />
       <Toaster />
     </>
   );

@@ -9,7 +9,14 @@ import { toast, Toaster } from "./toast";
 function Screen({ mountWhenOpen = false, confirm = false }: { mountWhenOpen?: boolean; confirm?: boolean }) {
   const [open, setOpen] = useState(false);
   const dialog = confirm ? (
-    <ConfirmDialog open={open} onOpenChange={setOpen} title="Delete lander?" description="Gone for good." confirmLabel="Delete lander" onConfirm={() => setOpen(false)} />
+    <ConfirmDialog
+      open={open}
+      onOpenChange={setOpen}
+      title="Delete lander?"
+      description="Gone for good."
+      confirmLabel="Delete lander"
+      onConfirm={() => setOpen(false)}
+    />
   ) : (
     <Dialog open={open} onOpenChange={setOpen} title="Create New User">
       <input aria-label="Username" />

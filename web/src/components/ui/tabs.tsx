@@ -5,10 +5,7 @@ import { cn } from "@/lib/cn";
 export const Tabs = TabsPrimitive.Root;
 
 export const TabsList = ({ className, ...props }: ComponentProps<typeof TabsPrimitive.List>) => (
-  <TabsPrimitive.List
-    className={cn("inline-flex max-w-full items-center gap-1 overflow-x-auto rounded-lg bg-slate-100 p-1", className)}
-    {...props}
-  />
+  <TabsPrimitive.List className={cn("inline-flex max-w-full items-center gap-1 overflow-x-auto rounded-lg bg-slate-100 p-1", className)} {...props} />
 );
 
 export const TabsTrigger = ({ className, ...props }: ComponentProps<typeof TabsPrimitive.Trigger>) => (

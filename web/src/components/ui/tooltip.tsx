@@ -8,7 +8,17 @@ export const TooltipProvider = ({ children }: { children: ReactNode }) => (
   </TooltipPrimitive.Provider>
 );
 
-export function Tooltip({ content, children, side = "top", disabled }: { content: ReactNode; children: ReactElement; side?: "top" | "right" | "bottom" | "left"; disabled?: boolean }) {
+export function Tooltip({
+  content,
+  children,
+  side = "top",
+  disabled,
+}: {
+  content: ReactNode;
+  children: ReactElement;
+  side?: "top" | "right" | "bottom" | "left";
+  disabled?: boolean;
+}) {
   if (disabled) return children;
   return (
     <TooltipPrimitive.Root>

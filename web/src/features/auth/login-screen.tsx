@@ -70,7 +70,11 @@ function SecondFactorForm({ onSignedIn, onRestart }: { onSignedIn(user: CurrentU
       <Field
         label={recovery ? "Recovery code" : "Authentication code"}
         error={error}
-        hint={recovery ? "One of the ten codes you saved when you turned on two-factor sign-in; each works once." : "The 6-digit code your authenticator app shows for Trackyard."}
+        hint={
+          recovery
+            ? "One of the ten codes you saved when you turned on two-factor sign-in; each works once."
+            : "The 6-digit code your authenticator app shows for Trackyard."
+        }
       >
         <Input
           key={recovery ? "recovery" : "totp"}

@@ -74,9 +74,7 @@ export default function BillingScreen() {
   const min = Number(filters.minAmount);
   const max = Number(filters.maxAmount);
   const rangeError =
-    filters.minAmount.trim() && filters.maxAmount.trim() && Number.isFinite(min) && Number.isFinite(max) && min > max
-      ? "Max must be at least Min"
-      : undefined;
+    filters.minAmount.trim() && filters.maxAmount.trim() && Number.isFinite(min) && Number.isFinite(max) && min > max ? "Max must be at least Min" : undefined;
 
   const summary = list.data?.summary;
   const rows = list.data?.transactions ?? [];
@@ -90,15 +88,15 @@ export default function BillingScreen() {
             width, not the window's: the sidebar may be open or not). */}
         <div className="@container">
           <div className="grid grid-cols-1 gap-4 @xl:grid-cols-2 @5xl:grid-cols-4">
-          <StatCard
-            label="Total Transactions"
-            icon={<CreditCard />}
-            value={summary ? summary.total.count.toLocaleString("en-US") : "—"}
-            note={summary ? `${formatMoney(summary.total.amount)} pending and cleared` : "\u00a0"}
-          />
-          <StatCard label="Pending" icon={<Clock />} value={summary ? summary.pending.count.toLocaleString("en-US") : "—"} note="Awaiting clearance" />
-          <StatCard label="Cleared" icon={<CheckCircle2 />} value={summary ? summary.cleared.count.toLocaleString("en-US") : "—"} note="Completed" />
-          <StatCard label="Declined" icon={<XCircle />} value={summary ? summary.declined.count.toLocaleString("en-US") : "—"} note="Failed transactions" />
+            <StatCard
+              label="Total Transactions"
+              icon={<CreditCard />}
+              value={summary ? summary.total.count.toLocaleString("en-US") : "—"}
+              note={summary ? `${formatMoney(summary.total.amount)} pending and cleared` : "\u00a0"}
+            />
+            <StatCard label="Pending" icon={<Clock />} value={summary ? summary.pending.count.toLocaleString("en-US") : "—"} note="Awaiting clearance" />
+            <StatCard label="Cleared" icon={<CheckCircle2 />} value={summary ? summary.cleared.count.toLocaleString("en-US") : "—"} note="Completed" />
+            <StatCard label="Declined" icon={<XCircle />} value={summary ? summary.declined.count.toLocaleString("en-US") : "—"} note="Failed transactions" />
           </div>
         </div>
 
@@ -139,10 +137,24 @@ export default function BillingScreen() {
               />
             </Field>
             <Field label="Min Amount ($)">
-              <Input type="number" step={0.01} inputMode="decimal" className="tabular" value={filters.minAmount} onChange={(e) => setFilter({ minAmount: e.target.value })} />
+              <Input
+                type="number"
+                step={0.01}
+                inputMode="decimal"
+                className="tabular"
+                value={filters.minAmount}
+                onChange={(e) => setFilter({ minAmount: e.target.value })}
+              />
             </Field>
             <Field label="Max Amount ($)" error={rangeError}>
-              <Input type="number" step={0.01} inputMode="decimal" className="tabular" value={filters.maxAmount} onChange={(e) => setFilter({ maxAmount: e.target.value })} />
+              <Input
+                type="number"
+                step={0.01}
+                inputMode="decimal"
+                className="tabular"
+                value={filters.maxAmount}
+                onChange={(e) => setFilter({ maxAmount: e.target.value })}
+              />
             </Field>
           </CardContent>
         </Card>
@@ -191,15 +203,15 @@ export default function BillingScreen() {
                     </TableCell>
                     <TableCell className="whitespace-nowrap">{dash(t.vcnNickname)}</TableCell>
                     <TableCell className="tabular">{dash(t.vcnLast4)}</TableCell>
-                    <TableCell numeric className="whitespace-nowrap">{formatMoney(t.authBillingAmount)}</TableCell>
+                    <TableCell numeric className="whitespace-nowrap">
+                      {formatMoney(t.authBillingAmount)}
+                    </TableCell>
                   </TableRow>
                 )}
               </QueryRows>
             </TableBody>
           </Table>
-          {list.data ? (
-            <Pagination page={page} pageSize={list.data.pageSize} total={list.data.totalRows} onPageChange={setPage} noun="transactions" />
-          ) : null}
+          {list.data ? <Pagination page={page} pageSize={list.data.pageSize} total={list.data.totalRows} onPageChange={setPage} noun="transactions" /> : null}
         </Card>
       </div>
     </>

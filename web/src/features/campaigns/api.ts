@@ -30,8 +30,7 @@ export function useCreateCampaign() {
 export function useUpdateCampaign() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, ...json }: UpdateCampaignInput & { id: number }) =>
-      unwrap(api.campaigns[":id"].$patch({ param: { id: String(id) }, json })),
+    mutationFn: ({ id, ...json }: UpdateCampaignInput & { id: number }) => unwrap(api.campaigns[":id"].$patch({ param: { id: String(id) }, json })),
     onSuccess: () => qc.invalidateQueries({ queryKey: key }),
   });
 }

@@ -143,10 +143,7 @@ export default function ClicksScreen() {
         description="Every tracked click, newest first. Refreshes every 10 seconds."
         actions={
           <>
-            <DateRangePicker
-              value={range}
-              onChange={(r) => update({ startDate: r.startDate, endDate: r.endDate, page: null })}
-            />
+            <DateRangePicker value={range} onChange={(r) => update({ startDate: r.startDate, endDate: r.endDate, page: null })} />
             <Select
               aria-label="Campaign"
               className="w-48"
@@ -168,11 +165,7 @@ export default function ClicksScreen() {
         }
       />
       <div className="grid grid-cols-1 gap-6">
-        <VisitorFiltersRow
-          value={visitors}
-          facets={facets.data}
-          onChange={setVisitors}
-        />
+        <VisitorFiltersRow value={visitors} facets={facets.data} onChange={setVisitors} />
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <StatCard label="Total Clicks" icon={<MousePointerClick />} value={data ? data.total.toLocaleString("en-US") : "—"} />
           <StatCard label="Exit Clicks" icon={<LogOut />} value={data ? data.exitClicks.toLocaleString("en-US") : "—"} />

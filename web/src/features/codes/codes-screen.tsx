@@ -92,15 +92,25 @@ export default function CodesScreen() {
               {codes.isPending ? (
                 [0, 1, 2].map((i) => (
                   <TableRow key={i} data-testid="skeleton-row">
-                    <TableCell><Skeleton className="h-6 w-24" /></TableCell>
-                    <TableCell><Skeleton className="h-4 w-20" /></TableCell>
-                    <TableCell className="hidden md:table-cell"><Skeleton className="h-4 w-64" /></TableCell>
-                    <TableCell><Skeleton className="ml-auto h-8 w-8" /></TableCell>
+                    <TableCell>
+                      <Skeleton className="h-6 w-24" />
+                    </TableCell>
+                    <TableCell>
+                      <Skeleton className="h-4 w-20" />
+                    </TableCell>
+                    <TableCell className="hidden md:table-cell">
+                      <Skeleton className="h-4 w-64" />
+                    </TableCell>
+                    <TableCell>
+                      <Skeleton className="ml-auto h-8 w-8" />
+                    </TableCell>
                   </TableRow>
                 ))
               ) : codes.isError && items.length === 0 ? (
                 <tr>
-                  <td colSpan={4} className="px-3 py-10 text-center text-sm text-danger-600">{codes.error.message || "Failed to fetch codes"}</td>
+                  <td colSpan={4} className="px-3 py-10 text-center text-sm text-danger-600">
+                    {codes.error.message || "Failed to fetch codes"}
+                  </td>
                 </tr>
               ) : items.length === 0 ? (
                 <tr>

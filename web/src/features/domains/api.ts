@@ -41,10 +41,14 @@ function useDomainMutation<A, R>(call: (arg: A) => Promise<R>) {
 export const usePurchaseDomain = () => useDomainMutation((domain: string) => unwrap(api.domains.purchase.$post({ json: { domain } })));
 
 export const useConfigureDomain = () =>
-  useDomainMutation(({ id, subdomain }: { id: number; subdomain: string }) => unwrap(api.domains[":id"].configure.$post({ param: { id: String(id) }, json: { subdomain } })));
+  useDomainMutation(({ id, subdomain }: { id: number; subdomain: string }) =>
+    unwrap(api.domains[":id"].configure.$post({ param: { id: String(id) }, json: { subdomain } })),
+  );
 
-export const useUpdateNameservers = () => useDomainMutation((id: number) => unwrap(api.domains[":id"]["update-nameservers"].$post({ param: { id: String(id) } })));
+export const useUpdateNameservers = () =>
+  useDomainMutation((id: number) => unwrap(api.domains[":id"]["update-nameservers"].$post({ param: { id: String(id) } })));
 
-export const useMigrateToWorkers = () => useDomainMutation((id: number) => unwrap(api.domains[":id"]["migrate-to-workers"].$post({ param: { id: String(id) } })));
+export const useMigrateToWorkers = () =>
+  useDomainMutation((id: number) => unwrap(api.domains[":id"]["migrate-to-workers"].$post({ param: { id: String(id) } })));
 
 export const useDeleteDomain = () => useDomainMutation((id: number) => unwrap(api.domains[":id"].$delete({ param: { id: String(id) } })));

@@ -27,8 +27,23 @@ const domain = (over: Partial<Domain>): Domain => ({
 
 const ROWS: Domain[] = [
   domain({ id: 1, domain: "bought.xyz" }),
-  domain({ id: 2, domain: "waiting.xyz", status: "configuring_dns", subdomain: "trk", host: "trk.waiting.xyz", cloudflareZoneId: "z2", note: "Waiting for Cloudflare to activate the zone (checked every 15 minutes)." }),
-  domain({ id: 3, domain: "broken.xyz", status: "dns_failed", subdomain: "go", host: "go.broken.xyz", errorMessage: "The Cloudflare API token lacks the Zone Edit permission." }),
+  domain({
+    id: 2,
+    domain: "waiting.xyz",
+    status: "configuring_dns",
+    subdomain: "trk",
+    host: "trk.waiting.xyz",
+    cloudflareZoneId: "z2",
+    note: "Waiting for Cloudflare to activate the zone (checked every 15 minutes).",
+  }),
+  domain({
+    id: 3,
+    domain: "broken.xyz",
+    status: "dns_failed",
+    subdomain: "go",
+    host: "go.broken.xyz",
+    errorMessage: "The Cloudflare API token lacks the Zone Edit permission.",
+  }),
   domain({ id: 4, domain: "live.xyz", status: "active", subdomain: "trk", host: "trk.live.xyz", cloudflareZoneId: "z4" }),
   domain({ id: 5, domain: "lost.xyz", status: "failed", purchaseOrderId: null, errorMessage: "Namecheap error 2033409: Insufficient funds" }),
   domain({ id: 6, domain: "odd.xyz", status: "mystery" as Domain["status"] }),
@@ -51,9 +66,18 @@ function stubApi(rows: Domain[], setupBody = setup()) {
   return fetchMock;
 }
 
-const render = () => renderWithUser(<MemoryRouter><DomainsScreen /></MemoryRouter>, admin());
+const render = () =>
+  renderWithUser(
+    <MemoryRouter>
+      <DomainsScreen />
+    </MemoryRouter>,
+    admin(),
+  );
 const rowOf = (name: string) => screen.getByText(name).closest("tr") as HTMLElement;
-const buttons = (name: string) => within(rowOf(name)).getAllByRole("button").map((b) => b.getAttribute("aria-label") ?? b.textContent);
+const buttons = (name: string) =>
+  within(rowOf(name))
+    .getAllByRole("button")
+    .map((b) => b.getAttribute("aria-label") ?? b.textContent);
 
 describe("Domains screen", () => {
   beforeEach(() => vi.useRealTimers());

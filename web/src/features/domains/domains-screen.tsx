@@ -24,7 +24,10 @@ export default function DomainsScreen() {
 
   return (
     <>
-      <PageHeader title="Domain Automation" description="Find, price-check and buy .xyz tracking domains, put them on Cloudflare and serve tracking from them." />
+      <PageHeader
+        title="Domain Automation"
+        description="Find, price-check and buy .xyz tracking domains, put them on Cloudflare and serve tracking from them."
+      />
       {setup.data ? <SetupCard setup={setup.data} /> : null}
       {/* grid-cols-1 is minmax(0, 1fr): the wide table scrolls inside its card on a phone. */}
       <div className="grid grid-cols-1 gap-6">

@@ -76,10 +76,14 @@ export default function InvoicingScreen() {
       { ...parsed.data, id: editingId ?? undefined },
       {
         onSuccess: () => {
-          toast({ title: editing ? "Invoice updated successfully" : "Invoice created successfully", description: `${parsed.data.mediaBuyer}, ${formatDate(parsed.data.invoiceDate)}` });
+          toast({
+            title: editing ? "Invoice updated successfully" : "Invoice created successfully",
+            description: `${parsed.data.mediaBuyer}, ${formatDate(parsed.data.invoiceDate)}`,
+          });
           reset();
         },
-        onError: (err) => toastError(editing ? "Error updating invoice" : "Error creating invoice", err, editing ? "Failed to update invoice" : "Failed to create invoice"),
+        onError: (err) =>
+          toastError(editing ? "Error updating invoice" : "Error creating invoice", err, editing ? "Failed to update invoice" : "Failed to create invoice"),
       },
     );
   };
@@ -111,13 +115,37 @@ export default function InvoicingScreen() {
                   <Input type="date" value={form.invoiceDate} onChange={(e) => set({ invoiceDate: e.target.value })} />
                 </Field>
                 <Field label="Amount Paid ($)" error={errors.amountPaid}>
-                  <Input type="number" step={0.01} min={0} inputMode="decimal" className="tabular" value={form.amountPaid} onChange={(e) => set({ amountPaid: e.target.value })} />
+                  <Input
+                    type="number"
+                    step={0.01}
+                    min={0}
+                    inputMode="decimal"
+                    className="tabular"
+                    value={form.amountPaid}
+                    onChange={(e) => set({ amountPaid: e.target.value })}
+                  />
                 </Field>
                 <Field label="Revenue Share (%)" error={errors.revenueSharePercent}>
-                  <Input type="number" step={0.01} min={0} max={100} inputMode="decimal" className="tabular" value={form.revenueSharePercent} onChange={(e) => set({ revenueSharePercent: e.target.value })} />
+                  <Input
+                    type="number"
+                    step={0.01}
+                    min={0}
+                    max={100}
+                    inputMode="decimal"
+                    className="tabular"
+                    value={form.revenueSharePercent}
+                    onChange={(e) => set({ revenueSharePercent: e.target.value })}
+                  />
                 </Field>
                 <Field label="Profit ($)" error={errors.profit}>
-                  <Input type="number" step={0.01} inputMode="decimal" className="tabular" value={form.profit} onChange={(e) => set({ profit: e.target.value })} />
+                  <Input
+                    type="number"
+                    step={0.01}
+                    inputMode="decimal"
+                    className="tabular"
+                    value={form.profit}
+                    onChange={(e) => set({ profit: e.target.value })}
+                  />
                 </Field>
               </div>
               <Field label="Notes (optional)" error={errors.notes}>
@@ -197,7 +225,12 @@ export default function InvoicingScreen() {
                         >
                           <Pencil />
                         </Button>
-                        <Button variant="ghost" size="icon" aria-label={`Delete invoice of ${i.mediaBuyer}, ${formatDate(i.invoiceDate)}`} onClick={() => setDeleting(i)}>
+                        <Button
+                          variant="ghost"
+                          size="icon"
+                          aria-label={`Delete invoice of ${i.mediaBuyer}, ${formatDate(i.invoiceDate)}`}
+                          onClick={() => setDeleting(i)}
+                        >
                           <Trash2 className="text-danger-600" />
                         </Button>
                       </div>

@@ -69,7 +69,12 @@ function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; o
   };
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} title={editing ? "Edit Lander" : "Add Lander"} description="The landing page visitors reach from a campaign's tracking link.">
+    <Dialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title={editing ? "Edit Lander" : "Add Lander"}
+      description="The landing page visitors reach from a campaign's tracking link."
+    >
       <form className="grid gap-4" onSubmit={onSubmit} noValidate>
         <Field label="Name" error={errors.name}>
           <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Spring quiz lander" maxLength={255} />
@@ -155,9 +160,7 @@ export default function LandersScreen() {
           </TableBody>
         </Table>
       </Card>
-      {editing !== undefined ? (
-        <LanderDialog key={editing?.id ?? "new"} lander={editing} open onOpenChange={(o) => !o && setEditing(undefined)} />
-      ) : null}
+      {editing !== undefined ? <LanderDialog key={editing?.id ?? "new"} lander={editing} open onOpenChange={(o) => !o && setEditing(undefined)} /> : null}
       <DeleteDialog
         item={deleting}
         onClose={() => setDeleting(null)}

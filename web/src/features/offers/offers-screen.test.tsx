@@ -4,7 +4,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { member, renderWithUser } from "@/test/render";
 import OffersScreen from "./offers-screen";
 
-const renderScreen = () => renderWithUser(<MemoryRouter><OffersScreen /></MemoryRouter>, member(["offers"]));
+const renderScreen = () =>
+  renderWithUser(
+    <MemoryRouter>
+      <OffersScreen />
+    </MemoryRouter>,
+    member(["offers"]),
+  );
 const calls = (fetchMock: ReturnType<typeof vi.fn>) => fetchMock.mock.calls.map(([input]) => new URL(String(input), "http://localhost"));
 const days = (u: URL) => (Date.parse(u.searchParams.get("endDate")!) - Date.parse(u.searchParams.get("startDate")!)) / 86_400_000 + 1;
 

@@ -80,8 +80,7 @@ function SettingsForms() {
               Redirect Domain
             </CardTitle>
             <CardDescription>
-              The host your tracking links use, unless a campaign has its own tracking domain. A value without
-              http(s):// is treated as https.
+              The host your tracking links use, unless a campaign has its own tracking domain. A value without http(s):// is treated as https.
             </CardDescription>
           </CardHeader>
           <CardContent>

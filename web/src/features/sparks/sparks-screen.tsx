@@ -106,7 +106,9 @@ export default function SparksScreen() {
                         <Trash2 className="text-danger-600" />
                       </Button>
                     </div>
-                    <pre className="mt-3 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 p-3 font-mono text-xs text-slate-800">{s.code}</pre>
+                    <pre className="mt-3 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-50 p-3 font-mono text-xs text-slate-800">
+                      {s.code}
+                    </pre>
                   </li>
                 ))}
               </ul>

@@ -33,7 +33,11 @@ function compareValues(a: unknown, b: unknown): number {
  * Ties keep a fixed order (by name, then key), so a refresh every 30 seconds never shuffles
  * equal rows.
  */
-export function sortRows<R extends { key: string; name: string }, K extends string>(rows: readonly R[], sort: Sort<K>, valueOf: (row: R, key: K) => unknown): R[] {
+export function sortRows<R extends { key: string; name: string }, K extends string>(
+  rows: readonly R[],
+  sort: Sort<K>,
+  valueOf: (row: R, key: K) => unknown,
+): R[] {
   const sign = sort.direction === "asc" ? 1 : -1;
   return [...rows].sort((a, b) => {
     const primary = compareValues(valueOf(a, sort.key), valueOf(b, sort.key)) * sign;

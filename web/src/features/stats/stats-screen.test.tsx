@@ -60,7 +60,10 @@ function route(url: URL): unknown {
   switch (url.pathname) {
     case "/api/stats/report": {
       const campaignId = url.searchParams.get("campaignId");
-      return report(campaignId ? ROWS.filter((r) => String(r.campaignId) === campaignId) : ROWS, (url.searchParams.get("groupBy") ?? "campaign") as Report["groupBy"]);
+      return report(
+        campaignId ? ROWS.filter((r) => String(r.campaignId) === campaignId) : ROWS,
+        (url.searchParams.get("groupBy") ?? "campaign") as Report["groupBy"],
+      );
     }
     case "/api/stats/filters":
       return { mediaBuyers: ["mb-ana", "mb-bo"] };
@@ -76,7 +79,9 @@ function route(url: URL): unknown {
 }
 
 const reportCalls = (fetchMock: ReturnType<typeof vi.fn>) =>
-  fetchMock.mock.calls.map(([input]) => new URL(String(input instanceof Request ? input.url : input), "http://localhost")).filter((u) => u.pathname === "/api/stats/report");
+  fetchMock.mock.calls
+    .map(([input]) => new URL(String(input instanceof Request ? input.url : input), "http://localhost"))
+    .filter((u) => u.pathname === "/api/stats/report");
 
 const renderScreen = () =>
   renderWithUser(
@@ -157,7 +162,9 @@ describe("Stats screen", () => {
     expect(within(traffic).getByText(/come from CAKE.*until their first sync/)).toBeTruthy();
     fireEvent.mouseDown(screen.getByRole("tab", { name: "Sparks" }), { button: 0 });
     await waitFor(() => expect(reportCalls(fetchMock).at(-1)!.searchParams.get("groupBy")).toBe("spark"));
-    await waitFor(() => expect(within(screen.getByRole("region", { name: "Our traffic" })).getByText("Link Clicks").nextElementSibling!.textContent).toBe("500"));
+    await waitFor(() =>
+      expect(within(screen.getByRole("region", { name: "Our traffic" })).getByText("Link Clicks").nextElementSibling!.textContent).toBe("500"),
+    );
   });
 
   it("a campaign row toggles the campaign filter, with the chip and the Filtered badge; Direct does not", async () => {
@@ -198,7 +205,7 @@ describe("Stats screen", () => {
   });
 
   it("exports the rows in the table's order, formula-safe", async () => {
-    ROWS.push(row("3", "=HYPERLINK(\"http://x\")", 3, metrics(1, 0, "0.00", "5.00")));
+    ROWS.push(row("3", '=HYPERLINK("http://x")', 3, metrics(1, 0, "0.00", "5.00")));
     let blob: Blob | undefined;
     const createObjectURL = vi.fn((b: Blob) => {
       blob = b;
@@ -214,7 +221,10 @@ describe("Stats screen", () => {
       await screen.findByText("Alpha");
       await act(async () => fireEvent.click(screen.getByRole("button", { name: "Download CSV" })));
       expect(clicked).toEqual([expect.stringMatching(/^stats-\d{4}-\d{2}-\d{2}\.csv$/)]);
-      const lines = (await blob!.text()).replace(/^\uFEFF/, "").trim().split("\r\n");
+      const lines = (await blob!.text())
+        .replace(/^\uFEFF/, "")
+        .trim()
+        .split("\r\n");
       expect(lines[0]).toBe("Name,Visits,Conversions,Revenue,Spend,Profit,ROI,ROAS,CR,EPC,CPV");
       expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(["Alpha", "Bravo", "Direct", `"'=HYPERLINK(""http://x"")"`]);
       expect(lines[2]).toBe("Bravo,400,2,90.00,120.00,-30.00,-25.0,0.75,0.50,0.225,0.300");
@@ -249,7 +259,22 @@ describe("Stats screen", () => {
     expect(puts()).toEqual([]);
     await waitFor(() => expect(puts()).toHaveLength(1), { timeout: 2000 });
     expect(puts()[0]).toEqual({
-      visibleColumns: ["name", "visits", "conversions", "revenue", "spend", "profit", "roi", "roas", "cr", "cpv", "linkClicks", "exitClicks", "landerCtr", "botShare"],
+      visibleColumns: [
+        "name",
+        "visits",
+        "conversions",
+        "revenue",
+        "spend",
+        "profit",
+        "roi",
+        "roas",
+        "cr",
+        "cpv",
+        "linkClicks",
+        "exitClicks",
+        "landerCtr",
+        "botShare",
+      ],
       columnWidths: { name: 50 },
     });
   });

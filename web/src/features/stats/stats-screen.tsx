@@ -29,7 +29,6 @@ import { useTablePreferences } from "./use-table-preferences";
 
 const DailyChart = lazy(() => import("./components/daily-chart"));
 
-
 function LastSync({ lastSync }: { lastSync: { cake: string | null; tiktok: string | null } }) {
   const when = (iso: string | null) => (iso ? `synced ${formatRelative(iso)}` : "not synced yet");
   return (
@@ -85,9 +84,7 @@ export default function StatsScreen() {
     <>
       <PageHeader
         title="Dashboard"
-        description={
-          report.data && !admin ? <LastSync lastSync={report.data.lastSync} /> : "Revenue, spend and profit by campaign, spark, offer and more."
-        }
+        description={report.data && !admin ? <LastSync lastSync={report.data.lastSync} /> : "Revenue, spend and profit by campaign, spark, offer and more."}
         actions={
           <>
             <Button variant="secondary" onClick={exportCsv} disabled={!report.data || rows.length === 0}>

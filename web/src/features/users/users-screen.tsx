@@ -112,13 +112,7 @@ export default function UsersScreen() {
             </TableRow>
           </TableHeader>
           <TableBody>
-            <QueryRows
-              query={users}
-              rows={rows}
-              colSpan={4}
-              loading="Loading users..."
-              emptyState={<EmptyState icon={<UsersIcon />} title="No users yet" />}
-            >
+            <QueryRows query={users} rows={rows} colSpan={4} loading="Loading users..." emptyState={<EmptyState icon={<UsersIcon />} title="No users yet" />}>
               {(u) => (
                 <TableRow key={u.id}>
                   <TableCell className="font-medium text-slate-900">

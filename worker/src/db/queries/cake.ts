@@ -22,9 +22,7 @@ export interface DayRange {
 /** Every counted conversion's key is also a cake_stats key; these are the columns of both. */
 const KEY = sql.raw("date, offer_id, subid1, subid2, subid3");
 const sameKey = (other: string, table: string) =>
-  sql.raw(
-    ["date", "offer_id", "subid1", "subid2", "subid3"].map((c) => `${other}.${c} = ${table}.${c}`).join(" and "),
-  );
+  sql.raw(["date", "offer_id", "subid1", "subid2", "subid3"].map((c) => `${other}.${c} = ${table}.${c}`).join(" and "));
 
 /** What cake_attributed_daily holds per row, in its insert order. */
 const ATTRIBUTED_COLUMNS = sql.raw(
@@ -124,8 +122,7 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
     select 1 from cake_conversions p
     where p.offer_id = cake_conversions.offer_id and p.subid2 = cake_conversions.subid2
       and p.source = 'pull' and p.postback_at is null))`;
-  const nameOrKept = (table: string) =>
-    sql.raw(`case when excluded.offer_name <> '' then excluded.offer_name else ${table}.offer_name end`);
+  const nameOrKept = (table: string) => sql.raw(`case when excluded.offer_name <> '' then excluded.offer_name else ${table}.offer_name end`);
   const clicksOrKept = sql`case when excluded.date between ${p.start} and ${p.end} then excluded.clicks else cake_stats.clicks end`;
 
   const before: SQL[] = [

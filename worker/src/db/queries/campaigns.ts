@@ -51,7 +51,10 @@ export const getCampaign = (db: Db, id: number) =>
 // The writes are returned unrun, so a route can batch them with their audit entry.
 
 export const insertCampaign = (db: Db, values: CampaignValues) =>
-  db.insert(campaigns).values({ ...values, createdAt: Date.now() }).returning({ id: campaigns.id });
+  db
+    .insert(campaigns)
+    .values({ ...values, createdAt: Date.now() })
+    .returning({ id: campaigns.id });
 
 /** No row back when there is no such campaign. */
 export const updateCampaign = (db: Db, id: number, values: Partial<CampaignValues>) =>
@@ -69,11 +72,7 @@ export async function referenceProblems(db: Db, refs: { landerId?: number; offer
     refs.landerId ? db.select({ id: landers.id }).from(landers).where(eq(landers.id, refs.landerId)).get() : undefined,
     refs.offerId ? db.select({ id: offers.id }).from(offers).where(eq(offers.id, refs.offerId)).get() : undefined,
     refs.domainId
-      ? db
-          .select({ domain: domains.domain, subdomain: domains.subdomain, status: domains.status })
-          .from(domains)
-          .where(eq(domains.id, refs.domainId))
-          .get()
+      ? db.select({ domain: domains.domain, subdomain: domains.subdomain, status: domains.status }).from(domains).where(eq(domains.id, refs.domainId)).get()
       : undefined,
   ]);
   const problems: { field: string; message: string }[] = [];

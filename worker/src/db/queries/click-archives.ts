@@ -146,7 +146,10 @@ export async function archivedClicksLeft(db: Db, archive: VerifiedArchive): Prom
 }
 
 export async function markArchiveDeleted(db: Db, day: string, at: number) {
-  await db.update(clickArchives).set({ deletedAt: at }).where(sql`${clickArchives.day} = ${day}`);
+  await db
+    .update(clickArchives)
+    .set({ deletedAt: at })
+    .where(sql`${clickArchives.day} = ${day}`);
 }
 
 /** Archived days overlapping [startMs, endMs), oldest first. */
@@ -158,6 +161,10 @@ export const archivesOverlapping = (db: Db, startMs: number, endMs: number) =>
     .orderBy(asc(clickArchives.startMs));
 
 export async function archiveOfDay(db: Db, day: string): Promise<ClickArchive | null> {
-  const [row] = await db.select().from(clickArchives).where(and(verified, sql`${clickArchives.day} = ${day}`)).limit(1);
+  const [row] = await db
+    .select()
+    .from(clickArchives)
+    .where(and(verified, sql`${clickArchives.day} = ${day}`))
+    .limit(1);
   return row ?? null;
 }

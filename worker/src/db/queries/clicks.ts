@@ -29,7 +29,11 @@ const INSERT_FROM_JSON = sql.raw(
 export async function insertClicks(db: Db, rows: NewClick[]) {
   // A value left out takes the column's default (the bot flag), as a VALUES insert would.
   const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key, column]) => row[key] ?? column.default ?? null)));
-  if (chunks.length) await rawBatch(db, chunks.map((chunk) => sql`${INSERT_FROM_JSON} from json_each(${chunk})`));
+  if (chunks.length)
+    await rawBatch(
+      db,
+      chunks.map((chunk) => sql`${INSERT_FROM_JSON} from json_each(${chunk})`),
+    );
 }
 
 export const insertClick = (db: Db, row: NewClick) => insertClicks(db, [row]);
@@ -140,7 +144,10 @@ const newestFirst = [desc(clicks.clickedAt), desc(clicks.id)] as const;
 export async function clickLogPage(db: Db, filter: ClickFilter, page: number, pageSize: number) {
   const where = matching(filter);
   const [totals, rows] = await db.batch([
-    db.select({ total: count(), exits: count(clicks.exitedAt), bots: sql<number>`coalesce(sum(${clicks.bot}), 0)` }).from(clicks).where(where),
+    db
+      .select({ total: count(), exits: count(clicks.exitedAt), bots: sql<number>`coalesce(sum(${clicks.bot}), 0)` })
+      .from(clicks)
+      .where(where),
     db
       .select(logColumns)
       .from(clicks)
@@ -165,9 +172,7 @@ export const clickRowsAfter = (db: Db, filter: ClickFilter, after: { clickedAt: 
     .where(
       and(
         matching(filter),
-        after === null
-          ? undefined
-          : or(lt(clicks.clickedAt, after.clickedAt), and(eq(clicks.clickedAt, after.clickedAt), lt(clicks.id, after.id))),
+        after === null ? undefined : or(lt(clicks.clickedAt, after.clickedAt), and(eq(clicks.clickedAt, after.clickedAt), lt(clicks.id, after.id))),
       ),
     )
     .orderBy(...newestFirst)

@@ -20,10 +20,7 @@ export const domainsNeedingWork = (db: Db, now: number, limit: number) =>
     .select()
     .from(domains)
     .where(
-      and(
-        inArray(domains.status, ["purchasing", "configuring_dns"] satisfies DomainStatus[]),
-        or(isNull(domains.leaseUntil), lt(domains.leaseUntil, now)),
-      ),
+      and(inArray(domains.status, ["purchasing", "configuring_dns"] satisfies DomainStatus[]), or(isNull(domains.leaseUntil), lt(domains.leaseUntil, now))),
     )
     .orderBy(asc(domains.id))
     .limit(limit);

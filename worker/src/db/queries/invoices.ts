@@ -15,8 +15,7 @@ export const getInvoice = (db: Db, id: number) => db.select().from(invoices).whe
 export const insertInvoice = (db: Db, values: InvoiceValues) => db.insert(invoices).values(values).returning();
 
 /** No row back when there is no invoice with this id. */
-export const updateInvoice = (db: Db, id: number, values: Partial<InvoiceValues>) =>
-  db.update(invoices).set(values).where(eq(invoices.id, id)).returning();
+export const updateInvoice = (db: Db, id: number, values: Partial<InvoiceValues>) => db.update(invoices).set(values).where(eq(invoices.id, id)).returning();
 
 /** No row back when there is no invoice with this id. */
 export const deleteInvoice = (db: Db, id: number) => db.delete(invoices).where(eq(invoices.id, id)).returning({ id: invoices.id });

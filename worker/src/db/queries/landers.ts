@@ -11,7 +11,10 @@ export const getLander = (db: Db, id: number) => db.select(columns).from(landers
 // The writes are returned unrun, so a route can batch them with their audit entry.
 
 export const insertLander = (db: Db, values: { name: string; url: string }) =>
-  db.insert(landers).values({ ...values, createdAt: Date.now() }).returning(columns);
+  db
+    .insert(landers)
+    .values({ ...values, createdAt: Date.now() })
+    .returning(columns);
 
 /** No row back when there is no such lander. */
 export const updateLander = (db: Db, id: number, values: { name?: string; url?: string }) =>

@@ -11,7 +11,10 @@ export const getOffer = (db: Db, id: number) => db.select(columns).from(offers).
 // The writes are returned unrun, so a route can batch them with their audit entry.
 
 export const insertOffer = (db: Db, values: { name: string; url: string; utmTemplate: string }) =>
-  db.insert(offers).values({ ...values, createdAt: Date.now() }).returning(columns);
+  db
+    .insert(offers)
+    .values({ ...values, createdAt: Date.now() })
+    .returning(columns);
 
 /** No row back when there is no such offer. */
 export const updateOffer = (db: Db, id: number, values: { name?: string; url?: string; utmTemplate?: string }) =>

@@ -14,9 +14,7 @@ function clean(row: { visibleColumns: unknown; columnWidths: unknown } | undefin
   const widths = row?.columnWidths && typeof row.columnWidths === "object" ? (row.columnWidths as Record<string, unknown>) : {};
   return {
     visibleColumns: visible.filter((c): c is StatsColumn => typeof c === "string" && isColumn(c)),
-    columnWidths: Object.fromEntries(
-      Object.entries(widths).filter((e): e is [StatsColumn, number] => isColumn(e[0]) && typeof e[1] === "number"),
-    ),
+    columnWidths: Object.fromEntries(Object.entries(widths).filter((e): e is [StatsColumn, number] => isColumn(e[0]) && typeof e[1] === "number")),
   };
 }
 

@@ -12,7 +12,10 @@ export const SETTING_DEFAULTS: Record<SettingKey, string> = {
 
 /** Every known setting with its stored value or default. */
 export async function readSettings(db: Db): Promise<Record<SettingKey, string>> {
-  const rows = await db.select().from(settings).where(inArray(settings.key, [...SETTING_KEY_NAMES]));
+  const rows = await db
+    .select()
+    .from(settings)
+    .where(inArray(settings.key, [...SETTING_KEY_NAMES]));
   const values = { ...SETTING_DEFAULTS };
   for (const row of rows) values[row.key as SettingKey] = row.value;
   return values;
@@ -30,8 +33,5 @@ export async function reportTimeZone(db: Db): Promise<string> {
 /** The upsert of one setting, unrun (awaiting it runs it): a route batches it with its audit entry. */
 export function writeSetting(db: Db, key: SettingKey, value: string) {
   const updatedAt = Date.now();
-  return db
-    .insert(settings)
-    .values({ key, value, updatedAt })
-    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt } });
+  return db.insert(settings).values({ key, value, updatedAt }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt } });
 }

@@ -61,7 +61,10 @@ export async function createSpark(
     const newId = sql`(select ${sparks.id} from ${sparks} where ${sparks.sparkId} = ${sparkId})`;
     try {
       const [created] = await db.batch([
-        db.insert(sparks).values({ ...values, sparkId, createdAt: now }).returning(columns),
+        db
+          .insert(sparks)
+          .values({ ...values, sparkId, createdAt: now })
+          .returning(columns),
         ...(assignTo === null
           ? []
           : [

@@ -66,12 +66,10 @@ export const CAKE_ONLY_GROUPINGS: readonly StatsGrouping[] = ["offer", "spark", 
 export type SpendLink = "direct" | "our-clicks" | "cake-clicks";
 
 /** Whether anything narrows the report below "everything in the range". */
-export const isRestricted = (q: ReportQuery) =>
-  q.buyerScope !== undefined || Object.values(q.filters).some((v) => v !== undefined);
+export const isRestricted = (q: ReportQuery) => q.buyerScope !== undefined || Object.values(q.filters).some((v) => v !== undefined);
 
 /** A narrowing only CAKE's rows can apply: a spark, a media buyer, a member's buyers. */
-export const isCakeNarrowed = (q: ReportQuery) =>
-  q.buyerScope !== undefined || q.filters.sparkId !== undefined || q.filters.mediaBuyer !== undefined;
+export const isCakeNarrowed = (q: ReportQuery) => q.buyerScope !== undefined || q.filters.sparkId !== undefined || q.filters.mediaBuyer !== undefined;
 
 export function spendLink(q: ReportQuery): SpendLink {
   // A narrowing only CAKE's rows can apply needs weights that carry it: the CAKE rows matched to our clicks.
@@ -146,9 +144,7 @@ function cakeFrom(groupBy: StatsGrouping) {
   const dim = AUDIENCE_DIM_OF[groupBy];
   // The dimension is one of our constants, written into the statement (D1 allows 100 parameters).
   if (dim) return sql.raw(`(select *, null as offer_name from cake_audience_daily where dim = '${dim}') r`);
-  return joinsCampaign(groupBy)
-    ? sql`cake_attributed_daily r left join campaigns c on c.id = r.campaign_id`
-    : sql`cake_attributed_daily r`;
+  return joinsCampaign(groupBy) ? sql`cake_attributed_daily r left join campaigns c on c.id = r.campaign_id` : sql`cake_attributed_daily r`;
 }
 
 /**

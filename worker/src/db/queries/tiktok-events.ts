@@ -33,7 +33,10 @@ export const EVENT_SETTING_DEFAULTS: TikTokEventSettings = { pixelCode: "", test
 
 export async function readEventSettings(db: Db): Promise<TikTokEventSettings> {
   const rows = await db.all<{ key: string; value: string }>(
-    sql`select key, value from settings where key in (${sql.join(Object.values(SETTING_KEYS).map((k) => sql`${k}`), sql`, `)})`,
+    sql`select key, value from settings where key in (${sql.join(
+      Object.values(SETTING_KEYS).map((k) => sql`${k}`),
+      sql`, `,
+    )})`,
   );
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   const pending = stored.get(SETTING_KEYS.pendingEvent) ?? "";

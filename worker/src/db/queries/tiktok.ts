@@ -11,9 +11,7 @@ import type { DayRange } from "./cake";
  * Returns how many rows were inserted or changed.
  */
 export async function upsertTikTokDays(db: Db, rows: TikTokCampaignDay[], now: number): Promise<number> {
-  const chunks = jsonChunks(
-    rows.map((r) => [r.date, r.campaignId, r.campaignName, r.spendCents, r.impressions, r.clicks, r.conversions]),
-  );
+  const chunks = jsonChunks(rows.map((r) => [r.date, r.campaignId, r.campaignName, r.spendCents, r.impressions, r.clicks, r.conversions]));
   if (!chunks.length) return 0;
   const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
   // An empty name in the report ("-") never erases a name we already know.

@@ -41,7 +41,10 @@ export function jsonChunks(values: readonly string[], maxBytes: number): string[
  */
 export async function storedStatuses(db: Db, keys: readonly string[], chunkBytes = IMPORT_CHUNK_BYTES) {
   const found = new Map<string, TransactionStatusValue>();
-  const chunks = jsonChunks(keys.map((k) => JSON.stringify(k)), chunkBytes);
+  const chunks = jsonChunks(
+    keys.map((k) => JSON.stringify(k)),
+    chunkBytes,
+  );
   if (!chunks.length) return found;
   const [first, ...rest] = chunks.map((chunk) =>
     db
@@ -142,8 +145,7 @@ export interface TransactionFilters {
 // parameter, so without names they would overwrite each other in the row object.
 const centsWhere = (status: SQL, name: string) =>
   sql<number>`coalesce(sum(case when ${status} then ${transactions.authBillingAmountCents} end), 0)`.mapWith(Number).as(name);
-const countWhere = (status: SQL, name: string) =>
-  sql<number>`coalesce(sum(case when ${status} then 1 else 0 end), 0)`.mapWith(Number).as(name);
+const countWhere = (status: SQL, name: string) => sql<number>`coalesce(sum(case when ${status} then 1 else 0 end), 0)`.mapWith(Number).as(name);
 const isStatus = (s: TransactionStatusValue) => sql`${transactions.status} = ${s}`;
 
 /**

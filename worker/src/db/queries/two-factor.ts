@@ -63,14 +63,12 @@ export async function useRecoveryCode(db: Db, userId: string, codeHash: string, 
 }
 
 /** Statements that turn two-factor sign-in on with `secret` (encrypted) and fresh recovery codes. */
-export const enableTwoFactor = (db: Db, userId: string, secret: string, step: number, codeHashes: string[], now = Date.now()) => [
-  db
-    .update(users)
-    .set({ totpSecret: secret, totpPendingSecret: null, totpEnabledAt: now, totpLastStep: step })
-    .where(eq(users.id, userId)),
-  db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
-  db.insert(recoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash, createdAt: now }))),
-] as const;
+export const enableTwoFactor = (db: Db, userId: string, secret: string, step: number, codeHashes: string[], now = Date.now()) =>
+  [
+    db.update(users).set({ totpSecret: secret, totpPendingSecret: null, totpEnabledAt: now, totpLastStep: step }).where(eq(users.id, userId)),
+    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
+    db.insert(recoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash, createdAt: now }))),
+  ] as const;
 
 /** Statements that turn two-factor sign-in off (the user's own choice, or an admin's reset). */
 export const disableTwoFactor = (db: Db, userId: string) =>
@@ -79,6 +77,4 @@ export const disableTwoFactor = (db: Db, userId: string) =>
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
   ] as const;
 
-export const setPendingSecret = (db: Db, userId: string, secret: string) =>
-  db.update(users).set({ totpPendingSecret: secret }).where(eq(users.id, userId));
-
+export const setPendingSecret = (db: Db, userId: string, secret: string) => db.update(users).set({ totpPendingSecret: secret }).where(eq(users.id, userId));

@@ -1,15 +1,6 @@
 import { count, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { rawBatch } from "../raw-batch";
-import {
-  sparks,
-  userPermissions,
-  users,
-  userSparkAssignments,
-  userSubid1Assignments,
-  userVcnAssignments,
-  type Feature,
-  type Role,
-} from "../schema";
+import { sparks, userPermissions, users, userSparkAssignments, userSubid1Assignments, userVcnAssignments, type Feature, type Role } from "../schema";
 import type { Db } from "../../env";
 
 const publicColumns = { id: users.id, username: users.username, role: users.role, createdAt: users.createdAt };
@@ -84,10 +75,11 @@ export const listPermissions = (db: Db, userId: string) =>
 
 // The replace* statements are returned unrun: a route batches them with the audit entry.
 
-export const replacePermissions = (db: Db, userId: string, features: Feature[]) => [
-  db.delete(userPermissions).where(eq(userPermissions.userId, userId)),
-  ...features.map((feature) => db.insert(userPermissions).values({ userId, feature })),
-] as const;
+export const replacePermissions = (db: Db, userId: string, features: Feature[]) =>
+  [
+    db.delete(userPermissions).where(eq(userPermissions.userId, userId)),
+    ...features.map((feature) => db.insert(userPermissions).values({ userId, feature })),
+  ] as const;
 
 export const listVcnAssignments = (db: Db, userId: string) =>
   db
@@ -96,10 +88,11 @@ export const listVcnAssignments = (db: Db, userId: string) =>
     .where(eq(userVcnAssignments.userId, userId))
     .orderBy(userVcnAssignments.vcnNickname);
 
-export const replaceVcnAssignments = (db: Db, userId: string, nicknames: string[]) => [
-  db.delete(userVcnAssignments).where(eq(userVcnAssignments.userId, userId)),
-  ...nicknames.map((vcnNickname) => db.insert(userVcnAssignments).values({ userId, vcnNickname })),
-] as const;
+export const replaceVcnAssignments = (db: Db, userId: string, nicknames: string[]) =>
+  [
+    db.delete(userVcnAssignments).where(eq(userVcnAssignments.userId, userId)),
+    ...nicknames.map((vcnNickname) => db.insert(userVcnAssignments).values({ userId, vcnNickname })),
+  ] as const;
 
 export const listMediaBuyerAssignments = (db: Db, userId: string) =>
   db
@@ -108,10 +101,11 @@ export const listMediaBuyerAssignments = (db: Db, userId: string) =>
     .where(eq(userSubid1Assignments.userId, userId))
     .orderBy(userSubid1Assignments.subid1);
 
-export const replaceMediaBuyerAssignments = (db: Db, userId: string, subid1s: string[]) => [
-  db.delete(userSubid1Assignments).where(eq(userSubid1Assignments.userId, userId)),
-  ...subid1s.map((subid1) => db.insert(userSubid1Assignments).values({ userId, subid1 })),
-] as const;
+export const replaceMediaBuyerAssignments = (db: Db, userId: string, subid1s: string[]) =>
+  [
+    db.delete(userSubid1Assignments).where(eq(userSubid1Assignments.userId, userId)),
+    ...subid1s.map((subid1) => db.insert(userSubid1Assignments).values({ userId, subid1 })),
+  ] as const;
 
 export const listSparkAssignments = (db: Db, userId: string) =>
   db
@@ -129,7 +123,8 @@ export async function unknownSparks(db: Db, sparkIds: number[]): Promise<number[
   return sparkIds.filter((id) => !knownIds.has(id));
 }
 
-export const replaceSparkAssignments = (db: Db, userId: string, sparkIds: number[]) => [
-  db.delete(userSparkAssignments).where(eq(userSparkAssignments.userId, userId)),
-  ...sparkIds.map((sparkId) => db.insert(userSparkAssignments).values({ userId, sparkId })),
-] as const;
+export const replaceSparkAssignments = (db: Db, userId: string, sparkIds: number[]) =>
+  [
+    db.delete(userSparkAssignments).where(eq(userSparkAssignments.userId, userId)),
+    ...sparkIds.map((sparkId) => db.insert(userSparkAssignments).values({ userId, sparkId })),
+  ] as const;

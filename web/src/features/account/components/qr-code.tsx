@@ -13,7 +13,15 @@ export function QrCode({ value, label, size = 192 }: { value: string; label: str
     return { path: d, modules: qr.size };
   }, [value]);
   return (
-    <svg role="img" aria-label={label} viewBox={`0 0 ${modules} ${modules}`} width={size} height={size} shapeRendering="crispEdges" className="rounded-md border border-slate-200 bg-white">
+    <svg
+      role="img"
+      aria-label={label}
+      viewBox={`0 0 ${modules} ${modules}`}
+      width={size}
+      height={size}
+      shapeRendering="crispEdges"
+      className="rounded-md border border-slate-200 bg-white"
+    >
       <rect width={modules} height={modules} fill="#fff" />
       <path d={path} fill="#000" />
     </svg>

@@ -49,14 +49,25 @@ function SetupSteps({ secret, uri, onDone }: { secret: string; uri: string; onDo
           <li>Or type this key into the app by hand:</li>
         </ol>
         <div className="flex items-center gap-2">
-          <code data-testid="totp-secret" className="tabular min-w-0 flex-1 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200">
+          <code
+            data-testid="totp-secret"
+            className="tabular min-w-0 flex-1 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200"
+          >
             {grouped(secret)}
           </code>
           <CopyButton text={secret} label="Copy the key" description="Paste it into your authenticator app." />
         </div>
         <form className="grid gap-3 sm:max-w-xs" onSubmit={onSubmit} noValidate>
           <Field label="Code from the app" error={error} hint="Proves the app is set up; then it asks for a code at every sign-in.">
-            <Input value={code} onChange={(e) => setCode(e.target.value)} inputMode="numeric" autoComplete="one-time-code" placeholder="123456" maxLength={7} className="tabular tracking-widest" />
+            <Input
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              placeholder="123456"
+              maxLength={7}
+              className="tabular tracking-widest"
+            />
           </Field>
           <div>
             <Button type="submit" disabled={confirm.isPending}>
@@ -97,7 +108,10 @@ function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void })
         </>
       }
     >
-      <ul aria-label="Recovery codes" className="grid grid-cols-2 gap-2 rounded-md bg-slate-50 p-4 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200">
+      <ul
+        aria-label="Recovery codes"
+        className="grid grid-cols-2 gap-2 rounded-md bg-slate-50 p-4 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200"
+      >
         {codes.map((c) => (
           <li key={c} className="tabular">
             {c}
@@ -170,8 +184,8 @@ export function TwoFactorCard({ required }: { required: boolean }) {
           {s ? s.enabled ? <Badge variant="success">On</Badge> : <Badge variant="secondary">Off</Badge> : null}
         </CardTitle>
         <CardDescription>
-          Trackyard holds the codes of your ad, card and registrar accounts. With two-factor sign-in, a stolen password alone is not enough: signing in
-          also takes a 6-digit code from an app on your phone.
+          Trackyard holds the codes of your ad, card and registrar accounts. With two-factor sign-in, a stolen password alone is not enough: signing in also
+          takes a 6-digit code from an app on your phone.
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">

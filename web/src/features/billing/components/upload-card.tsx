@@ -18,7 +18,16 @@ function LastUploadResult({ last }: { last: LastUpload }) {
   return (
     <div className="mt-4 grid gap-1.5 border-t border-slate-200 pt-4 text-sm" role="status" aria-label="Last upload">
       <p className="flex min-w-0 items-start gap-2 font-medium text-slate-900">
-        <Icon className={last.failed ? "mt-0.5 size-4 shrink-0 text-danger-600" : last.warnings.length ? "mt-0.5 size-4 shrink-0 text-amber-600" : "mt-0.5 size-4 shrink-0 text-success-600"} aria-hidden="true" />
+        <Icon
+          className={
+            last.failed
+              ? "mt-0.5 size-4 shrink-0 text-danger-600"
+              : last.warnings.length
+                ? "mt-0.5 size-4 shrink-0 text-amber-600"
+                : "mt-0.5 size-4 shrink-0 text-success-600"
+          }
+          aria-hidden="true"
+        />
         <span className="min-w-0">
           {last.message.title}
           <span className="block truncate text-xs font-normal text-slate-500" title={last.file}>

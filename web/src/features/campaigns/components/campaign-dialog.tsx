@@ -53,12 +53,15 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
     }
   };
 
-  const defaultLabel = domains.data?.defaultRedirectBase
-    ? `Default (Settings) — ${new URL(domains.data.defaultRedirectBase).host}`
-    : "Default (Settings)";
+  const defaultLabel = domains.data?.defaultRedirectBase ? `Default (Settings) — ${new URL(domains.data.defaultRedirectBase).host}` : "Default (Settings)";
 
   return (
-    <Dialog open onOpenChange={(o) => !o && onClose()} title={editing ? "Edit Campaign" : "Create Campaign"} description="Each campaign gets its own tracking link for your ads.">
+    <Dialog
+      open
+      onOpenChange={(o) => !o && onClose()}
+      title={editing ? "Edit Campaign" : "Create Campaign"}
+      description="Each campaign gets its own tracking link for your ads."
+    >
       <form className="grid gap-4" onSubmit={onSubmit} noValidate>
         <Field label="Campaign Name">
           <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="TikTok — Spring sweeps" maxLength={255} />

@@ -27,9 +27,8 @@ export function CodeDialog({ campaign, onClose }: { campaign: Campaign; onClose(
         <div role="note" className="flex items-start gap-2 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
           <AlertTriangle className="mt-0.5 size-4 shrink-0 text-amber-600" aria-hidden="true" />
           <p>
-            <strong>Redirect is off (BH Toggle).</strong> Visitors who tap this ad see a plain page saying &ldquo;{HOLDING_PAGE_TEXT}&rdquo; and never
-            reach {campaign.landerName ?? "the lander"}. Their clicks are still recorded. Turn BH Toggle on in the campaign list to send them to the
-            lander.
+            <strong>Redirect is off (BH Toggle).</strong> Visitors who tap this ad see a plain page saying &ldquo;{HOLDING_PAGE_TEXT}&rdquo; and never reach{" "}
+            {campaign.landerName ?? "the lander"}. Their clicks are still recorded. Turn BH Toggle on in the campaign list to send them to the lander.
           </p>
         </div>
       )}
@@ -60,9 +59,15 @@ export function CodeDialog({ campaign, onClose }: { campaign: Campaign; onClose(
         <h3 className="mb-2 font-semibold text-slate-900">How it works</h3>
         <ol className="list-decimal space-y-1 pl-5">
           <li>A visitor taps your ad and reaches the tracking URL: the click is recorded with the ad's campaign, ad group, ad and placement.</li>
-          <li>With BH Toggle on, they are sent to the lander with <code className="font-mono text-xs">cid</code> and <code className="font-mono text-xs">clickId</code> added; with it off they see a holding page.</li>
+          <li>
+            With BH Toggle on, they are sent to the lander with <code className="font-mono text-xs">cid</code> and{" "}
+            <code className="font-mono text-xs">clickId</code> added; with it off they see a holding page.
+          </li>
           <li>The exit script remembers the click while the visitor browses the lander and points the offer links at the exit URL.</li>
-          <li>Tapping an offer link records the exit and sends the visitor to the offer with your UTM template filled in, so the network reports revenue per click.</li>
+          <li>
+            Tapping an offer link records the exit and sends the visitor to the offer with your UTM template filled in, so the network reports revenue per
+            click.
+          </li>
         </ol>
       </section>
     </Dialog>

@@ -35,7 +35,7 @@ describe("RetentionNotice", () => {
   });
 
   it("says so when no archived day falls in the range, and shows a setting problem", () => {
-    render(<RetentionNotice retention={retention({ archives: [], retentionProblem: "CLICKS_RETENTION_DAYS is \"x\"; using the default of 90 days" })} />);
+    render(<RetentionNotice retention={retention({ archives: [], retentionProblem: 'CLICKS_RETENTION_DAYS is "x"; using the default of 90 days' })} />);
     expect(screen.getByText("No archived day falls in this range yet.")).toBeTruthy();
     expect(screen.getByText(/using the default of 90 days/)).toBeTruthy();
   });
@@ -58,7 +58,10 @@ describe("RefusedClicksCard", () => {
     };
     render(<RefusedClicksCard refused={refused} />);
     expect(screen.getByText(/9,400 clicks and 25 exits/)).toBeTruthy();
-    const rows = screen.getAllByRole("row").slice(1).map((r) => r.textContent);
+    const rows = screen
+      .getAllByRole("row")
+      .slice(1)
+      .map((r) => r.textContent);
     expect(rows).toEqual(["Jan 02, 2025Spring9,00025", "Jan 01, 2025Campaign 44000"]);
   });
 });

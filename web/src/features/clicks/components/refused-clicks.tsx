@@ -18,8 +18,8 @@ export function RefusedClicksCard({ refused }: { refused: RefusedClicks | undefi
           Refused by the rate limit
         </CardTitle>
         <CardDescription>
-          {formatNumber(refused.clicks)} clicks and {formatNumber(refused.exits)} exits from addresses over the per-IP limit were not
-          stored. Those visitors were still redirected.
+          {formatNumber(refused.clicks)} clicks and {formatNumber(refused.exits)} exits from addresses over the per-IP limit were not stored. Those visitors
+          were still redirected.
         </CardDescription>
       </CardHeader>
       <Table>

@@ -3,7 +3,8 @@ import { Card } from "@/components/ui/card";
 import { formatDate, formatNumber } from "@/lib/format";
 import { archiveUrl, type ClickRetention } from "../api";
 
-const kilobytes = (bytes: number) => (bytes < 1024 * 1024 ? `${formatNumber(Math.max(1, Math.round(bytes / 1024)))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const kilobytes = (bytes: number) =>
+  bytes < 1024 * 1024 ? `${formatNumber(Math.max(1, Math.round(bytes / 1024)))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /**
  * How long the Click Log keeps raw clicks, and, for a range reaching past that, the archived days
@@ -21,9 +22,7 @@ export function RetentionNotice({ retention }: { retention: ClickRetention | und
         <Archive className="mt-0.5 size-5 shrink-0 text-amber-700" aria-hidden="true" />
         <div className="min-w-0 flex-1">
           <h2 className="font-semibold text-amber-900">This range reaches past the click retention</h2>
-          <p className="mt-1 text-sm text-amber-900">
-            {kept} The totals above count only the clicks still kept; the stats screen still has every day.
-          </p>
+          <p className="mt-1 text-sm text-amber-900">{kept} The totals above count only the clicks still kept; the stats screen still has every day.</p>
           {retention.retentionProblem ? <p className="mt-1 text-sm text-amber-900">{retention.retentionProblem}.</p> : null}
           {retention.archives.length ? (
             <ul className="mt-3 grid gap-1.5 sm:grid-cols-2 lg:grid-cols-3" aria-label="Archived days">

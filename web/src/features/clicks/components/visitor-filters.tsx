@@ -39,7 +39,11 @@ export function VisitorFiltersRow({
         <Select value={value.bot} onValueChange={(v) => onChange({ bot: v as VisitorFilters["bot"] })} options={BOT_CHOICES} />
       </Field>
       <Field label="Country">
-        <Select value={value.country} onValueChange={(v) => onChange({ country: v })} options={choices("All countries", facets?.countries, value.country, countryLabel)} />
+        <Select
+          value={value.country}
+          onValueChange={(v) => onChange({ country: v })}
+          options={choices("All countries", facets?.countries, value.country, countryLabel)}
+        />
       </Field>
       <Field label="Device">
         <Select value={value.device} onValueChange={(v) => onChange({ device: v })} options={choices("All devices", facets?.devices, value.device)} />

@@ -36,12 +36,7 @@ export function ConfigureDialog({ domain, onClose }: { domain: Domain; onClose()
   };
 
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => !open && onClose()}
-      title={retry ? "Retry Configuration" : "Configure DNS"}
-      description={domain.domain}
-    >
+    <Dialog open onOpenChange={(open) => !open && onClose()} title={retry ? "Retry Configuration" : "Configure DNS"} description={domain.domain}>
       <form onSubmit={submit} noValidate className="grid gap-4">
         <Field label="Subdomain" error={error} hint="Lower-case letters, digits and hyphens, e.g. trk, go, click.">
           <Input
@@ -63,7 +58,10 @@ export function ConfigureDialog({ domain, onClose }: { domain: Domain; onClose()
         <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-600">
           <li>Creates the Cloudflare zone for {domain.domain} (or reuses it).</li>
           <li>Points the domain's nameservers at Cloudflare, at Namecheap.</li>
-          <li>Once Cloudflare activates the zone, attaches the tracking host to this Worker. That can take minutes or, rarely, up to 48 hours; Trackyard finishes it by itself.</li>
+          <li>
+            Once Cloudflare activates the zone, attaches the tracking host to this Worker. That can take minutes or, rarely, up to 48 hours; Trackyard finishes
+            it by itself.
+          </li>
         </ol>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button type="button" variant="secondary" onClick={onClose}>

@@ -114,16 +114,14 @@ export function DomainSearchCard({ namecheapReady }: { namecheapReady: boolean }
         </form>
 
         {proxy ? (
-          <p
-            role="status"
-            className={cn("rounded-md px-3 py-2 text-sm", proxy.ok ? "bg-emerald-50 text-emerald-800" : "bg-danger-50 text-danger-700")}
-          >
+          <p role="status" className={cn("rounded-md px-3 py-2 text-sm", proxy.ok ? "bg-emerald-50 text-emerald-800" : "bg-danger-50 text-danger-700")}>
             {proxy.ok ? (
               <>
                 Namecheap reachable: {proxy.result.route}
                 {proxy.result.egressIp ? (
                   <>
-                    {" "}· egress IP <span className="font-mono font-medium">{proxy.result.egressIp}</span>
+                    {" "}
+                    · egress IP <span className="font-mono font-medium">{proxy.result.egressIp}</span>
                   </>
                 ) : null}
               </>
@@ -144,7 +142,10 @@ function CheckOutcome({ result, buying, onBuy }: { result: Checked; buying: bool
   return (
     <section
       aria-label={`Result for ${result.domain}`}
-      className={cn("flex flex-col gap-4 rounded-lg border p-4 sm:flex-row sm:items-center sm:justify-between", result.available ? "border-emerald-200 bg-emerald-50/60" : "border-danger-200 bg-danger-50/60")}
+      className={cn(
+        "flex flex-col gap-4 rounded-lg border p-4 sm:flex-row sm:items-center sm:justify-between",
+        result.available ? "border-emerald-200 bg-emerald-50/60" : "border-danger-200 bg-danger-50/60",
+      )}
     >
       <div className="flex min-w-0 items-start gap-3">
         <Icon className={cn("mt-0.5 size-5 shrink-0", result.available ? "text-emerald-600" : "text-danger-600")} aria-hidden="true" />
@@ -158,7 +159,8 @@ function CheckOutcome({ result, buying, onBuy }: { result: Checked; buying: bool
               <span className="text-slate-500"> first year</span>
               {result.renewalPrice ? (
                 <span className="text-slate-500">
-                  {" "}· renews at <span className="tabular">{formatMoney(result.renewalPrice)}</span>/year
+                  {" "}
+                  · renews at <span className="tabular">{formatMoney(result.renewalPrice)}</span>/year
                 </span>
               ) : null}
             </p>

@@ -102,7 +102,9 @@ function DomainRow({ domain: d, dnsReady, onConfigure, onDelete }: { domain: Dom
         <DomainStatusBadge domain={d} />
         {d.note ? <p className="mt-1 max-w-56 text-xs text-slate-500">{d.note}</p> : null}
       </TableCell>
-      <TableCell label="Created" className="whitespace-nowrap text-slate-600">{formatDate(d.createdAt)}</TableCell>
+      <TableCell label="Created" className="whitespace-nowrap text-slate-600">
+        {formatDate(d.createdAt)}
+      </TableCell>
       <TableCell label="Order ID" className="tabular whitespace-nowrap text-slate-600">
         {d.purchaseOrderId ?? "—"}
         {d.purchaseAmount ? <div className="text-xs text-slate-500">{formatMoney(d.purchaseAmount)}</div> : null}
@@ -125,10 +127,26 @@ function DomainRow({ domain: d, dnsReady, onConfigure, onDelete }: { domain: Dom
               </Button>
             ) : null}
             {d.status === "active" && d.subdomain ? (
-              <StepButton id={d.id} mutation={migrate} disabled={!dnsReady || busy} label="Migrate to Workers" pendingLabel="Migrating..." success="Migrated to Workers" failure={["Error migrating to Workers", "Failed to migrate to Workers"]} />
+              <StepButton
+                id={d.id}
+                mutation={migrate}
+                disabled={!dnsReady || busy}
+                label="Migrate to Workers"
+                pendingLabel="Migrating..."
+                success="Migrated to Workers"
+                failure={["Error migrating to Workers", "Failed to migrate to Workers"]}
+              />
             ) : null}
             {d.cloudflareZoneId ? (
-              <StepButton id={d.id} mutation={updateNs} disabled={!dnsReady || busy} label="Update NS" pendingLabel="Updating..." success="Nameservers updated" failure={["Error updating nameservers", "Failed to update nameservers"]} />
+              <StepButton
+                id={d.id}
+                mutation={updateNs}
+                disabled={!dnsReady || busy}
+                label="Update NS"
+                pendingLabel="Updating..."
+                success="Nameservers updated"
+                failure={["Error updating nameservers", "Failed to update nameservers"]}
+              />
             ) : null}
           </div>
           <Button variant="ghost" size="icon" aria-label={`Delete ${d.domain}`} disabled={busy} onClick={() => onDelete(d)}>

@@ -1,7 +1,9 @@
 import { Info } from "lucide-react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 
-const Code = ({ children }: { children: string }) => <code className="break-all rounded bg-slate-100 px-1 py-0.5 font-mono text-xs text-slate-800">{children}</code>;
+const Code = ({ children }: { children: string }) => (
+  <code className="break-all rounded bg-slate-100 px-1 py-0.5 font-mono text-xs text-slate-800">{children}</code>
+);
 
 const hostOf = (base: string) => {
   try {
@@ -31,8 +33,8 @@ export function DnsInstructionsCard({ redirectDomain }: { redirectDomain: string
           </li>
           <li>
             <span className="font-medium">Or a CNAME:</span> in the zone's DNS, a proxied (orange-cloud) CNAME <Code>{host.split(".")[0] ?? "trk"}</Code> to the
-            Worker's <Code>workers.dev</Code> hostname, plus a Worker route <Code>{`${host}/*`}</Code> to this Worker. A domain whose DNS is elsewhere must
-            move its nameservers to Cloudflare first.
+            Worker's <Code>workers.dev</Code> hostname, plus a Worker route <Code>{`${host}/*`}</Code> to this Worker. A domain whose DNS is elsewhere must move
+            its nameservers to Cloudflare first.
           </li>
           <li>Wait for DNS to propagate: usually minutes, up to 48 hours.</li>
           <li>

@@ -21,8 +21,8 @@ export function RedeployWorkerCard() {
       <CardHeader>
         <CardTitle icon={RefreshCw}>Redeploy Worker</CardTitle>
         <CardDescription>
-          Attaches every active tracking domain to this Worker as a Custom Domain again, for instance after a deploy removed one. It
-          reports what it found and deletes nothing.
+          Attaches every active tracking domain to this Worker as a Custom Domain again, for instance after a deploy removed one. It reports what it found and
+          deletes nothing.
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">

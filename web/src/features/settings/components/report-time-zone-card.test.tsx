@@ -40,7 +40,11 @@ describe("report time zone card", () => {
 
     fireEvent.change(box, { target: { value: "new york" } });
     const list = screen.getByRole("listbox");
-    expect(within(list).getAllByRole("option").map((o) => o.textContent?.replace(/UTC.*/, ""))).toContain("America/New_York");
+    expect(
+      within(list)
+        .getAllByRole("option")
+        .map((o) => o.textContent?.replace(/UTC.*/, "")),
+    ).toContain("America/New_York");
     fireEvent.keyDown(box, { key: "Enter" });
     expect((box as HTMLInputElement).value).toBe("America/New_York");
     expect(screen.getByRole("note").textContent).toContain("rebuilds the daily click rollup");

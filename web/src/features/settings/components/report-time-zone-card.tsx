@@ -64,8 +64,7 @@ export function ReportTimeZoneCard() {
     }
     setError(undefined);
     save.mutate([input], {
-      onSuccess: () =>
-        toast({ title: "Settings updated", description: `Report time zone: ${zone}. The click rollup is rebuilt for it within 15 minutes.` }),
+      onSuccess: () => toast({ title: "Settings updated", description: `Report time zone: ${zone}. The click rollup is rebuilt for it within 15 minutes.` }),
       onError: (err) => toastError("Error", err, "Failed to update settings"),
     });
   };
@@ -79,8 +78,8 @@ export function ReportTimeZoneCard() {
           Report Time Zone
         </CardTitle>
         <CardDescription>
-          Which 24 hours make a day for your clicks on the Stats screen and in the Click Log, and when &ldquo;today&rdquo; starts for the CAKE and
-          TikTok syncs. Use the zone your CAKE network and TikTok ad accounts report in, so a day means the same hours for clicks, revenue and spend.
+          Which 24 hours make a day for your clicks on the Stats screen and in the Click Log, and when &ldquo;today&rdquo; starts for the CAKE and TikTok syncs.
+          Use the zone your CAKE network and TikTok ad accounts report in, so a day means the same hours for clicks, revenue and spend.
         </CardDescription>
       </CardHeader>
       <CardContent>
@@ -96,9 +95,8 @@ export function ReportTimeZoneCard() {
           </Field>
           {changed ? (
             <p className="rounded-md bg-amber-50 p-3 text-xs text-amber-900" role="note">
-              Saving moves every day boundary of your clicks to {zone}. The Stats screen switches at once, reading clicks directly (slower for long ranges),
-              and the next 15-minute cron run rebuilds the daily click rollup for the new zone. CAKE revenue and TikTok spend keep the days their
-              sources report.
+              Saving moves every day boundary of your clicks to {zone}. The Stats screen switches at once, reading clicks directly (slower for long ranges), and
+              the next 15-minute cron run rebuilds the daily click rollup for the new zone. CAKE revenue and TikTok spend keep the days their sources report.
             </p>
           ) : null}
           <div>

@@ -21,7 +21,14 @@ export default function DailyChart({ daily }: { daily: Report["daily"] }) {
     <ResponsiveContainer width="100%" height="100%">
       <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#e2e8f0" vertical={false} />
-        <XAxis dataKey="date" tickFormatter={dayLabel} tick={{ fontSize: 12, fill: "#64748b" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} minTickGap={16} />
+        <XAxis
+          dataKey="date"
+          tickFormatter={dayLabel}
+          tick={{ fontSize: 12, fill: "#64748b" }}
+          tickLine={false}
+          axisLine={{ stroke: "#cbd5e1" }}
+          minTickGap={16}
+        />
         <YAxis tickFormatter={compactMoney} tick={{ fontSize: 12, fill: "#64748b" }} tickLine={false} axisLine={false} width={56} />
         <ReferenceLine y={0} stroke="#cbd5e1" />
         <Tooltip

@@ -34,7 +34,12 @@ const STATUS = {
       ],
     }),
   ],
-  postback: { configured: false, problems: ["POSTBACK_TOKEN is not set"], lastReceivedAt: null, url: "http://localhost/postback/cake?token=YOUR_POSTBACK_TOKEN" },
+  postback: {
+    configured: false,
+    problems: ["POSTBACK_TOKEN is not set"],
+    lastReceivedAt: null,
+    url: "http://localhost/postback/cake?token=YOUR_POSTBACK_TOKEN",
+  },
 };
 
 /** The Events API panel below the strip (its own test: tiktok-events.test.tsx). */
@@ -68,7 +73,11 @@ describe("data sources strip", () => {
     expect(steps.textContent).toContain("TIKTOK_ADVERTISER_IDS (secret) must be numbers separated by commas (not: abc): the advertiser ids to pull.");
     expect(screen.getByText("npx wrangler secret put NAME")).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Commands for these settings" }));
-    expect(screen.getByText((_, el) => el?.tagName === "PRE" && el.textContent === "npx wrangler secret put TIKTOK_ACCESS_TOKEN\nnpx wrangler secret put TIKTOK_ADVERTISER_IDS")).toBeTruthy();
+    expect(
+      screen.getByText(
+        (_, el) => el?.tagName === "PRE" && el.textContent === "npx wrangler secret put TIKTOK_ACCESS_TOKEN\nnpx wrangler secret put TIKTOK_ADVERTISER_IDS",
+      ),
+    ).toBeTruthy();
     expect(screen.getByText((_, el) => el?.tagName === "PRE" && el.textContent === "TIKTOK_ACCESS_TOKEN=…\nTIKTOK_ADVERTISER_IDS=…")).toBeTruthy();
     // The README section opens in the app.
     fireEvent.click(screen.getByRole("button", { name: "README: Performance data sources" }));
@@ -90,8 +99,32 @@ describe("data sources strip", () => {
     fetchMock.mockResolvedValueOnce(
       Response.json({
         outcomes: [
-          { id: 1, source: "cake", trigger: "manual", status: "ok", startedAt: "", finishedAt: "", windowStart: "2026-11-20", windowEnd: "2026-11-22", rowsFetched: 120, rowsUpserted: 80, error: null },
-          { id: 2, source: "tiktok", trigger: "manual", status: "not_configured", startedAt: "", finishedAt: "", windowStart: null, windowEnd: null, rowsFetched: 0, rowsUpserted: 0, error: "TIKTOK_ACCESS_TOKEN is not set" },
+          {
+            id: 1,
+            source: "cake",
+            trigger: "manual",
+            status: "ok",
+            startedAt: "",
+            finishedAt: "",
+            windowStart: "2026-11-20",
+            windowEnd: "2026-11-22",
+            rowsFetched: 120,
+            rowsUpserted: 80,
+            error: null,
+          },
+          {
+            id: 2,
+            source: "tiktok",
+            trigger: "manual",
+            status: "not_configured",
+            startedAt: "",
+            finishedAt: "",
+            windowStart: null,
+            windowEnd: null,
+            rowsFetched: 0,
+            rowsUpserted: 0,
+            error: "TIKTOK_ACCESS_TOKEN is not set",
+          },
         ],
       }),
     );

@@ -38,7 +38,10 @@ function SourceState({ source }: { source: Source }) {
             <span className="text-slate-500">not configured</span>
           ) : source.lastSuccessAt ? (
             <span className="text-slate-600">
-              last synced <time dateTime={source.lastSuccessAt} title={formatDateTime(source.lastSuccessAt)}>{formatRelative(source.lastSuccessAt)}</time>
+              last synced{" "}
+              <time dateTime={source.lastSuccessAt} title={formatDateTime(source.lastSuccessAt)}>
+                {formatRelative(source.lastSuccessAt)}
+              </time>
             </span>
           ) : (
             <span className="text-slate-500">never synced</span>
@@ -61,7 +64,9 @@ function CommandBlock({ label, text }: { label: string; text: string }) {
     <div className="grid grid-cols-[minmax(0,1fr)] gap-1">
       <p className="text-slate-500">{label}</p>
       <div className="flex items-start gap-2">
-        <pre className="min-w-0 flex-1 overflow-x-auto rounded-md border border-slate-200 bg-slate-50 px-2 py-1.5 font-mono text-[0.7rem] text-slate-800">{text}</pre>
+        <pre className="min-w-0 flex-1 overflow-x-auto rounded-md border border-slate-200 bg-slate-50 px-2 py-1.5 font-mono text-[0.7rem] text-slate-800">
+          {text}
+        </pre>
         <CopyButton text={text} label={`Copy: ${label}`} className="size-7 [&_svg]:size-3.5" />
       </div>
     </div>
@@ -113,7 +118,10 @@ function SetupSteps({ source }: { source: Source }) {
       {open ? (
         <div id={stepsId} className="grid grid-cols-[minmax(0,1fr)] gap-2">
           {secrets.length ? (
-            <CommandBlock label="On Cloudflare (each asks for the value; the Worker has it at once):" text={secrets.map((f) => `npx wrangler secret put ${f.name}`).join("\n")} />
+            <CommandBlock
+              label="On Cloudflare (each asks for the value; the Worker has it at once):"
+              text={secrets.map((f) => `npx wrangler secret put ${f.name}`).join("\n")}
+            />
           ) : null}
           {vars.length ? (
             <CommandBlock label="On Cloudflare, under [vars] in wrangler.toml, then deploy:" text={vars.map((f) => `${f.name} = "…"`).join("\n")} />

@@ -60,7 +60,11 @@ export function FilterRow({ filters, onChange, range }: { filters: Filters; onCh
   return (
     <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 xl:grid-cols-4">
       <Field label="Variables (Tracking Fields)">
-        <Select value={filters.variable} onValueChange={(v) => onChange({ variable: v as Variable })} options={VARIABLES.map((v) => ({ value: v.value, label: v.label }))} />
+        <Select
+          value={filters.variable}
+          onValueChange={(v) => onChange({ variable: v as Variable })}
+          options={VARIABLES.map((v) => ({ value: v.value, label: v.label }))}
+        />
       </Field>
       <Field label="Offer">
         <Select value={offerSelected} onValueChange={(v) => onChange({ offerId: v === ALL ? null : Number(unprefix(v)) })} options={offerOptions} />

@@ -47,8 +47,7 @@ function ResizeHandle({ column, width, onResize, onReset }: { column: Column; wi
   };
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const step = e.shiftKey ? KEY_STEP_LARGE : KEY_STEP;
-    const to =
-      e.key === "ArrowLeft" ? width - step : e.key === "ArrowRight" ? width + step : e.key === "Home" ? MIN_WIDTH : e.key === "End" ? MAX_WIDTH : null;
+    const to = e.key === "ArrowLeft" ? width - step : e.key === "ArrowRight" ? width + step : e.key === "Home" ? MIN_WIDTH : e.key === "End" ? MAX_WIDTH : null;
     if (to !== null) {
       e.preventDefault();
       onResize(to);
@@ -86,7 +85,10 @@ const ariaSort = (active: boolean, sort: Sort<ColumnKey>) => (active ? (sort.dir
 
 /** A cell's classes: the Name column sticks to the left edge while the figures scroll. */
 const cellClass = (c: Column) =>
-  cn("overflow-hidden text-ellipsis whitespace-nowrap px-3", c.key === "name" ? cn("sticky left-0 z-10 bg-inherit text-left", stickyShadowClass) : "tabular text-right");
+  cn(
+    "overflow-hidden text-ellipsis whitespace-nowrap px-3",
+    c.key === "name" ? cn("sticky left-0 z-10 bg-inherit text-left", stickyShadowClass) : "tabular text-right",
+  );
 
 export function StatsTable(p: Props) {
   const { columns, rows, totals, sort } = p;
@@ -95,7 +97,12 @@ export function StatsTable(p: Props) {
   return (
     <TableScroller label="Stats">
       {/* Columns keep their set widths; when they need less than the card, a last empty column takes the rest. */}
-      <table className="table-fixed border-separate border-spacing-0 text-sm" style={{ width: `max(100%, ${width}px)` }} aria-label="Stats" aria-busy={p.loading}>
+      <table
+        className="table-fixed border-separate border-spacing-0 text-sm"
+        style={{ width: `max(100%, ${width}px)` }}
+        aria-label="Stats"
+        aria-busy={p.loading}
+      >
         <colgroup>
           {columns.map((c) => (
             <col key={c.key} style={{ width: p.widthOf(c.key) }} />
@@ -196,7 +203,12 @@ export function StatsTable(p: Props) {
                   {columns.map((c) => (
                     <td
                       key={c.key}
-                      className={cn("h-10 border-b border-slate-100", cellClass(c), c.key === "profit" && profitClass(row.profit), c.key === "name" && "font-medium text-slate-900")}
+                      className={cn(
+                        "h-10 border-b border-slate-100",
+                        cellClass(c),
+                        c.key === "profit" && profitClass(row.profit),
+                        c.key === "name" && "font-medium text-slate-900",
+                      )}
                       title={c.key === "name" ? row.name : undefined}
                     >
                       {c.key === "name" ? (

@@ -83,7 +83,13 @@ describe("conversions sent to TikTok (data sources panel)", () => {
 
   it("says what is missing when sending is not configured, and offers no resend", async () => {
     fetchMock.mockImplementation(async () =>
-      Response.json({ ...STATUS, configured: false, problems: ["no pixel code is set", "TIKTOK_EVENTS_ACCESS_TOKEN is not set"], failedTotal: 0, failures: [] }),
+      Response.json({
+        ...STATUS,
+        configured: false,
+        problems: ["no pixel code is set", "TIKTOK_EVENTS_ACCESS_TOKEN is not set"],
+        failedTotal: 0,
+        failures: [],
+      }),
     );
     render();
     expect(await screen.findByText("not configured")).toBeTruthy();

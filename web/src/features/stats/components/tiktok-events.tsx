@@ -93,8 +93,7 @@ function Counts({ status }: { status: TikTokEventsStatus }) {
 }
 
 /** Whether today has anything to show; a new install's row of zeros would only push the figures down. */
-const hasAnyToday = ({ today }: TikTokEventsStatus) =>
-  today.sent + today.failed + today.waiting + Object.values(today.skipped).reduce((s, n) => s + n, 0) > 0;
+const hasAnyToday = ({ today }: TikTokEventsStatus) => today.sent + today.failed + today.waiting + Object.values(today.skipped).reduce((s, n) => s + n, 0) > 0;
 
 /** Admins: whether conversions reach TikTok, what happened to today's, and Resend failed. */
 export function TikTokEvents() {

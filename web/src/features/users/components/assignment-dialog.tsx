@@ -47,7 +47,10 @@ export function AssignmentDialog({ kind, userId, username, options, optionsLoadi
   const known = new Set(options.map((o) => o.value));
   const all = [
     ...options,
-    ...[...(current.data ?? []), ...extra].filter((v) => !known.has(v)).filter((v, i, a) => a.indexOf(v) === i).map((v) => ({ value: v, label: v, description: undefined })),
+    ...[...(current.data ?? []), ...extra]
+      .filter((v) => !known.has(v))
+      .filter((v, i, a) => a.indexOf(v) === i)
+      .map((v) => ({ value: v, label: v, description: undefined })),
   ];
 
   const toggle = (value: string, on: boolean) =>
