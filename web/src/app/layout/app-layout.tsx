@@ -1,9 +1,11 @@
+import { useQuery } from "@tanstack/react-query";
 import { Dialog as DialogPrimitive } from "radix-ui";
 import { LogOut, PanelLeft } from "lucide-react";
 import { NavLink, Outlet } from "react-router";
 import { useSignOut } from "@/components/layout/use-sign-out";
 import { Button } from "@/components/ui/button";
-import { Tooltip } from "@/components/ui/tooltip";
+import { Tooltip, TooltipProvider } from "@/components/ui/tooltip";
+import { reportTimeZoneQuery } from "@/lib/report-days";
 import { useUser } from "@/lib/auth";
 import { cn } from "@/lib/cn";
 import { allows, type Screen } from "../screens";
@@ -86,49 +88,55 @@ function SidebarContents({ screens, collapsed, onNavigate }: NavProps) {
 /** The signed-in frame: collapsible sidebar (slide-in panel on phones) and the screen. */
 export default function AppLayout({ screens }: { screens: Screen[] }) {
   const { isMobile, expanded, mobileOpen, setMobileOpen, toggle } = useSidebar();
+  // Every data screen counts days in the report time zone: known before the first one opens, its
+  // route loader can ask for the screen's data at once (app/router.tsx).
+  useQuery(reportTimeZoneQuery);
 
+  // Tooltips live in the signed-in frame only, so the sign-in screen does not load them.
   return (
-    <div className="flex min-h-dvh">
-      {isMobile ? (
-        <DialogPrimitive.Root open={mobileOpen} onOpenChange={setMobileOpen}>
-          <DialogPrimitive.Portal>
-            <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-            <DialogPrimitive.Content className="fixed inset-y-0 left-0 z-50 w-[var(--sidebar-width-mobile)] bg-white shadow-xl focus:outline-none">
-              <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
-              <DialogPrimitive.Description className="sr-only">Trackyard sections</DialogPrimitive.Description>
-              <SidebarContents screens={screens} collapsed={false} onNavigate={() => setMobileOpen(false)} />
-            </DialogPrimitive.Content>
-          </DialogPrimitive.Portal>
-        </DialogPrimitive.Root>
-      ) : (
-        <aside
-          data-state={expanded ? "expanded" : "collapsed"}
-          className={cn(
-            "sticky top-0 h-dvh shrink-0 border-r border-slate-200 bg-white transition-[width] duration-200",
-            expanded ? "w-[var(--sidebar-width)]" : "w-[var(--sidebar-width-collapsed)]",
-          )}
-        >
-          <SidebarContents screens={screens} collapsed={!expanded} />
-        </aside>
-      )}
-      <div className="flex min-w-0 flex-1 flex-col">
-        <header className="sticky top-0 z-30 flex h-12 items-center gap-2 border-b border-slate-200 bg-white/90 px-3 backdrop-blur">
-          <Button
-            variant="ghost"
-            size="icon"
-            onClick={toggle}
-            aria-label="Toggle sidebar"
-            aria-expanded={isMobile ? mobileOpen : expanded}
-            title="Toggle sidebar (Ctrl+B)"
+    <TooltipProvider>
+      <div className="flex min-h-dvh">
+        {isMobile ? (
+          <DialogPrimitive.Root open={mobileOpen} onOpenChange={setMobileOpen}>
+            <DialogPrimitive.Portal>
+              <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
+              <DialogPrimitive.Content className="fixed inset-y-0 left-0 z-50 w-[var(--sidebar-width-mobile)] bg-white shadow-xl focus:outline-none">
+                <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
+                <DialogPrimitive.Description className="sr-only">Trackyard sections</DialogPrimitive.Description>
+                <SidebarContents screens={screens} collapsed={false} onNavigate={() => setMobileOpen(false)} />
+              </DialogPrimitive.Content>
+            </DialogPrimitive.Portal>
+          </DialogPrimitive.Root>
+        ) : (
+          <aside
+            data-state={expanded ? "expanded" : "collapsed"}
+            className={cn(
+              "sticky top-0 h-dvh shrink-0 border-r border-slate-200 bg-white transition-[width] duration-200",
+              expanded ? "w-[var(--sidebar-width)]" : "w-[var(--sidebar-width-collapsed)]",
+            )}
           >
-            <PanelLeft />
-          </Button>
-          {isMobile ? <Brand /> : null}
-        </header>
-        <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8">
-          <Outlet />
-        </main>
+            <SidebarContents screens={screens} collapsed={!expanded} />
+          </aside>
+        )}
+        <div className="flex min-w-0 flex-1 flex-col">
+          <header className="sticky top-0 z-30 flex h-12 items-center gap-2 border-b border-slate-200 bg-white/90 px-3 backdrop-blur">
+            <Button
+              variant="ghost"
+              size="icon"
+              onClick={toggle}
+              aria-label="Toggle sidebar"
+              aria-expanded={isMobile ? mobileOpen : expanded}
+              title="Toggle sidebar (Ctrl+B)"
+            >
+              <PanelLeft />
+            </Button>
+            {isMobile ? <Brand /> : null}
+          </header>
+          <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8">
+            <Outlet />
+          </main>
+        </div>
       </div>
-    </div>
+    </TooltipProvider>
   );
 }

@@ -1,0 +1,1 @@
+export declare function signInBundle(): { files: { file: string; gzipBytes: number }[]; gzipBytes: number };
