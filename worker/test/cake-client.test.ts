@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cakeInstant, cakeDay, cakeWindows, createCakeClient, type CakeConfig } from "../src/integrations/cake";
 import { dayIn, shiftDay, splitDays } from "../src/lib/calendar-days";
-import { decimalToCents } from "../src/integrations/decimal";
+import { decimalToCents, parseCents } from "../src/lib/money";
 import { createCakeFake, type FakeCakeConversion } from "./fakes/cake-fake";
 import { externalFailure } from "./performance-helpers";
 
@@ -23,21 +23,29 @@ const conversion = (id: number, date: string, extra: Partial<FakeCakeConversion>
 
 describe("decimalToCents", () => {
   it("parses money exactly, rounding below a cent half away from zero", () => {
-    expect(decimalToCents("180.000000")).toBe(18000);
-    expect(decimalToCents("0.29")).toBe(29);
-    expect(decimalToCents("12.345")).toBe(1235);
-    expect(decimalToCents("12.344999")).toBe(1234);
-    expect(decimalToCents("-45.00")).toBe(-4500);
-    expect(decimalToCents("-0.005")).toBe(-1);
-    expect(decimalToCents(".5")).toBe(50);
-    expect(decimalToCents("7")).toBe(700);
-    expect(decimalToCents("$1,234.50")).toBe(123450);
-    expect(decimalToCents(19.99)).toBe(1999);
+    expect(decimalToCents("180.000000", "round")).toBe(18000);
+    expect(decimalToCents("0.29", "round")).toBe(29);
+    expect(decimalToCents("12.345", "round")).toBe(1235);
+    expect(decimalToCents("12.344999", "round")).toBe(1234);
+    expect(decimalToCents("-45.00", "round")).toBe(-4500);
+    expect(decimalToCents("-0.005", "round")).toBe(-1);
+    expect(decimalToCents(".5", "round")).toBe(50);
+    expect(decimalToCents("7", "round")).toBe(700);
+    expect(decimalToCents("$1,234.50", "round")).toBe(123450);
+    expect(decimalToCents(19.99, "round")).toBe(1999);
+  });
+
+  it("one parser for exact amounts too: refuses digits past the cent, and formatting", () => {
+    expect(parseCents("1234.5")).toBe(123450);
+    expect(parseCents("28.270")).toBe(2827);
+    expect(parseCents("+3")).toBe(300);
+    for (const bad of ["1.005", ".5", "$1", "1,234.00", "12.345"]) expect(parseCents(bad), bad).toBeNull();
+    expect(decimalToCents(12.5)).toBeNull();
   });
 
   it("refuses what is not an amount", () => {
     for (const bad of ["", "abc", "1.2.3", "1e5", "-", ".", "12,34", null, undefined, {}, Number.NaN]) {
-      expect(decimalToCents(bad), String(bad)).toBeNull();
+      expect(decimalToCents(bad, "round"), String(bad)).toBeNull();
     }
   });
 });

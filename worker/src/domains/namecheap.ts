@@ -15,7 +15,7 @@
  *   to that, and prices are cached for an hour.
  */
 import { ExternalApiError, type FetchFn } from "../integrations/http";
-import { decimalToCents } from "../integrations/decimal";
+import { decimalToCents } from "../lib/money";
 import { isIpv4, type NamecheapConfig, type NamecheapRoute } from "./config";
 import { socks5Request, Socks5Error, type ConnectFn } from "./socks5";
 import { attr, child, childrenNamed, childText, descendant, descendants, isTrue, parseXml, XmlError, type XmlElement } from "./xml";
@@ -164,7 +164,7 @@ export function readAnswer(body: string): XmlElement {
   throw new NamecheapError(message, { answered: !isUnclearError(first.number), number: first.number, egressIp });
 }
 
-const cents = (value: string | undefined) => (value === undefined || value.trim() === "" ? null : decimalToCents(value));
+const cents = (value: string | undefined) => (value === undefined || value.trim() === "" ? null : decimalToCents(value, "round"));
 
 /** "91.1111111111" (address book) → "+91.1111111111" (what domains.create asks for). */
 export const namecheapPhone = (phone: string) => {

@@ -11,7 +11,7 @@
 import { realDay } from "../schemas/calendar-date";
 import { wallTimeToInstant } from "../lib/calendar-days";
 import { dayIn, shiftDay, splitDays } from "../lib/calendar-days";
-import { decimalToCents } from "./decimal";
+import { decimalToCents } from "../lib/money";
 import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
 
 // ⚠ Method versions differ between networks (Conversions v5 and Clicks v4 are the documented ones).
@@ -147,7 +147,7 @@ export function parseConversion(row: unknown, timeZone: string): CakeConversion 
   const id = text(pick(row, ["conversion_id"]));
   if (!id) throw fail("CAKE sent a conversion without a conversion_id");
   const price = pick(row, ["price"]);
-  const revenueCents = price === undefined || price === "" ? 0 : decimalToCents(price);
+  const revenueCents = price === undefined || price === "" ? 0 : decimalToCents(price, "round");
   if (revenueCents === null) throw fail(`CAKE sent conversion ${id} with a price that is not an amount: ${JSON.stringify(price)}`);
   // ⚠ The disposition is a name (Approved / Pending / Rejected); some versions nest it.
   const disposition = pick(row, ["disposition", "disposition_name"]);

@@ -5,7 +5,7 @@
  * the `stat_time_day` dimension covers at most 30 days; days are the advertiser's own.
  */
 import { splitDays } from "../lib/calendar-days";
-import { decimalToCents } from "./decimal";
+import { decimalToCents } from "../lib/money";
 import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
 
 export const TIKTOK_REPORT_PATH = "/open_api/v1.3/report/integrated/get/";
@@ -69,7 +69,7 @@ function count(value: unknown, name: string): number {
 
 function spendCents(value: unknown): number {
   if (value === undefined || value === null || value === "-" || value === "") return 0;
-  const cents = decimalToCents(value);
+  const cents = decimalToCents(value, "round");
   if (cents === null) throw new ExternalApiError("TikTok", `TikTok sent a spend that is not an amount: ${JSON.stringify(value)}`);
   return cents;
 }

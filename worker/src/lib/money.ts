@@ -4,20 +4,51 @@
  * 28.999999999999996 in a double.
  */
 
-const DECIMAL_RE = /^([+-]?)(\d+)(?:\.(\d*))?$/;
+const DECIMAL = /^([+-]?)(\d+)?(?:\.(\d*))?$/;
 
 /**
- * Cents from a plain decimal string ("1234.5", "-45.00", "+3"). Null when the text is not such a
- * number or has a non-zero digit past the cents ("1.005"); trailing zeros ("28.270") are fine.
+ * The one decimal-to-cents parser, for the Worker and the web alike (the web's totals import it):
+ * digit by digit, never through a double. Null when the value is not a decimal amount.
+ *
+ * - `exact` (the default, for amounts people and files give us: statements, settings, postbacks,
+ *   the API's own money text): a plain decimal ("1234.5", "-45.00", "+3"); a non-zero digit past
+ *   the cents ("1.005") is refused, trailing zeros ("28.270") are fine.
+ * - `round` (for amounts networks send: CAKE keeps 4 to 6 places, TikTok sends JSON numbers):
+ *   finer amounts round half away from zero, as the networks' own totals do; a JSON number, a
+ *   leading currency sign and thousands separators are accepted as formatting.
  */
-export function parseCents(text: string): number | null {
-  const m = DECIMAL_RE.exec(text);
+export function decimalToCents(value: unknown, mode: "exact" | "round" = "exact"): number | null {
+  let text: string;
+  if (typeof value === "number" && mode === "round") {
+    if (!Number.isFinite(value)) return null;
+    // toFixed keeps the decimal a JSON number was written as, up to the places money can have.
+    text = value.toFixed(6);
+  } else if (typeof value === "string") {
+    text =
+      mode === "round"
+        ? value
+            .trim()
+            .replace(/^([+-]?)\$/, "$1")
+            .replace(/,(?=\d{3}(?:\D|$))/g, "")
+        : value;
+  } else {
+    return null;
+  }
+  const m = DECIMAL.exec(text);
   if (!m) return null;
-  const [, sign, whole, fraction = ""] = m;
-  if (whole!.length > 13 || /[1-9]/.test(fraction.slice(2))) return null;
-  const cents = Number(whole) * 100 + Number(fraction.slice(0, 2).padEnd(2, "0"));
+  const [, sign, digits, fraction = ""] = m;
+  // Digits before the point are required ("0.5"), except that a network's ".5" is read too.
+  if (digits === undefined && (mode === "exact" || !fraction)) return null;
+  const whole = digits ?? "0";
+  if (whole.length > 13) return null;
+  if (mode === "exact" && /[1-9]/.test(fraction.slice(2))) return null;
+  let cents = Number(whole) * 100 + Number(fraction.slice(0, 2).padEnd(2, "0"));
+  if (mode === "round" && (fraction[2] ?? "0") >= "5") cents += 1;
   return sign === "-" && cents !== 0 ? -cents : cents;
 }
+
+/** Exact cents from a plain decimal string: `decimalToCents(text, "exact")`. */
+export const parseCents = (text: string): number | null => decimalToCents(text, "exact");
 
 /** An integer count of 10^-places units as exact decimal text: (-4500, 2) is "-45.00". */
 export function formatScaled(units: number, places: number): string {

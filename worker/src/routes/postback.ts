@@ -10,7 +10,7 @@ import { createMiddleware } from "hono/factory";
 import { recordPostback } from "../db/queries/cake";
 import { readSettings } from "../db/queries/settings";
 import type { AppEnv } from "../env";
-import { decimalToCents } from "../integrations/decimal";
+import { decimalToCents } from "../lib/money";
 import { dayIn } from "../lib/calendar-days";
 import { ApiError } from "../lib/errors";
 import { validate } from "../lib/validate";
@@ -66,7 +66,7 @@ const rateLimited = createMiddleware<AppEnv>(async (c, next) => {
 export const postbackRoutes = new Hono<AppEnv>().get("/cake", getOnly, rateLimited, requireToken, database, validate("query", cakePostbackQuery), async (c) => {
   const q = c.req.valid("query");
   const db = c.get("db");
-  const revenueCents = decimalToCents(q.price);
+  const revenueCents = decimalToCents(q.price, "round");
   if (revenueCents === null) throw new ApiError(400, "price must be an amount of at least 0 such as 12.50 (#price#)");
   const receivedAt = Date.now();
   // Dated by its arrival in the report time zone; the pull later files it under the network's day.

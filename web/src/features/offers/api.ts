@@ -2,6 +2,7 @@ import { keepPreviousData, queryOptions } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import type { DayRange } from "@/lib/date-ranges";
+import { parseCents } from "../../../../worker/src/lib/money";
 
 export type OfferPerformance = InferResponseType<typeof api.cake.offers.$get, 200>[number];
 
@@ -14,13 +15,8 @@ export const offerPerformanceQuery = (range: DayRange) =>
     placeholderData: keepPreviousData,
   });
 
-/** Cents from the API's decimal text ("12.34", "-0.5"): totals are added in whole cents, never floats. */
-export function toCents(amount: string): number {
-  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(amount.trim());
-  if (!m) return 0;
-  const cents = Number(m[2]) * 100 + Number((m[3] ?? "").padEnd(2, "0"));
-  return m[1] ? -cents : cents;
-}
+/** Cents from the API's decimal text ("12.34"): totals are added in whole cents, never floats (the Worker's own parser). */
+const toCents = (amount: string) => parseCents(amount) ?? 0;
 
 /** The three cards' figures from the per-offer rows (one row per offer: a handful, not raw data). */
 export function offerTotals(rows: OfferPerformance[]) {
