@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
+import { usersQuery } from "@/lib/entities";
 import type { DayRange } from "@/lib/date-ranges";
 import type { AuditKind } from "../../../../worker/src/schemas/audit";
 
@@ -30,6 +31,6 @@ export function useAuditLog(filters: AuditFilters, page: number) {
 }
 
 /** Who to filter by (the same list and cache as the Users screen's). */
-export const useUserChoices = () => useQuery({ queryKey: ["users"], queryFn: () => unwrap(api.users.$get()) });
+export const useUserChoices = () => useQuery(usersQuery);
 
 export const auditExportUrl = (filters: AuditFilters) => `/api/audit/export?${new URLSearchParams(auditParams(filters))}`;

@@ -1,12 +1,12 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
+import { campaignsQuery, entityKeys } from "@/lib/entities";
 import type { CreateCampaignInput, UpdateCampaignInput } from "../../../../worker/src/schemas/campaigns";
 
 export type Campaign = InferResponseType<typeof api.campaigns.$get, 200>[number];
 
-const key = ["campaigns"] as const;
-export const campaignsQuery = queryOptions({ queryKey: key, queryFn: () => unwrap(api.campaigns.$get()) });
+const key = entityKeys.campaigns;
 export const useCampaigns = () => useQuery(campaignsQuery);
 
 /** Admin-only: domain choices and whether a default redirect domain exists. */
@@ -15,9 +15,8 @@ export const trackingDomainsQuery = queryOptions({
   queryFn: () => unwrap(api.campaigns["tracking-domains"].$get()),
 });
 
-// The dialog's choices share the landers and offers screens' cache keys.
-export const landerChoicesQuery = queryOptions({ queryKey: ["landers"], queryFn: () => unwrap(api.landers.$get()) });
-export const offerChoicesQuery = queryOptions({ queryKey: ["offers"], queryFn: () => unwrap(api.offers.$get()) });
+// The dialog's choices are the shared entity lists (lib/entities.ts).
+export { landersQuery as landerChoicesQuery, offersQuery as offerChoicesQuery } from "@/lib/entities";
 
 export function useCreateCampaign() {
   const qc = useQueryClient();

@@ -1,12 +1,12 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
+import { entityKeys, landersQuery } from "@/lib/entities";
 import type { CreateLanderInput } from "../../../../worker/src/schemas/landers";
 
 export type Lander = InferResponseType<typeof api.landers.$get, 200>[number];
 
-const key = ["landers"] as const;
-export const landersQuery = queryOptions({ queryKey: key, queryFn: () => unwrap(api.landers.$get()) });
+const key = entityKeys.landers;
 export const useLanders = () => useQuery(landersQuery);
 
 export function useSaveLander() {
@@ -22,7 +22,8 @@ export function useDeleteLander() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (id: number) => unwrap(api.landers[":id"].$delete({ param: { id: String(id) } })),
-    onSuccess: () => qc.invalidateQueries({ queryKey: key }),
+    // Its campaigns went with it: the Campaigns screen's list is stale too.
+    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: key }), qc.invalidateQueries({ queryKey: entityKeys.campaigns })]),
   });
 }
 

@@ -1,6 +1,7 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
+import { entityKeys, offersQuery } from "@/lib/entities";
 import type { CreateOfferInput } from "../../../../worker/src/schemas/offers";
 
 type OfferChoice = InferResponseType<typeof api.offers.$get, 200>[number];
@@ -8,9 +9,9 @@ type OfferChoice = InferResponseType<typeof api.offers.$get, 200>[number];
 export type Offer = InferResponseType<(typeof api.offers)[":id"]["$patch"], 200>;
 const isWhole = (row: OfferChoice | Offer): row is Offer => "url" in row;
 
-const key = ["offers"] as const;
-export const offersQuery = queryOptions({ queryKey: key, queryFn: async () => (await unwrap(api.offers.$get())).filter(isWhole) });
-export const useOffers = () => useQuery(offersQuery);
+const key = entityKeys.offers;
+/** The shared offers list, narrowed to whole offers (an admin's list holds nothing else). */
+export const useOffers = () => useQuery({ ...offersQuery, select: (rows) => rows.filter(isWhole) });
 
 export function useSaveOffer() {
   const qc = useQueryClient();

@@ -1,12 +1,12 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
+import { entityKeys, sparksQuery } from "@/lib/entities";
 import type { CreateSparkInput } from "../../../../worker/src/schemas/sparks";
 
 export type Spark = InferResponseType<typeof api.sparks.$get, 200>[number];
 
-const key = ["sparks"] as const;
-export const sparksQuery = queryOptions({ queryKey: key, queryFn: () => unwrap(api.sparks.$get()) });
+const key = entityKeys.sparks;
 export const useSparks = () => useQuery(sparksQuery);
 
 export function useCreateSpark() {

@@ -60,9 +60,8 @@ export const filtersQuery = (range: DayRange) =>
     staleTime: STATS_STALE_MS,
   });
 
-// The filter choices share the offer and spark screens' cache keys.
-export const offerChoicesQuery = queryOptions({ queryKey: ["offers"], queryFn: () => unwrap(api.offers.$get()) });
-export const sparkChoicesQuery = queryOptions({ queryKey: ["sparks"], queryFn: () => unwrap(api.sparks.$get()) });
+// The filter choices are the shared entity lists (lib/entities.ts).
+export { offersQuery as offerChoicesQuery, sparksQuery as sparkChoicesQuery } from "@/lib/entities";
 
 const preferencesKey = ["dashboard-preferences"] as const;
 export const preferencesQuery = queryOptions({ queryKey: preferencesKey, queryFn: () => unwrap(api.user.preferences.$get()) });

@@ -2,13 +2,12 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import { userQuery, type Feature } from "@/lib/auth";
+import { entityKeys, usersQuery } from "@/lib/entities";
 import type { CreateUserInput } from "../../../../worker/src/schemas/users";
 
 export type UserRow = InferResponseType<typeof api.users.$get, 200>[number];
 
-const usersKey = ["users"] as const;
-
-export const usersQuery = queryOptions({ queryKey: usersKey, queryFn: () => unwrap(api.users.$get()) });
+const usersKey = entityKeys.users;
 export const useUsers = () => useQuery(usersQuery);
 
 export const assignmentOptionsQuery = queryOptions({
