@@ -191,23 +191,45 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   const cakeCampaigns = new Set<string>();
   const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
   for (const r of data.rows) {
-    if (r.kind === "g") {
-      const g = group(r.key);
-      g.hint = r.hint;
-      g.visits = r.visits;
-      g.conversions = r.conversions;
-      g.revenueCents = r.revenue;
-    } else if (r.kind === "a") {
-      if (r.amount <= 0) continue;
-      const g = group(r.key);
-      g.spend += r.amount;
-      g.attributed = true;
-    } else if (r.kind === "d") add(revenueByDay, r.key, r.revenue);
-    else if (r.kind === "e") add(spendByDay, r.key, r.amount);
-    else if (r.kind === "u") unlinked = r.amount;
-    else if (r.kind === "t") rangeSpend = r.amount;
-    else if (r.kind === "k") cakeCampaigns.add(r.key);
-    else ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits, bots: r.bots });
+    switch (r.kind) {
+      case "group_revenue": {
+        const g = group(r.key);
+        g.hint = r.hint;
+        g.visits = r.visits;
+        g.conversions = r.conversions;
+        g.revenueCents = r.revenue;
+        break;
+      }
+      case "group_spend": {
+        if (r.amount <= 0) break;
+        const g = group(r.key);
+        g.spend += r.amount;
+        g.attributed = true;
+        break;
+      }
+      case "day_revenue":
+        add(revenueByDay, r.key, r.revenue);
+        break;
+      case "day_spend":
+        add(spendByDay, r.key, r.amount);
+        break;
+      case "unlinked_spend":
+        unlinked = r.amount;
+        break;
+      case "range_spend":
+        rangeSpend = r.amount;
+        break;
+      case "cake_campaign":
+        cakeCampaigns.add(r.key);
+        break;
+      case "campaign_clicks":
+        ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits, bots: r.bots });
+        break;
+      default: {
+        const unknown: never = r;
+        throw new Error(`unknown report row ${JSON.stringify(unknown)}`);
+      }
+    }
   }
 
   // Our clicks do not know the spark or media buyer: with those narrowing the report, a campaign

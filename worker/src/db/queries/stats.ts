@@ -189,7 +189,7 @@ function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: b
   const campaign = (alias: string) => sql.raw(byCampaign ? `${alias}.campaign_id` : "0");
   const counted = sql.raw(includeBots ? "1" : "bot = 0");
   return sql`
-    st as materialized (
+    rollup_state as materialized (
       select coalesce(max(ok * w), 0) as w, coalesce(max(ok * e), 0) as e, coalesce(max(ok), 0) as ok,
         (select coalesce(max(end_ms), 0) from click_archives where archived_at is not null) as f,
         (select coalesce(max(day), '') from click_archives where archived_at is not null) as fd from (
@@ -197,41 +197,48 @@ function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: b
           (s.time_zone = ${range.timeZone} and (s.click_watermark = 0 or exists (
             select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))) as ok
         from click_rollup_state s where s.id = 1)),
-    oc as materialized (
+    our_clicks as materialized (
       select campaign_id, t, g, sum(case when ${counted} then clicks else 0 end) as clicks,
         sum(case when ${counted} then exits else 0 end) as exits, sum(case when bot = 1 then clicks else 0 end) as bots
       from (
         select ${campaign("d")} as campaign_id, d.tiktok_campaign_id as t, ${source.g} as g, d.bot, d.clicks, d.exits
-        from st cross join ${source.rolled} d
-        where (st.ok = 1 or d.date <= st.fd) and d.date between ${range.startDate} and ${range.endDate}
+        from rollup_state cross join ${source.rolled} d
+        where (rollup_state.ok = 1 or d.date <= rollup_state.fd) and d.date between ${range.startDate} and ${range.endDate}
         union all
         select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${source.raw}, k.bot, 1, k.exited_at is not null
-        from st cross join clicks k not indexed
-        where k.id > st.w and k.clicked_at >= st.f and ${inRange}
+        from rollup_state cross join clicks k not indexed
+        where k.id > rollup_state.w and k.clicked_at >= rollup_state.f and ${inRange}
         union all
         select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${source.raw}, k.bot, 0, 1
-        from st cross join clicks k indexed by clicks_exited_at_idx
-        where st.ok = 1 and k.exited_at > st.e and (k.id <= st.w or k.clicked_at < st.f) and ${inRange})
+        from rollup_state cross join clicks k indexed by clicks_exited_at_idx
+        where rollup_state.ok = 1 and k.exited_at > rollup_state.e and (k.id <= rollup_state.w or k.clicked_at < rollup_state.f) and ${inRange})
       group by campaign_id, t, g)`;
 }
 
 /**
- * The whole report in one statement, so each rollup is scanned once or twice. Output rows by kind:
- * - `g` per group with CAKE rows: visits, conversions, revenue (and `hint`, the offer's name);
- * - `a` per group, the spend credited to it (`amount`, fractions of cents: the caller rounds);
- * - `d` per day the revenue, `e` per day the spend the report shows (what is credited to the
- *   rows when narrowed; all of it otherwise, since unlinked spend then shows too);
- * - `u` the spend nothing links to a group, `t` the range's whole spend;
- * - `c` our clicks and exits per campaign (one row under campaign 0 when nothing needs them per
- *   campaign): the campaign grouping's Link Clicks, and the report's own-traffic figures;
- * - `k` (narrowed by something only CAKE's rows know, outside the campaign grouping) the campaigns
- *   CAKE's rows place in the report: the own-traffic figures count those campaigns' clicks, as
- *   the campaign grouping's rows would.
+ * The whole report in one statement, so each rollup is scanned once or twice. Its rows, by kind
+ * (`ReportRow`):
+ * - `group_revenue` per group with CAKE rows: visits, conversions, revenue (and `hint`, the offer's name);
+ * - `group_spend` per group, the spend credited to it (`amount`, fractions of cents: the caller rounds);
+ * - `day_revenue` per day the revenue, `day_spend` per day the spend the report shows (what is
+ *   credited to the rows when narrowed; all of it otherwise, since unlinked spend then shows too);
+ * - `unlinked_spend` the spend nothing links to a group, `range_spend` the range's whole spend;
+ * - `campaign_clicks` our clicks and exits per campaign (one row under campaign 0 when nothing
+ *   needs them per campaign): the campaign grouping's Link Clicks, and the own-traffic figures;
+ * - `cake_campaign` (narrowed by something only CAKE's rows know, outside the campaign grouping)
+ *   the campaigns CAKE's rows place in the report: the own-traffic figures count those campaigns'
+ *   clicks, as the campaign grouping's rows would.
+ *
+ * Its CTEs: `rollup_state` and `our_clicks` (ourClicksCtes), `ad_spend` (each ad campaign's spend
+ * over the range), and for linking spend `link_weights` (each group's weight within an ad
+ * campaign), `link_totals` (the ad campaign's total weight) and `spend_shares` (the spend each
+ * group gets); with CAKE clicks as weights, `cake_groups` reads CAKE's rows once for revenue and
+ * weights.
  *
  * Linking spend: each ad campaign's spend over the range is shared out by the weights of the
  * groups its clicks of the range reached: our clicks (`our-clicks`) or the CAKE clicks of our
  * clicks (`cake-clicks`). The share is of all its clicks, so a filter keeps only the filtered
- * groups' part; an ad campaign with no weighted click in the range is unlinked (`u`). Shares are
+ * groups' part; an ad campaign with no weighted click in the range is unlinked (`unlinked_spend`). Shares are
  * taken over the range rather than day by day: the networks' days and ours need not line up,
  * and a day's spend with no click of ours that day would otherwise go unlinked.
  */
@@ -248,17 +255,17 @@ export function reportStatement(q: ReportQuery): SQL {
   const ctes: SQL[] = [];
   const parts: SQL[] = [];
   ctes.push(ourClicksCtes(q.range, q.groupBy, byCampaign, q.includeBots ?? false));
-  ctes.push(sql`sp as materialized (select tiktok_campaign_id as t, sum(spend_cents) as cents from tiktok_spend where ${days} group by t)`);
+  ctes.push(sql`ad_spend as materialized (select tiktok_campaign_id as t, sum(spend_cents) as cents from tiktok_spend where ${days} group by t)`);
 
   const revenue = sql`from ${cakeFrom(q.groupBy)} where r.${days}${andAll(conditions)}`;
-  parts.push(sql`select 'd' as kind, r.date as key, null as hint, 0 as visits, 0 as conversions, sum(r.revenue_cents) as revenue,
+  parts.push(sql`select 'day_revenue' as kind, r.date as key, null as hint, 0 as visits, 0 as conversions, sum(r.revenue_cents) as revenue,
     0 as amount, 0 as clicks, 0 as exits, 0 as bots ${revenue} group by r.date`);
   if (link === "cake-clicks") {
     // The weights need every CAKE row of the range (a share is of all the ad campaign's clicks),
     // so here the filters are conditions on the sums; one pass serves revenue and weights.
     const f = conditions.length ? all(conditions) : sql`1`;
     ctes.push(sql`
-      cagg as materialized (
+      cake_groups as materialized (
         select ${cakeKey(q.groupBy)} as key, r.tiktok_campaign_id as t,
           (r.campaign_id <> 0 and r.tiktok_campaign_id <> '') as m, max(${f}) as hasf,
           max(case when ${f} then r.offer_name end) as hint,
@@ -267,49 +274,49 @@ export function reportStatement(q: ReportQuery): SQL {
         from ${cakeFrom(q.groupBy)}
         where r.${days}
         group by key, t, m),
-      rw as (select t, key, vis as w from cagg where m and vis > 0),
-      rt as materialized (select t, sum(wall) as w from cagg where m group by t having sum(wall) > 0)`);
-    parts.push(sql`select 'g', key, max(hint), sum(vis), sum(conv), sum(rev), 0, 0, 0, 0 from cagg where hasf group by key`);
+      link_weights as (select t, key, vis as w from cake_groups where m and vis > 0),
+      link_totals as materialized (select t, sum(wall) as w from cake_groups where m group by t having sum(wall) > 0)`);
+    parts.push(sql`select 'group_revenue', key, max(hint), sum(vis), sum(conv), sum(rev), 0, 0, 0, 0 from cake_groups where hasf group by key`);
   } else {
-    parts.push(sql`select 'g', ${cakeKey(q.groupBy)} as key, max(r.offer_name), sum(r.clicks), sum(r.conversions),
+    parts.push(sql`select 'group_revenue', ${cakeKey(q.groupBy)} as key, max(r.offer_name), sum(r.clicks), sum(r.conversions),
       sum(r.revenue_cents), 0, 0, 0, 0 ${revenue} group by key`);
   }
   if (link === "our-clicks") {
     // Rows of oc may share an (ad campaign, key) (the lander of two campaigns): everything after
     // this adds up, so they need not be merged first.
     ctes.push(sql`
-      rw as (
+      link_weights as (
         select o.t, ${clickKey(q.groupBy)} as key, o.clicks as w
-        from oc o ${joinsCampaign(q.groupBy) ? sql`left join campaigns c on c.id = o.campaign_id` : sql``}
+        from our_clicks o ${joinsCampaign(q.groupBy) ? sql`left join campaigns c on c.id = o.campaign_id` : sql``}
         where o.t <> ''${andAll(clickFilters)}),
-      rt as materialized (select t, sum(clicks) as w from oc where t <> '' group by t having sum(clicks) > 0)`);
+      link_totals as materialized (select t, sum(clicks) as w from our_clicks where t <> '' group by t having sum(clicks) > 0)`);
   }
-  const allDays = sql`select 'e', date, null, 0, 0, 0, sum(spend_cents), 0, 0, 0 from tiktok_spend where ${days} group by date`;
+  const allDays = sql`select 'day_spend', date, null, 0, 0, 0, sum(spend_cents), 0, 0, 0 from tiktok_spend where ${days} group by date`;
   if (link === "direct") {
-    parts.push(sql`select 'a', t, null, 0, 0, 0, cents, 0, 0, 0 from sp`, allDays);
+    parts.push(sql`select 'group_spend', t, null, 0, 0, 0, cents, 0, 0, 0 from ad_spend`, allDays);
   } else {
     ctes.push(sql`
-      att as materialized (
-        select rw.t, rw.key, sp.cents * 1.0 * rw.w / rt.w as amount, rw.w * 1.0 / rt.w as share
-        from rw join rt on rt.t = rw.t join sp on sp.t = rw.t)`);
+      spend_shares as materialized (
+        select link_weights.t, link_weights.key, ad_spend.cents * 1.0 * link_weights.w / link_totals.w as amount, link_weights.w * 1.0 / link_totals.w as share
+        from link_weights join link_totals on link_totals.t = link_weights.t join ad_spend on ad_spend.t = link_weights.t)`);
     parts.push(
-      sql`select 'a', key, null, 0, 0, 0, sum(amount), 0, 0, 0 from att group by key`,
-      sql`select 'u', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from sp where t not in (select t from rt)`,
+      sql`select 'group_spend', key, null, 0, 0, 0, sum(amount), 0, 0, 0 from spend_shares group by key`,
+      sql`select 'unlinked_spend', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from ad_spend where t not in (select t from link_totals)`,
       restricted
         ? sql`
-          select 'e', s.date, null, 0, 0, 0, sum(s.spend_cents * v.share), 0, 0, 0
-          from tiktok_spend s join (select t, sum(share) as share from att group by t) v on v.t = s.tiktok_campaign_id
+          select 'day_spend', s.date, null, 0, 0, 0, sum(s.spend_cents * v.share), 0, 0, 0
+          from tiktok_spend s join (select t, sum(share) as share from spend_shares group by t) v on v.t = s.tiktok_campaign_id
           where s.${days} group by s.date`
         : allDays,
     );
   }
-  parts.push(sql`select 't', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from sp`);
+  parts.push(sql`select 'range_spend', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from ad_spend`);
   parts.push(sql`
-    select 'c', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits), sum(o.bots) from oc o
+    select 'campaign_clicks', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits), sum(o.bots) from our_clicks o
     where ${all(clickFilters)} group by o.campaign_id`);
   if (cakeNarrowed && q.groupBy !== "campaign") {
     parts.push(sql`
-      select 'k', cast(r.campaign_id as text), null, 0, 0, 0, 0, 0, 0, 0 from cake_attributed_daily r
+      select 'cake_campaign', cast(r.campaign_id as text), null, 0, 0, 0, 0, 0, 0, 0 from cake_attributed_daily r
       where r.${days} and r.campaign_id <> 0${andAll(conditions)} group by r.campaign_id`);
   }
   return sql`with ${sql.join(ctes, sql`, `)} ${unionAll(parts)}`;
@@ -328,19 +335,17 @@ function unionAll(parts: SQL[]): SQL {
   return unionAll(groups);
 }
 
-/** One output row of reportStatement. */
-export interface ReportRow {
-  kind: "g" | "a" | "d" | "e" | "u" | "t" | "c" | "k";
-  key: string;
-  hint: string | null;
-  visits: number;
-  conversions: number;
-  revenue: number;
-  amount: number;
-  clicks: number;
-  exits: number;
-  bots: number;
-}
+/** One output row of reportStatement, by kind: each kind carries the columns it fills. */
+export type ReportRow =
+  | { kind: "group_revenue"; key: string; hint: string | null; visits: number; conversions: number; revenue: number }
+  | { kind: "group_spend"; key: string; amount: number }
+  | { kind: "day_revenue"; key: string; revenue: number }
+  | { kind: "day_spend"; key: string; amount: number }
+  | { kind: "unlinked_spend"; amount: number }
+  | { kind: "range_spend"; amount: number }
+  | { kind: "campaign_clicks"; key: string; clicks: number; exits: number; bots: number }
+  | { kind: "cake_campaign"; key: string };
+export type ReportRowKind = ReportRow["kind"];
 
 /** Display names of the groups whose key is an id of ours. */
 function namesStatement(groupBy: StatsGrouping): SQL | null {
