@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { format } from "date-fns";
 import { FileText, Pencil, Trash2 } from "lucide-react";
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
@@ -12,7 +12,8 @@ import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRo
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
 import { formatDate, formatMoney } from "@/lib/format";
-import { invoiceSchema } from "../../../../worker/src/schemas/invoices";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { invoiceSchema, type InvoiceInput } from "../../../../worker/src/schemas/invoices";
 import { mediaBuyerSuggestionsQuery, useDeleteInvoice, useInvoices, useSaveInvoice, type Invoice } from "./api";
 
 interface FormState {
@@ -23,7 +24,6 @@ interface FormState {
   profit: string;
   notes: string;
 }
-type Errors = Partial<Record<keyof FormState, string>>;
 
 const blank = (): FormState => ({
   mediaBuyer: "",
@@ -48,42 +48,34 @@ export default function InvoicingScreen() {
   const suggestions = useQuery(mediaBuyerSuggestionsQuery);
   const save = useSaveInvoice();
   const remove = useDeleteInvoice();
-  const [form, setForm] = useState<FormState>(blank);
+  // The API's own schema: every field's problem is said under it, as the server would say it.
+  const form = useSchemaForm(invoiceSchema, blank());
+  const { errors } = form.formState;
   const [editingId, setEditingId] = useState<number | null>(null);
-  const [errors, setErrors] = useState<Errors>({});
   const [deleting, setDeleting] = useState<Invoice | null>(null);
   const listId = useId();
 
-  const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
   const reset = () => {
-    setForm(blank());
+    form.reset(blank());
     setEditingId(null);
-    setErrors({});
   };
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = invoiceSchema.safeParse({ ...form, notes: form.notes });
-    if (!parsed.success) {
-      const next: Errors = {};
-      for (const issue of parsed.error.issues) next[issue.path[0] as keyof FormState] ??= issue.message;
-      setErrors(next);
-      return;
-    }
-    setErrors({});
+  const onValid = (values: InvoiceInput) => {
     const editing = editingId !== null;
     save.mutate(
-      { ...parsed.data, id: editingId ?? undefined },
+      { ...values, id: editingId ?? undefined },
       {
         onSuccess: () => {
           toast({
             title: editing ? "Invoice updated successfully" : "Invoice created successfully",
-            description: `${parsed.data.mediaBuyer}, ${formatDate(parsed.data.invoiceDate)}`,
+            description: `${values.mediaBuyer}, ${formatDate(values.invoiceDate)}`,
           });
           reset();
         },
-        onError: (err) =>
-          toastError(editing ? "Error updating invoice" : "Error creating invoice", err, editing ? "Failed to update invoice" : "Failed to create invoice"),
+        onError: (err) => {
+          if (showServerErrors(form, err, ["mediaBuyer", "invoiceDate", "amountPaid", "revenueSharePercent", "profit", "notes"])) return;
+          toastError(editing ? "Error updating invoice" : "Error creating invoice", err, editing ? "Failed to update invoice" : "Failed to create invoice");
+        },
       },
     );
   };
@@ -100,56 +92,32 @@ export default function InvoicingScreen() {
             <CardDescription>Amounts in dollars with up to two decimals.</CardDescription>
           </CardHeader>
           <CardContent>
-            <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+            <form className="grid gap-4" onSubmit={form.handleSubmit(onValid)} noValidate>
               {/* items-start: a field without an error keeps its input level with its neighbours'. */}
               <div className="grid grid-cols-1 items-start gap-4 sm:grid-cols-2 lg:grid-cols-3">
-                <Field label="Media Buyer" error={errors.mediaBuyer}>
-                  <Input value={form.mediaBuyer} onChange={(e) => set({ mediaBuyer: e.target.value })} list={listId} maxLength={255} />
+                <Field label="Media Buyer" error={errors.mediaBuyer?.message}>
+                  <Input {...form.register("mediaBuyer")} list={listId} maxLength={255} />
                 </Field>
                 <datalist id={listId}>
                   {(suggestions.data?.mediaBuyers ?? []).map((m) => (
                     <option key={m} value={m} />
                   ))}
                 </datalist>
-                <Field label="Invoice Date" error={errors.invoiceDate}>
-                  <Input type="date" value={form.invoiceDate} onChange={(e) => set({ invoiceDate: e.target.value })} />
+                <Field label="Invoice Date" error={errors.invoiceDate?.message}>
+                  <Input type="date" {...form.register("invoiceDate")} />
                 </Field>
-                <Field label="Amount Paid ($)" error={errors.amountPaid}>
-                  <Input
-                    type="number"
-                    step={0.01}
-                    min={0}
-                    inputMode="decimal"
-                    className="tabular"
-                    value={form.amountPaid}
-                    onChange={(e) => set({ amountPaid: e.target.value })}
-                  />
+                <Field label="Amount Paid ($)" error={errors.amountPaid?.message}>
+                  <Input type="number" step={0.01} min={0} inputMode="decimal" className="tabular" {...form.register("amountPaid")} />
                 </Field>
-                <Field label="Revenue Share (%)" error={errors.revenueSharePercent}>
-                  <Input
-                    type="number"
-                    step={0.01}
-                    min={0}
-                    max={100}
-                    inputMode="decimal"
-                    className="tabular"
-                    value={form.revenueSharePercent}
-                    onChange={(e) => set({ revenueSharePercent: e.target.value })}
-                  />
+                <Field label="Revenue Share (%)" error={errors.revenueSharePercent?.message}>
+                  <Input type="number" step={0.01} min={0} max={100} inputMode="decimal" className="tabular" {...form.register("revenueSharePercent")} />
                 </Field>
-                <Field label="Profit ($)" error={errors.profit}>
-                  <Input
-                    type="number"
-                    step={0.01}
-                    inputMode="decimal"
-                    className="tabular"
-                    value={form.profit}
-                    onChange={(e) => set({ profit: e.target.value })}
-                  />
+                <Field label="Profit ($)" error={errors.profit?.message}>
+                  <Input type="number" step={0.01} inputMode="decimal" className="tabular" {...form.register("profit")} />
                 </Field>
               </div>
-              <Field label="Notes (optional)" error={errors.notes}>
-                <Textarea rows={2} value={form.notes} onChange={(e) => set({ notes: e.target.value })} maxLength={2000} />
+              <Field label="Notes (optional)" error={errors.notes?.message}>
+                <Textarea rows={2} {...form.register("notes")} maxLength={2000} />
               </Field>
               <div className="flex gap-2">
                 <Button type="submit" disabled={save.isPending}>
@@ -217,9 +185,8 @@ export default function InvoicingScreen() {
                           size="icon"
                           aria-label={`Edit invoice of ${i.mediaBuyer}, ${formatDate(i.invoiceDate)}`}
                           onClick={() => {
-                            setForm(fromInvoice(i));
+                            form.reset(fromInvoice(i));
                             setEditingId(i.id);
-                            setErrors({});
                             window.scrollTo({ top: 0, behavior: "smooth" });
                           }}
                         >

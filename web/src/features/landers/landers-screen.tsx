@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { PanelsTopLeft, Plus } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { DeletionImpactSummary } from "@/components/deletion-impact";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -12,60 +12,35 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
-import { ApiError } from "@/lib/api";
 import { isAdmin, useUser } from "@/lib/auth";
-import { createLanderSchema } from "../../../../worker/src/schemas/landers";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { createLanderSchema, type CreateLanderInput } from "../../../../worker/src/schemas/landers";
 import { landerDeletionImpactQuery, useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
-
-type Errors = Partial<Record<"name" | "url", string>>;
-
-/** `field: message` details of a 400 (the server's own check) as messages under their fields. */
-function fieldErrors(err: unknown): Errors {
-  const found: Errors = {};
-  if (!(err instanceof ApiError) || err.status !== 400) return found;
-  for (const line of err.details) {
-    const [field, ...rest] = line.split(": ");
-    if ((field === "name" || field === "url") && rest.length) found[field] ??= rest.join(": ");
-  }
-  return found;
-}
 
 function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; open: boolean; onOpenChange(o: boolean): void }) {
   const save = useSaveLander();
-  const [name, setName] = useState(lander?.name ?? "");
-  const [url, setUrl] = useState(lander?.url ?? "");
-  const [errors, setErrors] = useState<Errors>({});
   const editing = lander !== null;
+  // The server's own schema: the form and the API give the same message, under the field.
+  const form = useSchemaForm(createLanderSchema, { name: lander?.name ?? "", url: lander?.url ?? "" });
+  const { errors } = form.formState;
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!name.trim() || !url.trim()) {
-      // docs/screens.md §8's toast for the blank form; each field also says what it needs.
-      toast({ title: "Validation error", description: "Please provide both name and URL", variant: "destructive" });
-    }
-    // The server's own schema: the form and the API give the same message, under the field.
-    const parsed = createLanderSchema.safeParse({ name, url });
-    if (!parsed.success) {
-      const next: Errors = {};
-      for (const issue of parsed.error.issues) next[issue.path[0] as keyof Errors] ??= issue.message;
-      setErrors(next);
-      return;
-    }
-    setErrors({});
+  const onValid = (values: CreateLanderInput) =>
     save.mutate(
-      { id: lander?.id, name, url },
+      { id: lander?.id, ...values },
       {
         onSuccess: () => {
-          toast({ title: editing ? "Lander updated" : "Lander created", description: name.trim() });
+          toast({ title: editing ? "Lander updated" : "Lander created", description: values.name.trim() });
           onOpenChange(false);
         },
         onError: (err) => {
-          const found = fieldErrors(err);
-          if (Object.keys(found).length) setErrors(found);
-          else toastError("Error", err, editing ? "Failed to update lander" : "Failed to create lander");
+          if (!showServerErrors(form, err, ["name", "url"])) toastError("Error", err, editing ? "Failed to update lander" : "Failed to create lander");
         },
       },
     );
+  const onInvalid = () => {
+    const { name, url } = form.getValues();
+    // docs/screens.md §8's toast for the blank form; each field also says what it needs.
+    if (!name.trim() || !url.trim()) toast({ title: "Validation error", description: "Please provide both name and URL", variant: "destructive" });
   };
 
   return (
@@ -75,12 +50,12 @@ function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; o
       title={editing ? "Edit Lander" : "Add Lander"}
       description="The landing page visitors reach from a campaign's tracking link."
     >
-      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-        <Field label="Name" error={errors.name}>
-          <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Spring quiz lander" maxLength={255} />
+      <form className="grid gap-4" onSubmit={form.handleSubmit(onValid, onInvalid)} noValidate>
+        <Field label="Name" error={errors.name?.message}>
+          <Input {...form.register("name")} placeholder="Spring quiz lander" maxLength={255} />
         </Field>
-        <Field label="URL" error={errors.url}>
-          <Input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://lander.example.com/quiz" />
+        <Field label="URL" error={errors.url?.message}>
+          <Input type="url" {...form.register("url")} placeholder="https://lander.example.com/quiz" />
         </Field>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="secondary" onClick={() => onOpenChange(false)}>

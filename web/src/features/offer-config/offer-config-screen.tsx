@@ -1,5 +1,5 @@
 import { Plus, Tag } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { DeleteDialog } from "@/components/ui/delete-dialog";
@@ -11,7 +11,8 @@ import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../../../../worker/src/schemas/offers";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { createOfferSchema, DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS, type CreateOfferInput } from "../../../../worker/src/schemas/offers";
 import { useDeleteOffer, useOffers, useSaveOffer, type Offer } from "./api";
 
 /** docs/screens.md §2: the template preview is cut at 50 characters plus an ellipsis. */
@@ -20,20 +21,16 @@ export const previewTemplate = (t: string) => (t.length > 50 ? `${t.slice(0, 50)
 function OfferDialog({ offer, onClose }: { offer: Offer | null; onClose(): void }) {
   const save = useSaveOffer();
   const editing = offer !== null;
-  const [name, setName] = useState(offer?.name ?? "");
-  const [url, setUrl] = useState(offer?.url ?? "");
-  const [utmTemplate, setTemplate] = useState(offer?.utmTemplate ?? DEFAULT_UTM_TEMPLATE);
+  // The API's own schema: each field says what is wrong with it, as the server would.
+  const form = useSchemaForm(createOfferSchema, { name: offer?.name ?? "", url: offer?.url ?? "", utmTemplate: offer?.utmTemplate ?? DEFAULT_UTM_TEMPLATE });
+  const { errors } = form.formState;
 
-  const insertToken = (token: string) => setTemplate((t) => `${t}{${token}}`);
+  const insertToken = (token: string) =>
+    form.setValue("utmTemplate", `${form.getValues("utmTemplate")}{${token}}`, { shouldValidate: form.formState.isSubmitted });
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!name.trim() || !url.trim() || !utmTemplate.trim()) {
-      toast({ title: "Validation error", description: "Please provide name, URL, and UTM template", variant: "destructive" });
-      return;
-    }
+  const onValid = (values: CreateOfferInput) =>
     save.mutate(
-      { id: offer?.id, name, url, utmTemplate },
+      { id: offer?.id, ...values },
       {
         onSuccess: () => {
           toast(
@@ -43,9 +40,16 @@ function OfferDialog({ offer, onClose }: { offer: Offer | null; onClose(): void 
           );
           onClose();
         },
-        onError: (err) => toastError("Error", err, editing ? "Failed to update offer" : "Failed to create offer"),
+        onError: (err) => {
+          if (!showServerErrors(form, err, ["name", "url", "utmTemplate"]))
+            toastError("Error", err, editing ? "Failed to update offer" : "Failed to create offer");
+        },
       },
     );
+  const onInvalid = () => {
+    const { name, url, utmTemplate } = form.getValues();
+    if (!name.trim() || !url.trim() || !utmTemplate.trim())
+      toast({ title: "Validation error", description: "Please provide name, URL, and UTM template", variant: "destructive" });
   };
 
   return (
@@ -56,15 +60,15 @@ function OfferDialog({ offer, onClose }: { offer: Offer | null; onClose(): void 
       description="Exit clicks go to the offer URL with the template's parameters filled in per click."
       className="max-w-xl"
     >
-      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-        <Field label="Name">
-          <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Sweepstakes US" maxLength={255} />
+      <form className="grid gap-4" onSubmit={form.handleSubmit(onValid, onInvalid)} noValidate>
+        <Field label="Name" error={errors.name?.message}>
+          <Input {...form.register("name")} placeholder="Sweepstakes US" maxLength={255} />
         </Field>
-        <Field label="URL">
-          <Input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://network.example.com/?a=123&c=456" />
+        <Field label="URL" error={errors.url?.message}>
+          <Input type="url" {...form.register("url")} placeholder="https://network.example.com/?a=123&c=456" />
         </Field>
-        <Field label="UTM Template" hint="Appended to the offer URL; tokens are replaced per click and URL-encoded.">
-          <Textarea rows={3} value={utmTemplate} onChange={(e) => setTemplate(e.target.value)} className="font-mono text-xs" spellCheck={false} />
+        <Field label="UTM Template" error={errors.utmTemplate?.message} hint="Appended to the offer URL; tokens are replaced per click and URL-encoded.">
+          <Textarea rows={3} {...form.register("utmTemplate")} className="font-mono text-xs" spellCheck={false} />
         </Field>
         <div>
           <p className="mb-1.5 text-xs font-medium text-slate-600">Available tokens (click to add)</p>

@@ -1,5 +1,5 @@
 import { Sparkles, Trash2 } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -9,36 +9,25 @@ import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
-import { createSparkSchema } from "../../../../worker/src/schemas/sparks";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { createSparkSchema, type CreateSparkInput } from "../../../../worker/src/schemas/sparks";
 import { useCreateSpark, useDeleteSpark, useSparks, type Spark } from "./api";
-
-type Errors = Partial<Record<"name" | "code", string>>;
 
 function CreateSparkCard() {
   const create = useCreateSpark();
-  const [name, setName] = useState("");
-  const [code, setCode] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
+  const form = useSchemaForm(createSparkSchema, { name: "", code: "" });
+  const { errors } = form.formState;
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = createSparkSchema.safeParse({ name, code });
-    if (!parsed.success) {
-      const next: Errors = {};
-      for (const issue of parsed.error.issues) next[issue.path[0] as keyof Errors] ??= issue.message;
-      setErrors(next);
-      return;
-    }
-    setErrors({});
-    create.mutate(parsed.data, {
+  const onValid = (values: CreateSparkInput) =>
+    create.mutate(values, {
       onSuccess: () => {
         toast({ title: "Spark created", description: "Your spark has been created successfully." });
-        setName("");
-        setCode("");
+        form.reset();
       },
-      onError: (err) => toastError("Error", err, "Failed to create spark"),
+      onError: (err) => {
+        if (!showServerErrors(form, err, ["name", "code"])) toastError("Error", err, "Failed to create spark");
+      },
     });
-  };
 
   return (
     <Card>
@@ -47,12 +36,12 @@ function CreateSparkCard() {
         <CardDescription>Each spark gets a unique Spark ID to pass as sub3 to the network.</CardDescription>
       </CardHeader>
       <CardContent>
-        <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-          <Field label="Spark Name" error={errors.name}>
-            <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Creator collab — March" maxLength={255} />
+        <form className="grid gap-4" onSubmit={form.handleSubmit(onValid)} noValidate>
+          <Field label="Spark Name" error={errors.name?.message}>
+            <Input {...form.register("name")} placeholder="Creator collab — March" maxLength={255} />
           </Field>
-          <Field label="Spark Code" error={errors.code}>
-            <Textarea rows={4} value={code} onChange={(e) => setCode(e.target.value)} className="font-mono text-xs" spellCheck={false} />
+          <Field label="Spark Code" error={errors.code?.message}>
+            <Textarea rows={4} {...form.register("code")} className="font-mono text-xs" spellCheck={false} />
           </Field>
           <div>
             <Button type="submit" disabled={create.isPending}>

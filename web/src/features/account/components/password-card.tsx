@@ -1,53 +1,44 @@
 import { KeyRound } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { toast, toastError } from "@/components/ui/toast";
-import { ApiError } from "@/lib/api";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
 import { changePasswordSchema } from "../../../../../worker/src/schemas/auth";
 import { useChangePassword } from "../api";
 
-type Errors = Partial<Record<"currentPassword" | "newPassword" | "confirm", string>>;
+/**
+ * The API's own schema, plus the one rule only the form knows: the new password typed twice the
+ * same. The repeat is not sent.
+ */
+const passwordFormSchema = changePasswordSchema
+  .extend({ confirm: z.string() })
+  .refine((v) => v.newPassword === v.confirm, { message: "The two new passwords differ", path: ["confirm"] });
+const BLANK = { currentPassword: "", newPassword: "", confirm: "" };
 
 /** Changing your own password: the current one first; your other sessions are signed out. */
 export function PasswordCard() {
   const change = useChangePassword();
-  const [current, setCurrent] = useState("");
-  const [next, setNext] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
+  const form = useSchemaForm(passwordFormSchema, BLANK);
+  const { errors } = form.formState;
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = changePasswordSchema.safeParse({ currentPassword: current, newPassword: next });
-    const found: Errors = {};
-    if (!parsed.success) for (const issue of parsed.error.issues) found[issue.path[0] as keyof Errors] ??= issue.message;
-    if (next !== confirm) found.confirm = "The two new passwords differ";
-    setErrors(found);
-    if (!parsed.success || found.confirm) return;
-    change.mutate(parsed.data, {
-      onSuccess: () => {
-        toast({ title: "Password changed", description: "Your other sessions were signed out." });
-        setCurrent("");
-        setNext("");
-        setConfirm("");
+  const onValid = ({ currentPassword, newPassword }: z.output<typeof passwordFormSchema>) =>
+    change.mutate(
+      { currentPassword, newPassword },
+      {
+        onSuccess: () => {
+          toast({ title: "Password changed", description: "Your other sessions were signed out." });
+          form.reset(BLANK);
+        },
+        onError: (err) => {
+          // The server names the field it refused (a wrong current password).
+          showServerErrors(form, err, ["currentPassword", "newPassword"]);
+          toastError("Failed to change password", err, "Could not change your password");
+        },
       },
-      onError: (err) => {
-        // The server names the field it refused (a wrong current password).
-        if (err instanceof ApiError) {
-          const byField: Errors = {};
-          for (const d of err.details) {
-            const [field, message] = d.split(": ");
-            if (field === "currentPassword" || field === "newPassword") byField[field] = message;
-          }
-          setErrors(byField);
-        }
-        toastError("Failed to change password", err, "Could not change your password");
-      },
-    });
-  };
+    );
 
   return (
     <Card>
@@ -59,15 +50,15 @@ export function PasswordCard() {
         <CardDescription>Changing it signs you out everywhere else.</CardDescription>
       </CardHeader>
       <CardContent>
-        <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-          <Field label="Current password" error={errors.currentPassword}>
-            <Input type="password" value={current} onChange={(e) => setCurrent(e.target.value)} autoComplete="current-password" />
+        <form className="grid gap-4" onSubmit={form.handleSubmit(onValid)} noValidate>
+          <Field label="Current password" error={errors.currentPassword?.message}>
+            <Input type="password" {...form.register("currentPassword")} autoComplete="current-password" />
           </Field>
-          <Field label="New password" error={errors.newPassword} hint="8 to 256 characters">
-            <Input type="password" value={next} onChange={(e) => setNext(e.target.value)} autoComplete="new-password" />
+          <Field label="New password" error={errors.newPassword?.message} hint="8 to 256 characters">
+            <Input type="password" {...form.register("newPassword")} autoComplete="new-password" />
           </Field>
-          <Field label="Repeat the new password" error={errors.confirm}>
-            <Input type="password" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="new-password" />
+          <Field label="Repeat the new password" error={errors.confirm?.message}>
+            <Input type="password" {...form.register("confirm")} autoComplete="new-password" />
           </Field>
           <div>
             <Button type="submit" disabled={change.isPending}>

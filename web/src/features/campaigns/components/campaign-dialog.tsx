@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import type { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
@@ -7,11 +7,15 @@ import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
 import { toast, toastError } from "@/components/ui/toast";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { createCampaignSchema } from "../../../../../worker/src/schemas/campaigns";
 import { landerChoicesQuery, offerChoicesQuery, trackingDomainsQuery, useCreateCampaign, useUpdateCampaign, type Campaign } from "../api";
 
 // Radix Select values must be non-empty: these stand for "nothing chosen".
 const NO_OFFER = "none";
 const DEFAULT_DOMAIN = "default";
+/** A Select's value for an id field: the id as text, or `none` when there is none. */
+const fromId = (id: number | null | undefined, none: string) => (id == null ? none : String(id));
 
 export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | null; onClose(): void }) {
   const editing = campaign !== null;
@@ -20,38 +24,39 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
   const domains = useQuery(trackingDomainsQuery);
   const create = useCreateCampaign();
   const update = useUpdateCampaign();
-  const [name, setName] = useState(campaign?.name ?? "");
-  const [landerId, setLanderId] = useState(campaign ? String(campaign.landerId) : "");
-  const [offerId, setOfferId] = useState(campaign?.offerId ? String(campaign.offerId) : NO_OFFER);
-  const [domainId, setDomainId] = useState(campaign?.domainId ? String(campaign.domainId) : DEFAULT_DOMAIN);
-  const [bhToggle, setBhToggle] = useState(campaign?.bhToggle ?? false);
+  // The API's own schema for a new campaign: the values are what the call sends (ids as numbers,
+  // null for no offer and the default domain), so the form checks exactly what the server will.
+  const form = useSchemaForm(createCampaignSchema, {
+    name: campaign?.name ?? "",
+    landerId: campaign?.landerId,
+    offerId: campaign?.offerId ?? null,
+    domainId: campaign?.domainId ?? null,
+    bhToggle: campaign?.bhToggle ?? false,
+  });
+  const { errors } = form.formState;
   const busy = create.isPending || update.isPending;
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!name.trim() || !landerId) {
-      toast({ title: "Validation error", description: "Please provide campaign name and select a lander", variant: "destructive" });
-      return;
-    }
-    const offer = offerId === NO_OFFER ? null : Number(offerId);
-    const domain = domainId === DEFAULT_DOMAIN ? null : Number(domainId);
+  const onValid = (values: z.output<typeof createCampaignSchema>) => {
     const done = {
       onSuccess: () => {
-        toast({ title: editing ? "Campaign updated" : "Campaign created", description: name.trim() });
+        toast({ title: editing ? "Campaign updated" : "Campaign created", description: values.name });
         onClose();
       },
-      onError: (err: unknown) => toastError("Error", err, editing ? "Failed to update campaign" : "Failed to create campaign"),
+      onError: (err: unknown) => {
+        if (!showServerErrors(form, err, ["name", "landerId", "offerId", "domainId"]))
+          toastError("Error", err, editing ? "Failed to update campaign" : "Failed to create campaign");
+      },
     };
     if (editing) {
-      update.mutate({ id: campaign.id, name, landerId: Number(landerId), offerId: offer, domainId: domain, bhToggle }, done);
+      update.mutate({ id: campaign.id, ...values, offerId: values.offerId ?? null, domainId: values.domainId ?? null }, done);
     } else {
       // docs/screens.md §7: offerId and domainId are omitted when none / default.
-      create.mutate(
-        { name, landerId: Number(landerId), bhToggle, ...(offer !== null && { offerId: offer }), ...(domain !== null && { domainId: domain }) },
-        done,
-      );
+      const { offerId, domainId, ...rest } = values;
+      create.mutate({ ...rest, ...(offerId != null && { offerId }), ...(domainId != null && { domainId }) }, done);
     }
   };
+  // docs/screens.md §8's toast when the name or the lander is missing; each field says so too.
+  const onInvalid = () => toast({ title: "Validation error", description: "Please provide campaign name and select a lander", variant: "destructive" });
 
   const defaultLabel = domains.data?.defaultRedirectBase ? `Default (Settings) — ${new URL(domains.data.defaultRedirectBase).host}` : "Default (Settings)";
 
@@ -62,29 +67,29 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
       title={editing ? "Edit Campaign" : "Create Campaign"}
       description="Each campaign gets its own tracking link for your ads."
     >
-      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-        <Field label="Campaign Name">
-          <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="TikTok — Spring sweeps" maxLength={255} />
+      <form className="grid gap-4" onSubmit={form.handleSubmit(onValid, onInvalid)} noValidate>
+        <Field label="Campaign Name" error={errors.name?.message}>
+          <Input {...form.register("name")} placeholder="TikTok — Spring sweeps" maxLength={255} />
         </Field>
-        <Field label="Lander" hint={landers.data?.length === 0 ? "Add a lander first on the Landers screen." : undefined}>
+        <Field label="Lander" error={errors.landerId?.message} hint={landers.data?.length === 0 ? "Add a lander first on the Landers screen." : undefined}>
           <Select
-            value={landerId}
-            onValueChange={setLanderId}
+            value={fromId(form.watch("landerId"), "")}
+            onValueChange={(v) => form.setValue("landerId", Number(v), { shouldValidate: form.formState.isSubmitted })}
             placeholder={landers.isPending ? "Loading landers..." : "Select a lander"}
             options={(landers.data ?? []).map((l) => ({ value: String(l.id), label: l.name }))}
           />
         </Field>
         <Field label="Offer (optional)" hint="Where the lander's exit link sends visitors.">
           <Select
-            value={offerId}
-            onValueChange={setOfferId}
+            value={fromId(form.watch("offerId"), NO_OFFER)}
+            onValueChange={(v) => form.setValue("offerId", v === NO_OFFER ? null : Number(v))}
             options={[{ value: NO_OFFER, label: "No Offer" }, ...(offers.data ?? []).map((o) => ({ value: String(o.id), label: o.name }))]}
           />
         </Field>
         <Field label="Tracking Domain (optional)">
           <Select
-            value={domainId}
-            onValueChange={setDomainId}
+            value={fromId(form.watch("domainId"), DEFAULT_DOMAIN)}
+            onValueChange={(v) => form.setValue("domainId", v === DEFAULT_DOMAIN ? null : Number(v))}
             options={[
               { value: DEFAULT_DOMAIN, label: defaultLabel },
               ...(domains.data?.domains ?? []).map((d) => ({ value: String(d.id), label: d.host ?? d.domain })),
@@ -96,7 +101,7 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
             <span className="text-sm font-medium text-slate-800">BH Toggle</span>
             <span className="text-xs text-slate-500">Enable redirect to lander</span>
           </span>
-          <Switch checked={bhToggle} onCheckedChange={setBhToggle} aria-label="Enable redirect to lander" />
+          <Switch checked={form.watch("bhToggle") ?? false} onCheckedChange={(on) => form.setValue("bhToggle", on)} aria-label="Enable redirect to lander" />
         </label>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="secondary" onClick={onClose}>

@@ -1,50 +1,36 @@
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
-import { createUserSchema } from "../../../../../worker/src/schemas/users";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { createUserSchema, type CreateUserInput } from "../../../../../worker/src/schemas/users";
 import { useCreateUser } from "../api";
 
-type Errors = Partial<Record<"username" | "password", string>>;
+const BLANK = { username: "", password: "", role: "user" as const };
 
 export function CreateUserDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
   const create = useCreateUser();
-  const [username, setUsername] = useState("");
-  const [password, setPassword] = useState("");
-  const [role, setRole] = useState<"user" | "admin">("user");
-  const [errors, setErrors] = useState<Errors>({});
+  // The API's own schema: the username and password rules are said under their fields.
+  const form = useSchemaForm(createUserSchema, BLANK);
+  const { errors } = form.formState;
+  const reset = () => form.reset(BLANK);
 
-  const reset = () => {
-    setUsername("");
-    setPassword("");
-    setRole("user");
-    setErrors({});
-  };
-
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!username.trim() || !password) {
-      toast({ title: "Missing fields", description: "Username and password are required", variant: "destructive" });
-      return;
-    }
-    const parsed = createUserSchema.safeParse({ username, password, role });
-    if (!parsed.success) {
-      const next: Errors = {};
-      for (const issue of parsed.error.issues) next[issue.path[0] as keyof Errors] ??= issue.message;
-      setErrors(next);
-      return;
-    }
-    create.mutate(parsed.data, {
+  const onValid = (values: CreateUserInput) =>
+    create.mutate(values, {
       onSuccess: (user) => {
         toast({ title: "User created", description: `${user.username} can now sign in.` });
         reset();
         onOpenChange(false);
       },
-      onError: (err) => toastError("Failed to create user", err, "Could not create user"),
+      onError: (err) => {
+        if (!showServerErrors(form, err, ["username", "password"])) toastError("Failed to create user", err, "Could not create user");
+      },
     });
+  const onInvalid = () => {
+    const { username, password } = form.getValues();
+    if (!username.trim() || !password) toast({ title: "Missing fields", description: "Username and password are required", variant: "destructive" });
   };
 
   return (
@@ -57,17 +43,17 @@ export function CreateUserDialog({ open, onOpenChange }: { open: boolean; onOpen
       title="Create New User"
       description="Members see only the features you grant them; admins see everything."
     >
-      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-        <Field label="Username" error={errors.username}>
-          <Input value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" maxLength={64} />
+      <form className="grid gap-4" onSubmit={form.handleSubmit(onValid, onInvalid)} noValidate>
+        <Field label="Username" error={errors.username?.message}>
+          <Input {...form.register("username")} autoComplete="off" maxLength={64} />
         </Field>
-        <Field label="Password" error={errors.password} hint="8 to 256 characters">
-          <Input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+        <Field label="Password" error={errors.password?.message} hint="8 to 256 characters">
+          <Input type="password" {...form.register("password")} autoComplete="new-password" />
         </Field>
         <Field label="Role">
           <Select
-            value={role}
-            onValueChange={(v) => setRole(v === "admin" ? "admin" : "user")}
+            value={form.watch("role") ?? "user"}
+            onValueChange={(v) => form.setValue("role", v === "admin" ? "admin" : "user")}
             options={[
               { value: "user", label: "User" },
               { value: "admin", label: "Admin" },
