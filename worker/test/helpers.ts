@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
-import { hc } from "hono/client";
+import { hc, type ClientResponse } from "hono/client";
+import { expect } from "vitest";
 import type { AppType } from "../src/app";
 import { hashPassword } from "../src/auth/password";
 import { createSession, SESSION_COOKIE } from "../src/auth/session";
@@ -46,6 +47,18 @@ export function client(user?: { cookie: string }) {
       return exports.default.fetch(request);
     },
   }).api;
+}
+
+/**
+ * The body of a typed client's answer, once its status is the one expected: its type is the
+ * route's own for that status, so a changed response shape fails to compile where it is used.
+ */
+export async function bodyOf<R extends ClientResponse<unknown, number, string>, S extends R["status"]>(
+  res: R,
+  status: S,
+): Promise<Awaited<ReturnType<Extract<R, { status: S }>["json"]>>> {
+  expect(res.status, await res.clone().text()).toBe(status);
+  return (await res.json()) as Awaited<ReturnType<Extract<R, { status: S }>["json"]>>;
 }
 
 /** The `name=value` part of the session cookie a response set. */

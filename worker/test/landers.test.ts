@@ -3,42 +3,36 @@ import { describe, expect, it } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertClicks } from "../src/db/queries/clicks";
 import { campaigns, clicks } from "../src/db/schema";
-import { call, db, makeAdmin, makeUser } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 
-interface Lander {
-  id: number;
-  name: string;
-  url: string;
-  createdAt: string;
-}
+const param = (id: number) => ({ param: { id: String(id) } });
 
 describe("landers", () => {
   it("lets an admin add, rename and delete a lander", async () => {
     const admin = await makeAdmin();
-    const created = await call("/api/landers", { cookie: admin.cookie, json: { name: "  Quiz LP ", url: " https://lp.test/quiz?v=2 " } });
-    expect(created.status).toBe(201);
-    const lander = await created.json<Lander>();
+    const api = client(admin);
+    const lander = await bodyOf(await api.landers.$post({ json: { name: "  Quiz LP ", url: " https://lp.test/quiz?v=2 " } }), 201);
     expect(lander).toMatchObject({ name: "Quiz LP", url: "https://lp.test/quiz?v=2" });
     expect(lander.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
 
-    const renamed = await call(`/api/landers/${lander.id}`, { method: "PATCH", cookie: admin.cookie, json: { name: "Quiz LP v3" } });
-    expect(renamed.status).toBe(200);
-    expect(await renamed.json()).toMatchObject({ id: lander.id, name: "Quiz LP v3", url: "https://lp.test/quiz?v=2" });
+    const renamed = await bodyOf(await api.landers[":id"].$patch({ ...param(lander.id), json: { name: "Quiz LP v3" } }), 200);
+    expect(renamed).toMatchObject({ id: lander.id, name: "Quiz LP v3", url: "https://lp.test/quiz?v=2" });
 
-    const list = await (await call("/api/landers", { cookie: admin.cookie })).json<Lander[]>();
+    const list = await bodyOf(await api.landers.$get(), 200);
     expect(list.find((l) => l.id === lander.id)?.name).toBe("Quiz LP v3");
 
-    expect((await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
-    expect((await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
+    expect(await bodyOf(await api.landers[":id"].$delete(param(lander.id)), 200)).toEqual({ ok: true });
+    expect((await api.landers[":id"].$delete(param(lander.id))).status).toBe(404);
   });
 
   it("lists newest first for members with landers or campaigns", async () => {
     const admin = await makeAdmin();
-    const a = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Older", url: "https://lp.test/a" } })).json<Lander>();
-    const b = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Newer", url: "https://lp.test/b" } })).json<Lander>();
+    const a = await bodyOf(await client(admin).landers.$post({ json: { name: "Older", url: "https://lp.test/a" } }), 201);
+    const b = await bodyOf(await client(admin).landers.$post({ json: { name: "Newer", url: "https://lp.test/b" } }), 201);
     for (const feature of ["landers", "campaigns"] as const) {
       const member = await makeUser("user", [feature]);
-      const ids = (await (await call("/api/landers", { cookie: member.cookie })).json<Lander[]>()).map((l) => l.id);
+      const ids = (await bodyOf(await client(member).landers.$get(), 200)).map((l) => l.id);
       expect(ids.indexOf(b.id)).toBeLessThan(ids.indexOf(a.id));
     }
   });
@@ -62,7 +56,7 @@ describe("landers", () => {
     const admin = await makeAdmin();
     const res = await call("/api/landers", { cookie: admin.cookie, json: body });
     expect(res.status).toBe(400);
-    const error = await res.json<{ error: string; details?: string[] }>();
+    const error = await res.json<ApiErrorBody>();
     expect([error.error, ...(error.details ?? [])].join(" | ")).toContain(message);
   });
 
@@ -70,7 +64,7 @@ describe("landers", () => {
     const admin = await makeAdmin();
     const empty = await call("/api/landers/1", { method: "PATCH", cookie: admin.cookie, json: {} });
     expect(empty.status).toBe(400);
-    expect((await empty.json<{ error: string }>()).error).toBe("Send a name or a URL to change");
+    expect((await empty.json<ApiErrorBody>()).error).toBe("Send a name or a URL to change");
     expect((await call("/api/landers/999999", { method: "PATCH", cookie: admin.cookie, json: { name: "X" } })).status).toBe(404);
     for (const id of ["abc", "0", "1.5"]) {
       const bad = await call(`/api/landers/${id}`, { method: "DELETE", cookie: admin.cookie });
@@ -81,7 +75,7 @@ describe("landers", () => {
 
   it("takes its campaigns with it when deleted (the model's cascade)", async () => {
     const admin = await makeAdmin();
-    const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "LP", url: "https://lp.test/" } })).json<Lander>();
+    const lander = await bodyOf(await client(admin).landers.$post({ json: { name: "LP", url: "https://lp.test/" } }), 201);
     const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: null, bhToggle: false }).get();
     await call(`/api/landers/${lander.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(await db().select().from(campaigns).where(eq(campaigns.id, campaign.id))).toEqual([]);
@@ -89,8 +83,8 @@ describe("landers", () => {
 
   it("names what a delete takes along before anything is deleted: its campaigns, their clicks and their first and last click", async () => {
     const admin = await makeAdmin();
-    const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "In use", url: "https://lp.test/" } })).json<Lander>();
-    const other = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Other", url: "https://lp.test/o" } })).json<Lander>();
+    const lander = await bodyOf(await client(admin).landers.$post({ json: { name: "In use", url: "https://lp.test/" } }), 201);
+    const other = await bodyOf(await client(admin).landers.$post({ json: { name: "Other", url: "https://lp.test/o" } }), 201);
     const used = await Promise.all(
       ["beta sweeps", "Alpha sweeps", "Idle"].map((name) =>
         insertCampaign(db(), { name, landerId: lander.id, offerId: null, domainId: null, bhToggle: true }).get(),
@@ -124,8 +118,8 @@ describe("landers", () => {
     expect((await db().select().from(clicks)).filter((c) => used.some((u) => u.id === c.campaignId))).toEqual([]);
     expect(await db().select().from(clicks).where(eq(clicks.campaignId, elsewhere.id))).toHaveLength(1);
 
-    const unused = await call(`/api/landers/${other.id}/deletion-impact`, { cookie: admin.cookie });
-    expect((await unused.json<{ clicks: number }>()).clicks).toBe(1);
+    const unused = await bodyOf(await client(admin).landers[":id"]["deletion-impact"].$get(param(other.id)), 200);
+    expect(unused.clicks).toBe(1);
     expect((await call(`/api/landers/${lander.id}/deletion-impact`, { cookie: admin.cookie })).status).toBe(404);
     expect((await call(`/api/landers/abc/deletion-impact`, { cookie: admin.cookie })).status).toBe(400);
   });
