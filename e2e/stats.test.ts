@@ -449,12 +449,13 @@ test("a month of tracked clicks, CAKE revenue and TikTok spend: tabs, variables,
   // Sorting: a new column sorts descending, the same column again ascending.
   await statsTable(page).getByRole("button", { name: "Sort by Visits" }).click();
   const visitsHeader = statsTable(page).getByRole("columnheader", { name: "Visits", exact: true });
-  expect(await visitsHeader.getAttribute("aria-sort")).toBe("descending");
+  // The sort is part of the URL: the table follows once the navigation commits.
+  await expect.poll(() => visitsHeader.getAttribute("aria-sort"), POLL).toBe("descending");
   const visitsIndex = (await headers(page)).indexOf("Visits");
   const visitCounts = async () => (await tableRows(page)).map((r) => Number(r[visitsIndex]!.replace(/,/g, "")));
   expect(await visitCounts()).toEqual([...(await visitCounts())].sort((a, b) => b - a));
   await statsTable(page).getByRole("button", { name: "Sort by Visits" }).click();
-  expect(await visitsHeader.getAttribute("aria-sort")).toBe("ascending");
+  await expect.poll(() => visitsHeader.getAttribute("aria-sort"), POLL).toBe("ascending");
   expect(await visitCounts()).toEqual([...(await visitCounts())].sort((a, b) => a - b));
   await shot(page, "07-sorted-by-visits-ascending");
 

@@ -53,6 +53,9 @@ export const router = createBrowserRouter([
               path: screen.path,
               // The screen's code and its first data on their way together: no chunk-then-fetch
               // waterfall. Only the small prefetch module is waited for; never the data itself.
+              // Only on arriving at the screen: a change of its own search parameters (a sort, a
+              // filter) is the screen's query to make, not a new navigation to wait for.
+              shouldRevalidate: ({ currentUrl, nextUrl }: { currentUrl: URL; nextUrl: URL }) => currentUrl.pathname !== nextUrl.pathname,
               loader: async ({ request }: { request: Request }) => {
                 void screen.load();
                 if (screen.prefetch && prefetchOn()) {
