@@ -69,24 +69,26 @@ test("refresh, Back and a pasted link restore a filtered Stats screen and a filt
   await expect.poll(() => new URL(page.url()).searchParams.get("includeBots"), POLL).toBe("true");
   await page.getByRole("tab", { name: "Landers" }).click();
   await expect.poll(() => new URL(page.url()).searchParams.get("tab"), POLL).toBe("lander");
+  const todayLabel = await page.getByRole("button", { name: /Date range/ }).getAttribute("aria-label");
   await page.getByRole("button", { name: /Date range/ }).click();
   await page.getByRole("button", { name: "Last 7 days" }).click();
   await page.getByRole("button", { name: "Apply" }).click();
   await expect.poll(() => new URL(page.url()).searchParams.has("startDate"), POLL).toBe(true);
+  await expect.poll(() => page.getByRole("button", { name: /Date range/ }).getAttribute("aria-label"), POLL).not.toBe(todayLabel);
   const filtered = page.url();
   const rangeLabel = await page.getByRole("button", { name: /Date range/ }).getAttribute("aria-label");
 
   await page.reload();
   await expect.poll(() => selectedTab(page), POLL).toBe("Landers");
-  expect(await botsChecked(page)).toBe("true");
-  expect(await page.getByRole("button", { name: /Date range/ }).getAttribute("aria-label")).toBe(rangeLabel);
+  await expect.poll(() => botsChecked(page), POLL).toBe("true");
+  await expect.poll(() => page.getByRole("button", { name: /Date range/ }).getAttribute("aria-label"), POLL).toBe(rangeLabel);
 
   // Back: the range goes, then the tab; Forward brings them again.
   await page.goBack();
   await expect.poll(() => page.getByRole("button", { name: /Date range/ }).getAttribute("aria-label"), POLL).not.toBe(rangeLabel);
   await page.goBack();
   await expect.poll(() => selectedTab(page), POLL).toBe("Campaigns");
-  expect(await botsChecked(page)).toBe("true");
+  await expect.poll(() => botsChecked(page), POLL).toBe("true");
   await page.goForward();
   await page.goForward();
   await expect.poll(() => page.url(), POLL).toBe(filtered);
@@ -100,13 +102,13 @@ test("refresh, Back and a pasted link restore a filtered Stats screen and a filt
   const elsewhere = await signInElsewhere();
   await elsewhere.goto(copied);
   await expect.poll(() => selectedTab(elsewhere), POLL).toBe("Landers");
-  expect(await botsChecked(elsewhere)).toBe("true");
-  expect(await elsewhere.getByRole("button", { name: /Date range/ }).getAttribute("aria-label")).toBe(rangeLabel);
+  await expect.poll(() => botsChecked(elsewhere), POLL).toBe("true");
+  await expect.poll(() => elsewhere.getByRole("button", { name: /Date range/ }).getAttribute("aria-label"), POLL).toBe(rangeLabel);
 
   // A hand-edited link with a bad value shows the screen with that value's default.
   await elsewhere.goto("/?tab=weather&includeBots=maybe&startDate=2026-02-31");
   await expect.poll(() => selectedTab(elsewhere), POLL).toBe("Campaigns");
-  expect(await botsChecked(elsewhere)).toBe("false");
+  await expect.poll(() => botsChecked(elsewhere), POLL).toBe("false");
 
   // Click Log: one campaign and people only.
   await page.goto("/clicks");
@@ -122,8 +124,8 @@ test("refresh, Back and a pasted link restore a filtered Stats screen and a filt
 
   await page.reload();
   await expect.poll(() => totalClicks(page), POLL).toBe("1");
-  expect(await page.getByRole("combobox", { name: "Campaign" }).innerText()).toBe("Autumn deals");
-  expect(await page.getByRole("combobox", { name: "Visitors" }).innerText()).toBe("People only");
+  await expect.poll(() => page.getByRole("combobox", { name: "Campaign" }).innerText(), POLL).toBe("Autumn deals");
+  await expect.poll(() => page.getByRole("combobox", { name: "Visitors" }).innerText(), POLL).toBe("People only");
 
   await page.goBack();
   await page.goBack();
@@ -137,7 +139,7 @@ test("refresh, Back and a pasted link restore a filtered Stats screen and a filt
   await h.shot(page, "02-click-log-filtered");
   await elsewhere.goto(log);
   await expect.poll(() => totalClicks(elsewhere), POLL).toBe("1");
-  expect(await elsewhere.getByRole("combobox", { name: "Campaign" }).innerText()).toBe("Autumn deals");
+  await expect.poll(() => elsewhere.getByRole("combobox", { name: "Campaign" }).innerText(), POLL).toBe("Autumn deals");
 
   await second.close();
   await ctx.close();

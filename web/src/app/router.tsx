@@ -52,18 +52,22 @@ export const router = createBrowserRouter([
             return {
               path: screen.path,
               // The screen's code and its first data on their way together: no chunk-then-fetch
-              // waterfall. Only the small prefetch module is waited for; never the data itself.
-              // Only on arriving at the screen: a change of its own search parameters (a sort, a
-              // filter) is the screen's query to make, not a new navigation to wait for.
-              shouldRevalidate: ({ currentUrl, nextUrl }: { currentUrl: URL; nextUrl: URL }) => currentUrl.pathname !== nextUrl.pathname,
-              loader: async ({ request }: { request: Request }) => {
+              // waterfall. The loader waits for nothing (not even the prefetch module), so a
+              // navigation, and a signed-out visitor's way to the sign-in screen, are never held up.
+              loader: ({ request }: { request: Request }) => {
                 void screen.load();
                 if (screen.prefetch && prefetchOn()) {
-                  const { prefetch } = await screen.prefetch();
-                  void prefetch(appQueryClient, new URL(request.url)).catch(() => undefined);
+                  const url = new URL(request.url);
+                  void screen
+                    .prefetch()
+                    .then(({ prefetch }) => prefetch(appQueryClient, url))
+                    .catch(() => undefined);
                 }
                 return null;
               },
+              // Only on arriving at the screen: a change of its own search parameters (a sort, a
+              // filter) is the screen's query to make, not a new navigation.
+              shouldRevalidate: ({ currentUrl, nextUrl }: { currentUrl: URL; nextUrl: URL }) => currentUrl.pathname !== nextUrl.pathname,
               element: (
                 <RequireAccess requires={screen.requires}>
                   <Suspense fallback={screenFallback}>
