@@ -44,49 +44,47 @@ export function normaliseBaseUrl(raw: string, { stripClick = false } = {}): stri
 
 const domainMessage = "Enter a domain such as trk.example.com (optionally with https://)";
 
+/**
+ * Each setting's value as POST /api/settings checks it; the Settings screen's forms validate with
+ * these same schemas.
+ */
+export const settingValueSchemas = {
+  redirect_domain: z
+    .string({ error: "Redirect domain is required" })
+    .trim()
+    .min(1, "Redirect domain is required")
+    .max(253, domainMessage)
+    .transform((v, ctx) => normaliseBaseUrl(v) ?? (ctx.addIssue({ code: "custom", message: domainMessage }), z.NEVER)),
+  global_exit_domain: z
+    .string()
+    .trim()
+    .max(253, domainMessage)
+    .transform((v, ctx) =>
+      v === "" ? "" : (normaliseBaseUrl(v, { stripClick: true }) ?? (ctx.addIssue({ code: "custom", message: domainMessage }), z.NEVER)),
+    ),
+  max_domain_price: z
+    .union([z.string(), z.number()])
+    .transform((v) => String(v).trim())
+    .refine((v) => /^\d{1,6}(\.\d{1,2})?$/.test(v), "Maximum domain price must be a number of at least 0 with at most 2 decimals")
+    .transform((v) => Number(v).toFixed(2)),
+  report_timezone: z
+    .string({ error: "Report time zone is required" })
+    .trim()
+    .min(1, "Report time zone is required")
+    .max(64, "Report time zone must be an IANA name such as UTC or America/New_York")
+    .transform(
+      (v, ctx) =>
+        canonicalTimeZone(v) ?? (ctx.addIssue({ code: "custom", message: "Report time zone must be an IANA name such as UTC or America/New_York" }), z.NEVER),
+    ),
+} satisfies Record<(typeof SETTING_KEY_NAMES)[number], z.ZodType>;
+
 export const settingSchema = z.discriminatedUnion(
   "key",
   [
-    z.object({
-      key: z.literal("redirect_domain"),
-      value: z
-        .string({ error: "Redirect domain is required" })
-        .trim()
-        .min(1, "Redirect domain is required")
-        .max(253, domainMessage)
-        .transform((v, ctx) => normaliseBaseUrl(v) ?? (ctx.addIssue({ code: "custom", message: domainMessage }), z.NEVER)),
-    }),
-    z.object({
-      key: z.literal("global_exit_domain"),
-      value: z
-        .string()
-        .trim()
-        .max(253, domainMessage)
-        .transform((v, ctx) =>
-          v === "" ? "" : (normaliseBaseUrl(v, { stripClick: true }) ?? (ctx.addIssue({ code: "custom", message: domainMessage }), z.NEVER)),
-        ),
-    }),
-    z.object({
-      key: z.literal("max_domain_price"),
-      value: z
-        .union([z.string(), z.number()])
-        .transform((v) => String(v).trim())
-        .refine((v) => /^\d{1,6}(\.\d{1,2})?$/.test(v), "Maximum domain price must be a number of at least 0 with at most 2 decimals")
-        .transform((v) => Number(v).toFixed(2)),
-    }),
-    z.object({
-      key: z.literal("report_timezone"),
-      value: z
-        .string({ error: "Report time zone is required" })
-        .trim()
-        .min(1, "Report time zone is required")
-        .max(64, "Report time zone must be an IANA name such as UTC or America/New_York")
-        .transform(
-          (v, ctx) =>
-            canonicalTimeZone(v) ??
-            (ctx.addIssue({ code: "custom", message: "Report time zone must be an IANA name such as UTC or America/New_York" }), z.NEVER),
-        ),
-    }),
+    z.object({ key: z.literal("redirect_domain"), value: settingValueSchemas.redirect_domain }),
+    z.object({ key: z.literal("global_exit_domain"), value: settingValueSchemas.global_exit_domain }),
+    z.object({ key: z.literal("max_domain_price"), value: settingValueSchemas.max_domain_price }),
+    z.object({ key: z.literal("report_timezone"), value: settingValueSchemas.report_timezone }),
   ],
   { error: "Unknown setting" },
 );

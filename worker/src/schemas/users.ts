@@ -40,8 +40,10 @@ const uniqueList = <T extends z.ZodType>(item: T, max: number) =>
 export const permissionsSchema = z.object({ features: uniqueList(featureSchema, FEATURE_NAMES.length * 2) });
 
 const label = z.string().trim().min(1, "Values cannot be empty").max(255, "Values must be at most 255 characters");
+/** One media buyer: the CAKE sub1 value their clicks carry. */
+export const mediaBuyerIdSchema = label.max(50, "Media buyer ids are at most 50 characters");
 export const vcnAssignmentsSchema = z.object({ vcnNicknames: uniqueList(label, 1000) });
-export const mediaBuyerAssignmentsSchema = z.object({ subid1s: uniqueList(label.max(50, "Media buyer ids are at most 50 characters"), 1000) });
+export const mediaBuyerAssignmentsSchema = z.object({ subid1s: uniqueList(mediaBuyerIdSchema, 1000) });
 export const sparkAssignmentsSchema = z.object({ sparkIds: uniqueList(z.number().int().positive(), 1000) });
 
 export const roleSchema = z.object({ role: z.enum(["user", "admin"], { error: "Role must be user or admin" }) });

@@ -1,5 +1,6 @@
 import { Globe, Tag } from "lucide-react";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect } from "react";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
@@ -8,23 +9,16 @@ import { PageHeader } from "@/components/ui/page";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { settingSchema, type SettingInput } from "../../../../worker/src/schemas/settings";
+import { useSchemaForm } from "@/lib/schema-form";
+import { DEFAULT_MAX_DOMAIN_PRICE, settingValueSchemas } from "../../../../worker/src/schemas/settings";
 import { useSaveSettings, useSettings } from "./api";
 import { DnsInstructionsCard } from "./components/dns-instructions-card";
 import { RedeployWorkerCard } from "./components/redeploy-worker-card";
 import { ReportTimeZoneCard } from "./components/report-time-zone-card";
 
-type Errors = Partial<Record<SettingInput["key"], string>>;
-
-/** Validates with the server's own schema so the form and the API give the same messages. */
-function check(inputs: SettingInput[]): Errors {
-  const errors: Errors = {};
-  for (const input of inputs) {
-    const result = settingSchema.safeParse(input);
-    if (!result.success) errors[input.key] = result.error.issues[0]?.message ?? "Invalid value";
-  }
-  return errors;
-}
+/** Each card's form: its settings' values, checked by the schemas POST /api/settings uses. */
+const domainsFormSchema = z.object({ redirect_domain: settingValueSchemas.redirect_domain, global_exit_domain: settingValueSchemas.global_exit_domain });
+const priceFormSchema = z.object({ max_domain_price: settingValueSchemas.max_domain_price });
 
 export default function SettingsScreen() {
   const { data: user } = useUser();
@@ -36,29 +30,43 @@ export default function SettingsScreen() {
 
 function SettingsForms() {
   const settings = useSettings();
-  const save = useSaveSettings();
-  const [price, setPrice] = useState("");
-  const [redirect, setRedirect] = useState("");
-  const [exit, setExit] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
+  const saveSettings = useSaveSettings();
+  const domains = useSchemaForm(domainsFormSchema, { redirect_domain: "", global_exit_domain: "" });
+  const price = useSchemaForm(priceFormSchema, { max_domain_price: DEFAULT_MAX_DOMAIN_PRICE });
 
+  // The stored values, whenever they load or change; a field being edited keeps what was typed.
   useEffect(() => {
     if (!settings.data) return;
-    setPrice(settings.data.max_domain_price ?? "5.00");
-    setRedirect(settings.data.redirect_domain ?? "");
-    setExit(settings.data.global_exit_domain ?? "");
-  }, [settings.data]);
+    const stored = settings.data;
+    domains.reset({ redirect_domain: stored.redirect_domain ?? "", global_exit_domain: stored.global_exit_domain ?? "" }, { keepDirtyValues: true });
+    price.reset({ max_domain_price: stored.max_domain_price ?? DEFAULT_MAX_DOMAIN_PRICE }, { keepDirtyValues: true });
+  }, [settings.data, domains, price]);
 
-  const submit = (inputs: SettingInput[]) => (e: FormEvent) => {
-    e.preventDefault();
-    const found = check(inputs);
-    setErrors(found);
-    if (Object.keys(found).length) return;
-    save.mutate(inputs, {
-      onSuccess: () => toast({ title: "Settings updated", description: "Your changes are saved." }),
-      onError: (err) => toastError("Error", err, "Failed to update settings"),
+  // Each setting is its own call; on success the card shows what was stored (https://host, 5.00).
+  const saved = { title: "Settings updated", description: "Your changes are saved." };
+  const failed = (err: Error) => toastError("Error", err, "Failed to update settings");
+  const saveDomains = (values: z.output<typeof domainsFormSchema>) =>
+    saveSettings.mutate(
+      [
+        { key: "redirect_domain", value: values.redirect_domain },
+        { key: "global_exit_domain", value: values.global_exit_domain },
+      ],
+      {
+        onSuccess: () => {
+          domains.reset(values);
+          toast(saved);
+        },
+        onError: failed,
+      },
+    );
+  const savePrice = (values: z.output<typeof priceFormSchema>) =>
+    saveSettings.mutate([{ key: "max_domain_price", value: values.max_domain_price }], {
+      onSuccess: () => {
+        price.reset(values);
+        toast(saved);
+      },
+      onError: failed,
     });
-  };
 
   if (settings.isPending) {
     return (
@@ -84,27 +92,20 @@ function SettingsForms() {
             </CardDescription>
           </CardHeader>
           <CardContent>
-            <form
-              className="grid gap-4"
-              noValidate
-              onSubmit={submit([
-                { key: "redirect_domain", value: redirect },
-                { key: "global_exit_domain", value: exit },
-              ])}
-            >
-              <Field label="Redirect Domain" error={errors.redirect_domain} hint="For example trk.example.com">
-                <Input value={redirect} onChange={(e) => setRedirect(e.target.value)} placeholder="trk.example.com" required />
+            <form className="grid gap-4" noValidate onSubmit={domains.handleSubmit(saveDomains)}>
+              <Field label="Redirect Domain" error={domains.formState.errors.redirect_domain?.message} hint="For example trk.example.com">
+                <Input {...domains.register("redirect_domain")} placeholder="trk.example.com" required />
               </Field>
               <Field
                 label="Global Exit Domain (optional)"
-                error={errors.global_exit_domain}
+                error={domains.formState.errors.global_exit_domain?.message}
                 hint="Where lander exit clicks go; a trailing /click is removed. Empty uses the redirect domain."
               >
-                <Input value={exit} onChange={(e) => setExit(e.target.value)} placeholder="exit.example.com" />
+                <Input {...domains.register("global_exit_domain")} placeholder="exit.example.com" />
               </Field>
               <div>
-                <Button type="submit" disabled={save.isPending}>
-                  {save.isPending ? "Saving..." : "Save Domains"}
+                <Button type="submit" disabled={saveSettings.isPending}>
+                  {saveSettings.isPending ? "Saving..." : "Save Domains"}
                 </Button>
               </div>
             </form>
@@ -119,13 +120,13 @@ function SettingsForms() {
             <CardDescription>Domains priced above this are refused at the availability check.</CardDescription>
           </CardHeader>
           <CardContent>
-            <form className="grid gap-4" noValidate onSubmit={submit([{ key: "max_domain_price", value: price }])}>
-              <Field label="Maximum Domain Price ($)" error={errors.max_domain_price}>
-                <Input type="number" min={0} step={0.01} inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} className="tabular" />
+            <form className="grid gap-4" noValidate onSubmit={price.handleSubmit(savePrice)}>
+              <Field label="Maximum Domain Price ($)" error={price.formState.errors.max_domain_price?.message}>
+                <Input type="number" min={0} step={0.01} inputMode="decimal" {...price.register("max_domain_price")} className="tabular" />
               </Field>
               <div>
-                <Button type="submit" disabled={save.isPending}>
-                  {save.isPending ? "Saving..." : "Save Price"}
+                <Button type="submit" disabled={saveSettings.isPending}>
+                  {saveSettings.isPending ? "Saving..." : "Save Price"}
                 </Button>
               </div>
             </form>

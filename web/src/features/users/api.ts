@@ -1,9 +1,17 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
+import type { z } from "zod";
 import { api, unwrap } from "@/lib/api";
-import { userQuery, type Feature } from "@/lib/auth";
+import { userQuery } from "@/lib/auth";
 import { entityKeys, usersQuery } from "@/lib/entities";
-import type { CreateUserInput } from "../../../../worker/src/schemas/users";
+import {
+  mediaBuyerAssignmentsSchema,
+  mediaBuyerIdSchema,
+  permissionsSchema,
+  sparkAssignmentsSchema,
+  vcnAssignmentsSchema,
+  type CreateUserInput,
+} from "../../../../worker/src/schemas/users";
 
 export type UserRow = InferResponseType<typeof api.users.$get, 200>[number];
 
@@ -33,37 +41,58 @@ export function useDeleteUser() {
 
 const byId = api.users[":id"];
 
-/** Each per-user assignment: how to read it, save it, and the list it holds. */
+/**
+ * A per-user assignment: how to read it, the call's body for a list of checked values and the
+ * API's own schema for that body (the dialog checks the list with it; saving sends what it parsed),
+ * and, where a value may be typed in, the schema of one value.
+ */
+interface AssignmentSpec<Body> {
+  key(id: string): readonly unknown[];
+  read(id: string): Promise<string[]>;
+  body(values: string[]): unknown;
+  schema: z.ZodType<Body>;
+  post(id: string, json: Body): Promise<unknown>;
+  item?: z.ZodType<string, string>;
+}
+
+const assignment = <Body>(spec: AssignmentSpec<Body>) => ({
+  ...spec,
+  save: async (id: string, values: string[]) => {
+    await spec.post(id, spec.schema.parse(spec.body(values)));
+  },
+});
+
 export const assignments = {
-  permissions: {
-    key: (id: string) => [...usersKey, id, "permissions"] as const,
-    read: async (id: string) => (await unwrap(byId.permissions.$get({ param: { id } }))).map((p) => p.feature as string),
-    save: async (id: string, values: string[]) => {
-      await unwrap(byId.permissions.$post({ param: { id }, json: { features: values as Feature[] } }));
-    },
-  },
-  vcns: {
-    key: (id: string) => [...usersKey, id, "vcn-assignments"] as const,
-    read: async (id: string) => (await unwrap(byId["vcn-assignments"].$get({ param: { id } }))).map((v) => v.vcnNickname),
-    save: async (id: string, values: string[]) => {
-      await unwrap(byId["vcn-assignments"].$post({ param: { id }, json: { vcnNicknames: values } }));
-    },
-  },
-  mediaBuyers: {
-    key: (id: string) => [...usersKey, id, "media-buyers"] as const,
-    read: async (id: string) => (await unwrap(byId["media-buyers"].$get({ param: { id } }))).map((v) => v.subid1),
-    save: async (id: string, values: string[]) => {
-      await unwrap(byId["media-buyers"].$post({ param: { id }, json: { subid1s: values } }));
-    },
-  },
-  sparks: {
-    key: (id: string) => [...usersKey, id, "spark-assignments"] as const,
-    read: async (id: string) => (await unwrap(byId["spark-assignments"].$get({ param: { id } }))).map((s) => String(s.sparkId)),
-    save: async (id: string, values: string[]) => {
-      await unwrap(byId["spark-assignments"].$post({ param: { id }, json: { sparkIds: values.map(Number) } }));
-    },
-  },
-} as const;
+  permissions: assignment({
+    key: (id) => [...usersKey, id, "permissions"],
+    read: async (id) => (await unwrap(byId.permissions.$get({ param: { id } }))).map((p) => p.feature as string),
+    body: (values) => ({ features: values }),
+    schema: permissionsSchema,
+    post: (id, json) => unwrap(byId.permissions.$post({ param: { id }, json })),
+  }),
+  vcns: assignment({
+    key: (id) => [...usersKey, id, "vcn-assignments"],
+    read: async (id) => (await unwrap(byId["vcn-assignments"].$get({ param: { id } }))).map((v) => v.vcnNickname),
+    body: (values) => ({ vcnNicknames: values }),
+    schema: vcnAssignmentsSchema,
+    post: (id, json) => unwrap(byId["vcn-assignments"].$post({ param: { id }, json })),
+  }),
+  mediaBuyers: assignment({
+    key: (id) => [...usersKey, id, "media-buyers"],
+    read: async (id) => (await unwrap(byId["media-buyers"].$get({ param: { id } }))).map((v) => v.subid1),
+    body: (values) => ({ subid1s: values }),
+    schema: mediaBuyerAssignmentsSchema,
+    post: (id, json) => unwrap(byId["media-buyers"].$post({ param: { id }, json })),
+    item: mediaBuyerIdSchema,
+  }),
+  sparks: assignment({
+    key: (id) => [...usersKey, id, "spark-assignments"],
+    read: async (id) => (await unwrap(byId["spark-assignments"].$get({ param: { id } }))).map((s) => String(s.sparkId)),
+    body: (values) => ({ sparkIds: values.map(Number) }),
+    schema: sparkAssignmentsSchema,
+    post: (id, json) => unwrap(byId["spark-assignments"].$post({ param: { id }, json })),
+  }),
+};
 
 export type AssignmentKind = keyof typeof assignments;
 

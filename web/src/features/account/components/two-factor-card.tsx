@@ -1,5 +1,5 @@
 import { Download, ShieldCheck, ShieldOff } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -10,6 +10,8 @@ import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
 import { formatDate } from "@/lib/format";
+import { useSchemaForm } from "@/lib/schema-form";
+import { passwordCheckSchema, totpCodeSchema } from "../../../../../worker/src/schemas/auth";
 import { useConfirmSetup, useDisableTwoFactor, useStartSetup, useTwoFactor } from "../api";
 import { QrCode } from "./qr-code";
 
@@ -18,25 +20,18 @@ const grouped = (secret: string) => secret.replace(/(.{4})(?=.)/g, "$1 ");
 
 function SetupSteps({ secret, uri, onDone }: { secret: string; uri: string; onDone(codes: string[]): void }) {
   const confirm = useConfirmSetup();
-  const [code, setCode] = useState("");
-  const [error, setError] = useState<string>();
+  const form = useSchemaForm(totpCodeSchema, { code: "" });
+  const error = form.formState.errors.code?.message;
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    const value = code.replace(/\s/g, "");
-    if (!/^\d{6}$/.test(value)) {
-      setError("Enter the 6-digit code from your app");
-      return;
-    }
-    setError(undefined);
-    confirm.mutate(value, {
+  const onValid = ({ code }: { code: string }) =>
+    confirm.mutate(code, {
       onSuccess: (res) => onDone(res.recoveryCodes),
       onError: (err) => {
-        setError(err.message);
+        // A wrong or expired code: said under the field it is about.
+        form.setError("code", { type: "server", message: err.message });
         toastError("Two-factor sign-in was not turned on", err, "Could not confirm the code");
       },
     });
-  };
 
   return (
     <div className="grid gap-5 md:grid-cols-[auto_1fr] md:items-start">
@@ -57,11 +52,10 @@ function SetupSteps({ secret, uri, onDone }: { secret: string; uri: string; onDo
           </code>
           <CopyButton text={secret} label="Copy the key" description="Paste it into your authenticator app." />
         </div>
-        <form className="grid gap-3 sm:max-w-xs" onSubmit={onSubmit} noValidate>
+        <form className="grid gap-3 sm:max-w-xs" onSubmit={form.handleSubmit(onValid)} noValidate>
           <Field label="Code from the app" error={error} hint="Proves the app is set up; then it asks for a code at every sign-in.">
             <Input
-              value={code}
-              onChange={(e) => setCode(e.target.value)}
+              {...form.register("code")}
               inputMode="numeric"
               autoComplete="one-time-code"
               placeholder="123456"
@@ -124,28 +118,25 @@ function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void })
 
 function DisableDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
   const disable = useDisableTwoFactor();
-  const [password, setPassword] = useState("");
-  const [error, setError] = useState<string>();
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!password) return setError("Password is required");
+  const form = useSchemaForm(passwordCheckSchema, { password: "" });
+  const error = form.formState.errors.password?.message;
+  const onValid = ({ password }: { password: string }) =>
     disable.mutate(password, {
       onSuccess: () => {
         toast({ title: "Two-factor sign-in turned off" });
-        setPassword("");
+        form.reset({ password: "" });
         onOpenChange(false);
       },
       onError: (err) => {
-        setError(err.message);
+        form.setError("password", { type: "server", message: err.message });
         toastError("Two-factor sign-in stays on", err, "Could not turn it off");
       },
     });
-  };
   return (
     <Dialog open={open} onOpenChange={onOpenChange} title="Turn off two-factor sign-in?" description="Signing in will take only your password again.">
-      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+      <form className="grid gap-4" onSubmit={form.handleSubmit(onValid)} noValidate>
         <Field label="Your password" error={error}>
-          <Input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" />
+          <Input type="password" {...form.register("password")} autoComplete="current-password" />
         </Field>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="secondary" onClick={() => onOpenChange(false)}>

@@ -1,55 +1,40 @@
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { toast, toastError } from "@/components/ui/toast";
-import { DEFAULT_SUBDOMAIN, subdomainSchema } from "../../../../../worker/src/schemas/domains";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { configureBodySchema, DEFAULT_SUBDOMAIN } from "../../../../../worker/src/schemas/domains";
 import { useConfigureDomain, type Domain } from "../api";
 
 /** Configure DNS / Retry Configuration: the tracking subdomain, previewed as sub.domain. */
 export function ConfigureDialog({ domain, onClose }: { domain: Domain; onClose(): void }) {
   const retry = domain.status !== "purchased";
-  const [subdomain, setSubdomain] = useState(domain.subdomain ?? DEFAULT_SUBDOMAIN);
-  const [error, setError] = useState<string>();
+  const form = useSchemaForm(configureBodySchema, { subdomain: domain.subdomain ?? DEFAULT_SUBDOMAIN });
+  const error = form.formState.errors.subdomain?.message;
   const configure = useConfigureDomain();
-  const preview = `${subdomain.trim().toLowerCase() || "…"}.${domain.domain}`;
+  const preview = `${(form.watch("subdomain") ?? "").trim().toLowerCase() || "…"}.${domain.domain}`;
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = subdomainSchema.safeParse(subdomain);
-    if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message);
-      return;
-    }
-    setError(undefined);
+  const submit = ({ subdomain }: { subdomain: string }) =>
     configure.mutate(
-      { id: domain.id, subdomain: parsed.data },
+      { id: domain.id, subdomain },
       {
         onSuccess: (answer) => {
           toast({ title: "Domain configured", description: answer.message });
           onClose();
         },
-        onError: (err) => toastError("Error configuring domain", err, "Failed to configure domain"),
+        onError: (err) => {
+          showServerErrors(form, err, ["subdomain"]);
+          toastError("Error configuring domain", err, "Failed to configure domain");
+        },
       },
     );
-  };
 
   return (
     <Dialog open onOpenChange={(open) => !open && onClose()} title={retry ? "Retry Configuration" : "Configure DNS"} description={domain.domain}>
-      <form onSubmit={submit} noValidate className="grid gap-4">
+      <form onSubmit={form.handleSubmit(submit)} noValidate className="grid gap-4">
         <Field label="Subdomain" error={error} hint="Lower-case letters, digits and hyphens, e.g. trk, go, click.">
-          <Input
-            value={subdomain}
-            onChange={(e) => {
-              setSubdomain(e.target.value);
-              setError(undefined);
-            }}
-            autoComplete="off"
-            autoCapitalize="none"
-            spellCheck={false}
-            autoFocus
-          />
+          <Input {...form.register("subdomain")} autoComplete="off" autoCapitalize="none" spellCheck={false} autoFocus />
         </Field>
         <div className="rounded-md bg-slate-50 px-3 py-2 text-sm">
           <span className="text-slate-500">Tracking host: </span>

@@ -1,5 +1,5 @@
 import { CheckCircle2, PlugZap, Search, ShoppingCart, XCircle } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
@@ -7,6 +7,7 @@ import { Input } from "@/components/ui/input";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
 import { formatMoney } from "@/lib/format";
+import { useSchemaForm } from "@/lib/schema-form";
 import { domainBodySchema } from "../../../../../worker/src/schemas/domains";
 import { useCheckDomain, usePurchaseDomain, useTestProxy, type CheckResult, type ProxyTest } from "../api";
 
@@ -18,36 +19,30 @@ type ProxyOutcome = { ok: true; result: ProxyTest } | { ok: false; message: stri
 
 /** Search a name, check it, buy it; and test the route to Namecheap. */
 export function DomainSearchCard({ namecheapReady }: { namecheapReady: boolean }) {
-  const [name, setName] = useState("");
-  const [error, setError] = useState<string>();
+  const form = useSchemaForm(domainBodySchema, { domain: "" });
+  const error = form.formState.errors.domain?.message;
   const [result, setResult] = useState<Checked | null>(null);
   const [proxy, setProxy] = useState<ProxyOutcome | null>(null);
   const check = useCheckDomain();
   const purchase = usePurchaseDomain();
   const testProxy = useTestProxy();
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = domainBodySchema.safeParse({ domain: name });
-    if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message ?? "Invalid domain");
-      setResult(null);
-      return;
-    }
-    setError(undefined);
-    const domain = parsed.data.domain;
-    check.mutate(domain, {
-      onSuccess: (answer) => {
-        setResult({ ...answer, domain });
-        if (answer.available) toast({ title: "Domain available", description: answer.message });
-        else toast({ title: "Domain not available", description: answer.message, variant: "destructive" });
-      },
-      onError: (err) => {
-        setResult(null);
-        toastError("Error checking domain", err, "Failed to check domain");
-      },
-    });
-  };
+  // A refused name clears the last answer: what is on screen is always about the name typed.
+  const submit = form.handleSubmit(
+    ({ domain }) =>
+      check.mutate(domain, {
+        onSuccess: (answer) => {
+          setResult({ ...answer, domain });
+          if (answer.available) toast({ title: "Domain available", description: answer.message });
+          else toast({ title: "Domain not available", description: answer.message, variant: "destructive" });
+        },
+        onError: (err) => {
+          setResult(null);
+          toastError("Error checking domain", err, "Failed to check domain");
+        },
+      }),
+    () => setResult(null),
+  );
 
   const buy = () => {
     if (!result) return;
@@ -56,7 +51,7 @@ export function DomainSearchCard({ namecheapReady }: { namecheapReady: boolean }
         if (answer.success) {
           toast({ title: "Domain purchased", description: answer.message });
           setResult(null);
-          setName("");
+          form.reset({ domain: "" });
         } else if (answer.pending) {
           toast({ title: "Purchase not confirmed yet", description: answer.message });
           setResult(null);
@@ -90,18 +85,7 @@ export function DomainSearchCard({ namecheapReady }: { namecheapReady: boolean }
       <CardContent className="grid gap-4">
         <form onSubmit={submit} noValidate className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-start">
           <Field label="Domain name" error={error} hint="Only .xyz domains are supported.">
-            <Input
-              value={name}
-              onChange={(e) => {
-                setName(e.target.value);
-                setError(undefined);
-              }}
-              placeholder="brightdeals.xyz"
-              autoComplete="off"
-              autoCapitalize="none"
-              spellCheck={false}
-              inputMode="url"
-            />
+            <Input {...form.register("domain")} placeholder="brightdeals.xyz" autoComplete="off" autoCapitalize="none" spellCheck={false} inputMode="url" />
           </Field>
           <Button type="submit" className="sm:mt-[1.625rem]" disabled={!namecheapReady || check.isPending}>
             <Search />

@@ -1,12 +1,14 @@
 import { Clock } from "lucide-react";
-import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useMemo } from "react";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Combobox, type ComboboxOption } from "@/components/ui/combobox";
 import { Field } from "@/components/ui/field";
 import { toast, toastError } from "@/components/ui/toast";
+import { useSchemaForm } from "@/lib/schema-form";
 import { useNow } from "@/lib/use-now";
-import { DEFAULT_REPORT_TIMEZONE, settingSchema } from "../../../../../worker/src/schemas/settings";
+import { DEFAULT_REPORT_TIMEZONE, settingValueSchemas } from "../../../../../worker/src/schemas/settings";
 import { useSaveSettings, useSettings } from "../api";
 
 /** "UTC-05:00" for a zone at an instant (daylight saving included). */
@@ -36,6 +38,8 @@ export function timeZoneOptions(current: string, at: Date): ComboboxOption[] {
   return all.map((name) => ({ value: name, label: name, hint: utcOffset(name, at) }));
 }
 
+const zoneFormSchema = z.object({ report_timezone: settingValueSchemas.report_timezone });
+
 /**
  * The report time zone (setting report_timezone): which 24 hours make a day for our clicks in
  * the Stats screen and the Click Log, and when "today" starts for the syncs. Changing it makes
@@ -46,28 +50,20 @@ export function ReportTimeZoneCard() {
   const settings = useSettings();
   const save = useSaveSettings();
   const stored = settings.data?.report_timezone ?? DEFAULT_REPORT_TIMEZONE;
-  const [zone, setZone] = useState(stored);
-  const [error, setError] = useState<string | undefined>();
+  const form = useSchemaForm(zoneFormSchema, { report_timezone: stored });
+  const zone = form.watch("report_timezone");
   const now = useNow(60_000);
   // The offsets of the moment the card opened: searching "utc-05" finds the zones at -05 today.
   const options = useMemo(() => timeZoneOptions(stored, new Date()), [stored]);
 
-  useEffect(() => setZone(stored), [stored]);
+  useEffect(() => form.reset({ report_timezone: stored }), [stored, form]);
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const input = { key: "report_timezone" as const, value: zone };
-    const parsed = settingSchema.safeParse(input);
-    if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message ?? "Invalid time zone");
-      return;
-    }
-    setError(undefined);
-    save.mutate([input], {
-      onSuccess: () => toast({ title: "Settings updated", description: `Report time zone: ${zone}. The click rollup is rebuilt for it within 15 minutes.` }),
+  const submit = ({ report_timezone }: z.output<typeof zoneFormSchema>) =>
+    save.mutate([{ key: "report_timezone", value: report_timezone }], {
+      onSuccess: () =>
+        toast({ title: "Settings updated", description: `Report time zone: ${report_timezone}. The click rollup is rebuilt for it within 15 minutes.` }),
       onError: (err) => toastError("Error", err, "Failed to update settings"),
     });
-  };
 
   const changed = zone !== stored;
   return (
@@ -83,15 +79,25 @@ export function ReportTimeZoneCard() {
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form className="grid gap-4" noValidate onSubmit={submit}>
+        <form className="grid gap-4" noValidate onSubmit={form.handleSubmit(submit)}>
           <p className="text-sm text-slate-600" aria-live="polite">
             Current: <span className="font-medium text-slate-900">{stored}</span>{" "}
             <span className="tabular text-slate-500">
               ({utcOffset(stored, new Date(now))}, {localTime(stored, new Date(now))} there now)
             </span>
           </p>
-          <Field label="Report Time Zone" error={error} hint="Type to search: a city (New York), a region (Europe) or an offset (UTC-05).">
-            <Combobox value={zone} onValueChange={setZone} options={options} placeholder="Search time zones" empty="No time zone matches" />
+          <Field
+            label="Report Time Zone"
+            error={form.formState.errors.report_timezone?.message}
+            hint="Type to search: a city (New York), a region (Europe) or an offset (UTC-05)."
+          >
+            <Combobox
+              value={zone}
+              onValueChange={(v) => form.setValue("report_timezone", v, { shouldValidate: form.formState.isSubmitted })}
+              options={options}
+              placeholder="Search time zones"
+              empty="No time zone matches"
+            />
           </Field>
           {changed ? (
             <p className="rounded-md bg-amber-50 p-3 text-xs text-amber-900" role="note">

@@ -81,6 +81,20 @@ describe("conversions sent to TikTok (data sources panel)", () => {
     expect(await screen.findByText("Settings updated")).toBeTruthy();
   });
 
+  it("refuses a bad currency or pixel code under its field with the API's sentence and sends nothing", async () => {
+    render();
+    await screen.findByText("CPIXEL0123");
+    fireEvent.click(screen.getByRole("button", { name: "Settings" }));
+    const dialog = await screen.findByRole("dialog");
+    fireEvent.change(within(dialog).getByLabelText("Pixel code"), { target: { value: "C PIXEL" } });
+    fireEvent.change(within(dialog).getByLabelText("Currency"), { target: { value: "US" } });
+    fireEvent.click(within(dialog).getByRole("button", { name: "Save" }));
+    expect(await within(dialog).findByText("The currency must be a three-letter code such as USD")).toBeTruthy();
+    expect(within(dialog).getByText("The pixel code may hold only letters, digits, - and _")).toBeTruthy();
+    expect(within(dialog).getByLabelText("Currency").getAttribute("aria-invalid")).toBe("true");
+    expect(fetchMock.mock.calls.some(([, i]) => (i as RequestInit | undefined)?.method === "PUT")).toBe(false);
+  });
+
   it("says what is missing when sending is not configured, and offers no resend", async () => {
     fetchMock.mockImplementation(async () =>
       Response.json({

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, CheckCircle2, RotateCcw, Settings2, XCircle } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
@@ -10,25 +10,34 @@ import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
 import { formatDateTime, formatRelative } from "@/lib/format";
-import { PENDING_EVENT_CHOICES, SKIP_REASON_LABELS, type TikTokEventSettings } from "../../../../../worker/src/schemas/tiktok-events";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import {
+  PENDING_EVENT_CHOICES,
+  SKIP_REASON_LABELS,
+  tiktokEventSettingsSchema,
+  type TikTokEventSettings,
+} from "../../../../../worker/src/schemas/tiktok-events";
 import { tiktokEventsQuery, useResendFailed, useSaveEventSettings, type TikTokEventsStatus } from "../api";
 
 const count = (n: number) => n.toLocaleString("en-US");
 
 function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpenChange(open: boolean): void; current: TikTokEventSettings }) {
-  const [form, setForm] = useState(current);
+  // The four fields only: the schema is strict, as the API is.
+  const { pixelCode, testEventCode, pendingEvent, currency } = current;
+  const form = useSchemaForm(tiktokEventSettingsSchema, { pixelCode, testEventCode, pendingEvent, currency });
+  const { errors } = form.formState;
   const save = useSaveEventSettings();
-  const set = (patch: Partial<TikTokEventSettings>) => setForm((f) => ({ ...f, ...patch }));
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate(form, {
+  const submit = (settings: TikTokEventSettings) =>
+    save.mutate(settings, {
       onSuccess: () => {
-        toast({ title: "Settings updated", description: form.pixelCode ? "Conversions go to TikTok from now on." : "Sending to TikTok is off." });
+        toast({ title: "Settings updated", description: settings.pixelCode ? "Conversions go to TikTok from now on." : "Sending to TikTok is off." });
         onOpenChange(false);
       },
-      onError: (err) => toastError("Error", err, "Failed to update settings"),
+      onError: (err) => {
+        showServerErrors(form, err, ["pixelCode", "testEventCode", "pendingEvent", "currency"]);
+        toastError("Error", err, "Failed to update settings");
+      },
     });
-  };
   return (
     <Dialog
       open={open}
@@ -36,22 +45,22 @@ function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpen
       title="TikTok Events API"
       description="Approved CAKE conversions whose click came from TikTok are sent to this pixel. The access token is the TIKTOK_EVENTS_ACCESS_TOKEN secret."
     >
-      <form className="grid gap-4" onSubmit={submit}>
-        <Field label="Pixel code" hint="Events Manager → your pixel's ID (event_source_id). Empty turns sending off.">
-          <Input value={form.pixelCode} onChange={(e) => set({ pixelCode: e.target.value })} placeholder="C4A1B2C3D4E5F6G7H8I9" autoComplete="off" />
+      <form className="grid gap-4" onSubmit={form.handleSubmit(submit)} noValidate>
+        <Field label="Pixel code" error={errors.pixelCode?.message} hint="Events Manager → your pixel's ID (event_source_id). Empty turns sending off.">
+          <Input {...form.register("pixelCode")} placeholder="C4A1B2C3D4E5F6G7H8I9" autoComplete="off" />
         </Field>
-        <Field label="Test event code" hint="Optional: events then show under Test Events instead of counting.">
-          <Input value={form.testEventCode} onChange={(e) => set({ testEventCode: e.target.value })} placeholder="TEST12345" autoComplete="off" />
+        <Field label="Test event code" error={errors.testEventCode?.message} hint="Optional: events then show under Test Events instead of counting.">
+          <Input {...form.register("testEventCode")} placeholder="TEST12345" autoComplete="off" />
         </Field>
-        <Field label="Pending conversions">
+        <Field label="Pending conversions" error={errors.pendingEvent?.message}>
           <Select
-            value={form.pendingEvent || "none"}
-            onValueChange={(v) => set({ pendingEvent: (v === "none" ? "" : v) as TikTokEventSettings["pendingEvent"] })}
+            value={form.watch("pendingEvent") || "none"}
+            onValueChange={(v) => form.setValue("pendingEvent", PENDING_EVENT_CHOICES.find((e) => e === v) ?? "")}
             options={PENDING_EVENT_CHOICES.map((e) => (e ? { value: e, label: `Send as ${e}` } : { value: "none", label: "Not sent (wait until approved)" }))}
           />
         </Field>
-        <Field label="Currency" hint="Of the payout sent as the purchase's value.">
-          <Input value={form.currency} onChange={(e) => set({ currency: e.target.value })} maxLength={3} className="w-24 uppercase" />
+        <Field label="Currency" error={errors.currency?.message} hint="Of the payout sent as the purchase's value.">
+          <Input {...form.register("currency")} maxLength={3} className="w-24 uppercase" />
         </Field>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button type="button" variant="secondary" onClick={() => onOpenChange(false)}>

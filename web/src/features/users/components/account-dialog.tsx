@@ -1,11 +1,12 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
-import { resetPasswordSchema } from "../../../../../worker/src/schemas/users";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { resetPasswordSchema, roleSchema } from "../../../../../worker/src/schemas/users";
 import { useResetPassword, useResetTwoFactor, useSetRole, type UserRow } from "../api";
 
 const Section = ({ title, children }: { title: string; children: React.ReactNode }) => (
@@ -20,39 +21,37 @@ export function AccountDialog({ user, onOpenChange }: { user: UserRow; onOpenCha
   const setRole = useSetRole();
   const resetPassword = useResetPassword();
   const resetTwoFactor = useResetTwoFactor();
-  const [role, setRoleValue] = useState<"user" | "admin">(user.role);
-  const [password, setPassword] = useState("");
-  const [passwordError, setPasswordError] = useState<string>();
+  const roleForm = useSchemaForm(roleSchema, { role: user.role });
+  const role = roleForm.watch("role");
+  const passwordForm = useSchemaForm(resetPasswordSchema, { password: "" });
   const [confirmingReset, setConfirmingReset] = useState(false);
 
-  const saveRole = () =>
+  const saveRole = (input: { role: "user" | "admin" }) =>
     setRole.mutate(
-      { id: user.id, role },
+      { id: user.id, role: input.role },
       {
-        onSuccess: () => toast({ title: "Role updated", description: `${user.username} is now ${role === "admin" ? "an admin" : "a user"}.` }),
+        onSuccess: () => toast({ title: "Role updated", description: `${user.username} is now ${input.role === "admin" ? "an admin" : "a user"}.` }),
         onError: (err) => {
-          setRoleValue(user.role);
+          roleForm.reset({ role: user.role });
           toastError("Failed to change role", err, "Could not change the role");
         },
       },
     );
 
-  const savePassword = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = resetPasswordSchema.safeParse({ password });
-    if (!parsed.success) return setPasswordError(parsed.error.issues[0]?.message);
-    setPasswordError(undefined);
+  const savePassword = ({ password }: { password: string }) =>
     resetPassword.mutate(
-      { id: user.id, password: parsed.data.password },
+      { id: user.id, password },
       {
         onSuccess: () => {
-          setPassword("");
+          passwordForm.reset({ password: "" });
           toast({ title: "Password set", description: `${user.username} was signed out everywhere and signs in with the new password.` });
         },
-        onError: (err) => toastError("Failed to set password", err, "Could not set the password"),
+        onError: (err) => {
+          showServerErrors(passwordForm, err, ["password"]);
+          toastError("Failed to set password", err, "Could not set the password");
+        },
       },
     );
-  };
 
   const onResetTwoFactor = () =>
     resetTwoFactor.mutate(user.id, {
@@ -67,26 +66,26 @@ export function AccountDialog({ user, onOpenChange }: { user: UserRow; onOpenCha
     <Dialog open onOpenChange={onOpenChange} title={`Account — ${user.username}`} description="Changes apply on this user's next request.">
       <div className="grid gap-4">
         <Section title="Role">
-          <div className="flex flex-col gap-2 sm:flex-row">
+          <form className="flex flex-col gap-2 sm:flex-row" onSubmit={roleForm.handleSubmit(saveRole)} noValidate>
             <Select
               aria-label="Role"
               className="sm:w-40"
               value={role}
-              onValueChange={(v) => setRoleValue(v === "admin" ? "admin" : "user")}
+              onValueChange={(v) => roleForm.setValue("role", v === "admin" ? "admin" : "user")}
               options={[
                 { value: "user", label: "User" },
                 { value: "admin", label: "Admin" },
               ]}
             />
-            <Button variant="secondary" onClick={saveRole} disabled={role === user.role || setRole.isPending}>
+            <Button type="submit" variant="secondary" disabled={role === user.role || setRole.isPending}>
               {setRole.isPending ? "Saving..." : "Save Role"}
             </Button>
-          </div>
+          </form>
         </Section>
         <Section title="Password">
-          <form className="grid gap-2 sm:grid-cols-[1fr_auto] sm:items-start" onSubmit={savePassword} noValidate>
-            <Field label="New password" error={passwordError} hint="8 to 256 characters. Signs the user out everywhere.">
-              <Input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+          <form className="grid gap-2 sm:grid-cols-[1fr_auto] sm:items-start" onSubmit={passwordForm.handleSubmit(savePassword)} noValidate>
+            <Field label="New password" error={passwordForm.formState.errors.password?.message} hint="8 to 256 characters. Signs the user out everywhere.">
+              <Input type="password" {...passwordForm.register("password")} autoComplete="new-password" />
             </Field>
             <Button type="submit" variant="secondary" className="sm:mt-6" disabled={resetPassword.isPending}>
               {resetPassword.isPending ? "Saving..." : "Set Password"}

@@ -1,11 +1,25 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useId, useMemo, useState } from "react";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { Dialog } from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
-import { useAssignment, useSaveAssignment, type AssignmentKind } from "../api";
+import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { assignments, useAssignment, useSaveAssignment, type AssignmentKind } from "../api";
+
+/** The checked values, refused with the API's own message where its schema refuses the call's body. */
+function checkedListSchema(kind: AssignmentKind) {
+  const { body, schema } = assignments[kind];
+  return z.object({ values: z.array(z.string()) }).superRefine(({ values }, ctx) => {
+    const parsed = schema.safeParse(body(values));
+    if (!parsed.success) ctx.addIssue({ code: "custom", path: ["values"], message: parsed.error.issues[0]?.message ?? "This list cannot be saved" });
+  });
+}
+
+/** The one value an admin may type in, checked by the API's schema of one list item. */
+const NO_ITEM = z.string();
 
 export interface AssignmentCopy {
   title: string;
@@ -33,16 +47,21 @@ interface Props {
 export function AssignmentDialog({ kind, userId, username, options, optionsLoading, copy, note, open, onOpenChange }: Props) {
   const current = useAssignment(kind, userId, open);
   const save = useSaveAssignment(kind, userId);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const formId = useId();
+  const listSchema = useMemo(() => checkedListSchema(kind), [kind]);
+  const form = useSchemaForm(listSchema, { values: [] });
+  const selected = new Set(form.watch("values"));
   const [extra, setExtra] = useState<string[]>([]);
-  const [draft, setDraft] = useState("");
+  const itemSchema = assignments[kind].item;
+  const addSchema = useMemo(() => z.object({ value: itemSchema ?? NO_ITEM }), [itemSchema]);
+  const addForm = useSchemaForm(addSchema, { value: "" });
 
   useEffect(() => {
     if (open && current.data) {
-      setSelected(new Set(current.data));
+      form.reset({ values: current.data });
       setExtra([]);
     }
-  }, [open, current.data]);
+  }, [open, current.data, form]);
 
   const known = new Set(options.map((o) => o.value));
   const all = [
@@ -53,33 +72,34 @@ export function AssignmentDialog({ kind, userId, username, options, optionsLoadi
       .map((v) => ({ value: v, label: v, description: undefined })),
   ];
 
-  const toggle = (value: string, on: boolean) =>
-    setSelected((prev) => {
-      const next = new Set(prev);
-      if (on) next.add(value);
-      else next.delete(value);
-      return next;
-    });
-
-  const addValue = (e: FormEvent) => {
-    e.preventDefault();
-    const value = draft.trim();
-    if (!value) return;
-    setExtra((x) => [...x, value]);
-    toggle(value, true);
-    setDraft("");
+  const toggle = (value: string, on: boolean) => {
+    const next = new Set(form.getValues("values"));
+    if (on) next.add(value);
+    else next.delete(value);
+    form.setValue("values", [...next], { shouldValidate: form.formState.isSubmitted });
   };
 
-  const onSave = () =>
-    save.mutate([...selected], {
+  const addValue = ({ value }: { value: string }) => {
+    setExtra((x) => [...x, value]);
+    toggle(value, true);
+    addForm.reset({ value: "" });
+  };
+
+  const onSave = ({ values }: { values: string[] }) =>
+    save.mutate(values, {
       onSuccess: () => {
         toast({ title: copy.success, description: `Saved for ${username}.` });
         onOpenChange(false);
       },
-      onError: (err) => toastError(copy.failure, err, copy.failure),
+      onError: (err) => {
+        showServerErrors(form, err, ["values"]);
+        toastError(copy.failure, err, copy.failure);
+      },
     });
 
   const loading = optionsLoading || current.isPending;
+  const listError = form.formState.errors.values?.message;
+  const addError = addForm.formState.errors.value?.message;
 
   return (
     <Dialog
@@ -92,7 +112,7 @@ export function AssignmentDialog({ kind, userId, username, options, optionsLoadi
           <Button variant="secondary" onClick={() => onOpenChange(false)}>
             Cancel
           </Button>
-          <Button onClick={onSave} disabled={loading || save.isPending}>
+          <Button onClick={form.handleSubmit(onSave)} disabled={loading || save.isPending}>
             {save.isPending ? "Saving..." : "Save"}
           </Button>
         </>
@@ -108,19 +128,37 @@ export function AssignmentDialog({ kind, userId, username, options, optionsLoadi
       ) : all.length === 0 ? (
         <p className="py-4 text-center text-sm text-slate-500">{copy.empty}</p>
       ) : (
-        <fieldset className="grid max-h-72 gap-3 overflow-y-auto pr-1">
+        <fieldset className="grid max-h-72 gap-3 overflow-y-auto pr-1" aria-describedby={listError ? `${formId}-error` : undefined}>
           <legend className="sr-only">{copy.title}</legend>
           {all.map((o) => (
             <Checkbox key={o.value} checked={selected.has(o.value)} onCheckedChange={(on) => toggle(o.value, on)} label={o.label} description={o.description} />
           ))}
         </fieldset>
       )}
-      {copy.addLabel ? (
-        <form onSubmit={addValue} className="flex gap-2">
-          <Input value={draft} onChange={(e) => setDraft(e.target.value)} placeholder={copy.addLabel} aria-label={copy.addLabel} maxLength={50} />
-          <Button type="submit" variant="secondary" disabled={!draft.trim()}>
-            Add
-          </Button>
+      {listError ? (
+        <p id={`${formId}-error`} role="alert" className="text-xs text-danger-600">
+          {listError}
+        </p>
+      ) : null}
+      {copy.addLabel && itemSchema ? (
+        <form onSubmit={addForm.handleSubmit(addValue)} className="grid gap-1.5" noValidate>
+          <div className="flex gap-2">
+            <Input
+              {...addForm.register("value")}
+              placeholder={copy.addLabel}
+              aria-label={copy.addLabel}
+              aria-invalid={addError ? true : undefined}
+              aria-describedby={addError ? `${formId}-add-error` : undefined}
+            />
+            <Button type="submit" variant="secondary">
+              Add
+            </Button>
+          </div>
+          {addError ? (
+            <p id={`${formId}-add-error`} role="alert" className="text-xs text-danger-600">
+              {addError}
+            </p>
+          ) : null}
         </form>
       ) : null}
     </Dialog>
