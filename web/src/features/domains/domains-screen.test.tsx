@@ -138,6 +138,24 @@ describe("Domains screen", () => {
     expect(fetchMock.mock.calls.some(([i]) => String(i).includes("/check"))).toBe(false);
   });
 
+  it("configures with the subdomain the API's schema takes, previewing the host, and refuses a bad one under its field", async () => {
+    const fetchMock = stubApi([domain({ domain: "bought.xyz" })]);
+    render();
+    await screen.findByText("bought.xyz");
+    fireEvent.click(within(rowOf("bought.xyz")).getByRole("button", { name: "Configure DNS" }));
+    const dialog = await screen.findByRole("dialog");
+    const box = within(dialog).getByLabelText("Subdomain") as HTMLInputElement;
+    expect(box.value).toBe("trk");
+    expect(within(dialog).getByText("trk.bought.xyz")).toBeTruthy();
+    fireEvent.change(box, { target: { value: "go now" } });
+    expect(within(dialog).getByText("go now.bought.xyz")).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole("button", { name: "Configure DNS" }));
+    expect(await within(dialog).findByText("Invalid subdomain format (e.g., trk, go, click)")).toBeTruthy();
+    fireEvent.change(box, { target: { value: "" } });
+    expect(await within(dialog).findByText("Subdomain is required")).toBeTruthy();
+    expect(fetchMock.mock.calls.some(([i]) => String(i).includes("/configure"))).toBe(false);
+  });
+
   it("polls fast while a step runs, slowly while a zone waits, and not otherwise", () => {
     expect(pollInterval([domain({ status: "purchasing" })])).toBe(2000);
     expect(pollInterval([domain({ status: "configuring_dns", busy: true })])).toBe(2000);
