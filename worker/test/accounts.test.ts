@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from "vitest";
 import { MAX_FAILURES_PER_USERNAME } from "../src/auth/throttle";
 import { auditLog, recoveryCodes, sessions, settings, users } from "../src/db/schema";
 import { REQUIRE_TWO_FACTOR_KEY } from "../src/db/queries/two-factor";
-import { call, db, makeAdmin, makeUser, sessionCookieFrom, type TestUser } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser, sessionCookieFrom, type TestUser } from "./helpers";
 
 const login = (username: string, password: string, ip = "10.77.0.1") =>
   call("/api/login", { json: { username, password }, headers: { "cf-connecting-ip": ip } });
@@ -21,10 +22,9 @@ async function passwordHash(id: string) {
 
 /** Turns two-factor sign-in on for a user through the API; returns the secret and the recovery codes. */
 async function enableTwoFactor(user: TestUser) {
-  const setup = await (await call("/api/account/two-factor/setup", { method: "POST", cookie: user.cookie })).json<{ secret: string; uri: string }>();
-  const confirm = await call("/api/account/two-factor/confirm", { cookie: user.cookie, json: { code: totpCode(setup.secret) } });
-  expect(confirm.status).toBe(200);
-  const { recoveryCodes: codes } = await confirm.json<{ recoveryCodes: string[] }>();
+  const twoFactor = client(user).account["two-factor"];
+  const setup = await bodyOf(await twoFactor.setup.$post(), 200);
+  const { recoveryCodes: codes } = await bodyOf(await twoFactor.confirm.$post({ json: { code: totpCode(setup.secret) } }), 200);
   return { secret: setup.secret, uri: setup.uri, codes };
 }
 
@@ -52,7 +52,7 @@ describe("changing your own password", () => {
 
     const short = await call("/api/account/password", { cookie: user.cookie, json: { currentPassword: user.password, newPassword: "short" } });
     expect(short.status).toBe(400);
-    expect((await short.json<{ error: string }>()).error).toBe("Password must be at least 8 characters");
+    expect((await short.json<ApiErrorBody>()).error).toBe("Password must be at least 8 characters");
 
     expect(await passwordHash(user.id)).toBe(before);
     expect(await status(otherCookie)).toBe(200);
@@ -92,7 +92,7 @@ describe("an admin and a member's account", () => {
     const before = await passwordHash(member.id);
     const res = await call(`/api/users/${member.id}/password`, { cookie: admin.cookie, json: { password: "x".repeat(257) } });
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toBe("Password must be at most 256 characters");
+    expect((await res.json<ApiErrorBody>()).error).toBe("Password must be at most 256 characters");
     expect(await passwordHash(member.id)).toBe(before);
     expect(await status(member.cookie)).toBe(200);
   });
@@ -118,7 +118,7 @@ describe("an admin and a member's account", () => {
     const last = await makeAdmin();
     const own = await call(`/api/users/${last.id}/role`, { method: "PUT", cookie: last.cookie, json: { role: "user" } });
     expect(own.status).toBe(400);
-    expect((await own.json<{ error: string }>()).error).toMatch(/own role/);
+    expect((await own.json<ApiErrorBody>()).error).toMatch(/own role/);
     // The write itself refuses to demote the only admin, whoever asks.
     const { setRoleKeepingAnAdmin } = await import("../src/db/queries/users");
     expect(await setRoleKeepingAnAdmin(db(), last.id, "user")).toBe("last-admin");
@@ -140,7 +140,7 @@ describe("an admin and a member's account", () => {
       [200, 409],
     ]).toContainEqual(statuses);
     const loser = answers.find((r) => r.status !== 200)!;
-    if (loser.status === 409) expect((await loser.json<{ error: string }>()).error).toMatch(/last admin/);
+    if (loser.status === 409) expect((await loser.json<ApiErrorBody>()).error).toMatch(/last admin/);
     expect(await db().select().from(users).where(eq(users.role, "admin"))).toHaveLength(1);
   });
 
@@ -166,7 +166,8 @@ describe("an admin and a member's account", () => {
 describe("two-factor sign-in", () => {
   it("is set up with a QR secret confirmed by a first code, and stored encrypted with hashed recovery codes", async () => {
     const user = await makeUser();
-    const setup = await (await call("/api/account/two-factor/setup", { method: "POST", cookie: user.cookie })).json<{ secret: string; uri: string }>();
+    const twoFactor = client(user).account["two-factor"];
+    const setup = await bodyOf(await twoFactor.setup.$post(), 200);
     expect(setup.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(setup.uri).toBe(
       `otpauth://totp/Trackyard:${encodeURIComponent(user.username)}?issuer=Trackyard&secret=${setup.secret}&algorithm=SHA1&digits=6&period=30`,
@@ -175,12 +176,11 @@ describe("two-factor sign-in", () => {
     // A wrong first code: still off, nothing enabled.
     const wrong = await call("/api/account/two-factor/confirm", { cookie: user.cookie, json: { code: totpCode(setup.secret, 5) } });
     expect(wrong.status).toBe(400);
-    expect((await wrong.json<{ error: string }>()).error).toMatch(/^That code is not right/);
+    expect((await wrong.json<ApiErrorBody>()).error).toMatch(/^That code is not right/);
     expect(await (await call("/api/account/two-factor", { cookie: user.cookie })).json()).toMatchObject({ enabled: false, recoveryCodesLeft: 0 });
     expect((await login(user.username, user.password)).status).toBe(200);
 
-    const confirm = await call("/api/account/two-factor/confirm", { cookie: user.cookie, json: { code: totpCode(setup.secret) } });
-    const { recoveryCodes: codes } = await confirm.json<{ recoveryCodes: string[] }>();
+    const { recoveryCodes: codes } = await bodyOf(await twoFactor.confirm.$post({ json: { code: totpCode(setup.secret) } }), 200);
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     for (const code of codes) expect(code).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/);
@@ -216,7 +216,7 @@ describe("two-factor sign-in", () => {
 
     const wrong = await secondFactor(pending, totpCode(secret, 4));
     expect(wrong.status).toBe(401);
-    expect((await wrong.json<{ error: string }>()).error).toMatch(/not right/);
+    expect((await wrong.json<ApiErrorBody>()).error).toMatch(/not right/);
     // The setup took the current step; the next one is good once.
     const code = totpCode(secret, 1);
     const ok = await secondFactor(pending, code);
@@ -231,7 +231,7 @@ describe("two-factor sign-in", () => {
     const again = await login(user.username, user.password);
     const replay = await secondFactor(sessionCookieFrom(again), code);
     expect(replay.status).toBe(401);
-    expect((await replay.json<{ error: string }>()).error).toBe("That code was already used. Wait for the next code in your app.");
+    expect((await replay.json<ApiErrorBody>()).error).toBe("That code was already used. Wait for the next code in your app.");
     expect(sessionCookieFrom(replay)).toBeUndefined();
     const refused = (await auditText()).split("\n").filter((l) => l.startsWith("session.second_factor_refused") && l.endsWith(user.id));
     expect(refused).toEqual(["session.second_factor_refused Wrong code " + user.id, "session.second_factor_refused Code already used " + user.id]);
@@ -245,7 +245,7 @@ describe("two-factor sign-in", () => {
     expect(await (await call("/api/account/two-factor", { cookie: user.cookie })).json()).toMatchObject({ recoveryCodesLeft: 9 });
     const used = await signInWithCode(user, codes[3]!);
     expect(used.res.status).toBe(401);
-    expect((await used.res.json<{ error: string }>()).error).toBe("That recovery code is wrong or was already used");
+    expect((await used.res.json<ApiErrorBody>()).error).toBe("That recovery code is wrong or was already used");
     expect(used.cookie).toBeUndefined();
     expect(await auditText()).toContain("Password + recovery code (9 left)");
   });
@@ -278,10 +278,10 @@ describe("two-factor sign-in", () => {
       const cookie = sessionCookieFrom(res)!;
       const blocked = await call("/api/stats/filters?startDate=2025-01-01&endDate=2025-01-02", { cookie });
       expect(blocked.status).toBe(403);
-      expect((await blocked.json<{ error: string }>()).error).toMatch(/^Set up two-factor sign-in on your Account page first/);
+      expect((await blocked.json<ApiErrorBody>()).error).toMatch(/^Set up two-factor sign-in on your Account page first/);
       expect((await call("/api/account/password", { cookie, json: { currentPassword: member.password, newPassword: "another-one-1" } })).status).toBe(403);
 
-      const setup = await (await call("/api/account/two-factor/setup", { method: "POST", cookie })).json<{ secret: string }>();
+      const setup = await bodyOf(await client({ cookie }).account["two-factor"].setup.$post(), 200);
       expect((await call("/api/account/two-factor/confirm", { cookie, json: { code: totpCode(setup.secret) } })).status).toBe(200);
       // The same session is a full one now.
       expect((await call("/api/stats/filters?startDate=2025-01-01&endDate=2025-01-02", { cookie })).status).toBe(200);
@@ -304,7 +304,7 @@ describe("two-factor sign-in", () => {
     const res = await login(member.username, member.password);
     expect(await res.json()).toMatchObject({ username: member.username, twoFactorEnabled: false });
     expect(await db().select().from(recoveryCodes).where(eq(recoveryCodes.userId, member.id))).toEqual([]);
-    const list = await (await call("/api/users", { cookie: admin.cookie })).json<{ id: string; twoFactorEnabled: boolean }[]>();
+    const list = await bodyOf(await client(admin).users.$get(), 200);
     expect(list.find((u) => u.id === member.id)?.twoFactorEnabled).toBe(false);
   });
 
@@ -319,6 +319,6 @@ describe("two-factor sign-in", () => {
       .where(eq(sessions.userId, user.id));
     const res = await secondFactor(pending, totpCode(secret, 1));
     expect(res.status).toBe(401);
-    expect((await res.json<{ error: string }>()).error).toMatch(/Enter your username and password again/);
+    expect((await res.json<ApiErrorBody>()).error).toMatch(/Enter your username and password again/);
   });
 });

@@ -1,9 +1,8 @@
 import { desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "../src/db/schema";
-import { call, db, makeAdmin, makeUser } from "./helpers";
-
-type Entry = { action: string; entityKind: string; entityId: string | null; summary: string; actorName: string; at: string };
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 
 /** The newest entries about one entity, newest first. */
 const entriesFor = (kind: string, id: string | number) =>
@@ -17,7 +16,7 @@ const entriesFor = (kind: string, id: string | number) =>
 describe("audit entries of the tracking setup", () => {
   it("records a lander's create, edit and delete with who and a before → after, and nothing for a missing id", async () => {
     const admin = await makeAdmin();
-    const created = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "Quiz", url: "https://lp.test/a" } })).json<{ id: number }>();
+    const created = await bodyOf(await client(admin).landers.$post({ json: { name: "Quiz", url: "https://lp.test/a" } }), 201);
     await call(`/api/landers/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { url: "https://lp.test/b" } });
     await call(`/api/landers/${created.id}`, { method: "DELETE", cookie: admin.cookie });
     const rows = await entriesFor("lander", created.id);
@@ -39,7 +38,7 @@ describe("GET /api/audit", () => {
     const admin = await makeAdmin();
     const res = await call("/api/audit?startDate=2015-01-01&endDate=2025-12-31", { cookie: admin.cookie });
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toMatch(/at most 400 days/);
+    expect((await res.json<ApiErrorBody>()).error).toMatch(/at most 400 days/);
   });
 
   it("is refused to members", async () => {
@@ -52,7 +51,7 @@ describe("GET /api/audit", () => {
     const admin = await makeAdmin();
     await call("/api/landers", { cookie: admin.cookie, json: { name: "First", url: "https://lp.test/1" } });
     await call("/api/landers", { cookie: admin.cookie, json: { name: "Second", url: "https://lp.test/2" } });
-    const body = await (await call(`/api/audit?userId=${admin.id}`, { cookie: admin.cookie })).json<{ entries: Entry[]; total: number }>();
+    const body = await bodyOf(await client(admin).audit.$get({ query: { userId: admin.id } }), 200);
     expect(body.total).toBe(2);
     expect(body.entries.map((e) => e.summary)).toEqual(["Name: Second; URL: https://lp.test/2", "Name: First; URL: https://lp.test/1"]);
   });
@@ -67,8 +66,9 @@ async function trail(kind: string, id?: string | number) {
 describe("audit entries of every kind of change", () => {
   it("campaigns, the BH Toggle included; a refused write leaves no entry", async () => {
     const admin = await makeAdmin();
-    const lander = await (await call("/api/landers", { cookie: admin.cookie, json: { name: "LP", url: "https://lp.test/x" } })).json<{ id: number }>();
-    const created = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Spring", landerId: lander.id } })).json<{ id: number }>();
+    const api = client(admin);
+    const lander = await bodyOf(await api.landers.$post({ json: { name: "LP", url: "https://lp.test/x" } }), 201);
+    const created = await bodyOf(await api.campaigns.$post({ json: { name: "Spring", landerId: lander.id } }), 201);
     await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } });
     await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { name: "Summer" } });
     expect(await trail("campaign", created.id)).toEqual([
@@ -84,9 +84,7 @@ describe("audit entries of every kind of change", () => {
 
   it("users: create, permissions, assignments, role, delete", async () => {
     const admin = await makeAdmin();
-    const created = await (
-      await call("/api/users", { cookie: admin.cookie, json: { username: "audited-mia", password: "mia-password-1", role: "user" } })
-    ).json<{ id: string }>();
+    const created = await bodyOf(await client(admin).users.$post({ json: { username: "audited-mia", password: "mia-password-1", role: "user" } }), 201);
     await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["campaigns", "clicks"] } });
     await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["clicks", "sparks"] } });
     await call(`/api/users/${created.id}/vcn-assignments`, { cookie: admin.cookie, json: { vcnNicknames: ["Ads 1"] } });
@@ -111,9 +109,7 @@ describe("audit entries of every kind of change", () => {
     await call("/api/settings", { cookie: admin.cookie, json: { key: "max_domain_price", value: "9.5" } });
     expect((await trail("setting", "max_domain_price"))[0]).toMatch(/^setting\.update \| max_domain_price: .+ → 9\.50$/);
 
-    const offer = await (
-      await call("/api/offers", { cookie: admin.cookie, json: { name: "Sweeps", url: "https://o.test/a", utmTemplate: "s1={clickId}" } })
-    ).json<{ id: number }>();
+    const offer = await bodyOf(await client(admin).offers.$post({ json: { name: "Sweeps", url: "https://o.test/a", utmTemplate: "s1={clickId}" } }), 201);
     await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(await trail("offer", offer.id)).toEqual([
       "offer.delete | Name: Sweeps; URL: https://o.test/a; UTM template: s1={clickId}",
@@ -121,9 +117,7 @@ describe("audit entries of every kind of change", () => {
     ]);
 
     const member = await makeUser("user", ["sparks"]);
-    const spark = await (
-      await call("/api/sparks", { cookie: member.cookie, json: { name: "Hook A", code: "<!-- a -->" } })
-    ).json<{ id: number; sparkId: string }>();
+    const spark = await bodyOf(await client(member).sparks.$post({ json: { name: "Hook A", code: "<!-- a -->" } }), 201);
     await call(`/api/sparks/${spark.id}`, { method: "DELETE", cookie: member.cookie });
     const sparkRows = await db()
       .select()
@@ -134,12 +128,12 @@ describe("audit entries of every kind of change", () => {
       ["spark.delete", member.username],
     ]);
 
-    const invoice = await (
-      await call("/api/invoices", {
-        cookie: admin.cookie,
+    const invoice = await bodyOf(
+      await client(admin).invoices.$post({
         json: { mediaBuyer: "mb1", invoiceDate: "2025-02-28", amountPaid: "100", revenueSharePercent: "10", profit: "5", notes: "" },
-      })
-    ).json<{ id: number }>();
+      }),
+      201,
+    );
     await call(`/api/invoices/${invoice.id}`, { method: "PATCH", cookie: admin.cookie, json: { amountPaid: "100.00", profit: "7.5" } });
     expect(await trail("invoice", invoice.id)).toEqual([
       "invoice.update | mb1 2025-02-28: Profit: 5.00 → 7.50",
@@ -192,17 +186,17 @@ describe("the audit screen's calls", () => {
         entityId: "1",
         summary: "x",
       });
-    const q = `userId=${admin.id}&entityKind=offer&startDate=2024-03-10&endDate=2024-03-11`;
-    const first = await (await call(`/api/audit?${q}`, { cookie: admin.cookie })).json<{ entries: Entry[]; total: number; totalPages: number }>();
+    const query = { userId: admin.id, entityKind: "offer", startDate: "2024-03-10", endDate: "2024-03-11" } as const;
+    const q = new URLSearchParams(query).toString();
+    const audit = client(admin).audit;
+    const first = await bodyOf(await audit.$get({ query }), 200);
     expect(first.total).toBe(55);
     expect(first.totalPages).toBe(2);
     expect(first.entries).toHaveLength(50);
     expect(first.entries[0]).toMatchObject({ entityId: "54", at: "2024-03-10T12:00:00.054Z" });
-    const second = await (await call(`/api/audit?${q}&page=2`, { cookie: admin.cookie })).json<{ entries: Entry[] }>();
+    const second = await bodyOf(await audit.$get({ query: { ...query, page: "2" } }), 200);
     expect(second.entries.map((e) => e.entityId)).toEqual(["4", "3", "2", "1", "0"]);
-    const outside = await (
-      await call(`/api/audit?userId=${admin.id}&startDate=2024-03-11&endDate=2024-03-11`, { cookie: admin.cookie })
-    ).json<{ total: number }>();
+    const outside = await bodyOf(await audit.$get({ query: { userId: admin.id, startDate: "2024-03-11", endDate: "2024-03-11" } }), 200);
     expect(outside.total).toBe(0);
 
     const csv = await call(`/api/audit/export?${q}`, { cookie: admin.cookie });
@@ -229,7 +223,7 @@ describe("the audit screen's calls", () => {
     const admin = await makeAdmin();
     const res = await call(`/api/audit?${query}`, { cookie: admin.cookie });
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toBe(message);
+    expect((await res.json<ApiErrorBody>()).error).toBe(message);
     expect((await call(`/api/audit/export?${query.replace("page=0", "entityKind=planet")}`, { cookie: admin.cookie })).status).toBe(400);
   });
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/session";
 import { sessions, users } from "../src/db/schema";
 import { eq } from "drizzle-orm";
-import { call, db, makeAdmin, makeUser, sessionCookieFrom, uniqueName } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser, sessionCookieFrom, uniqueName } from "./helpers";
 
 const login = (username: string, password: string, headers: Record<string, string> = {}) => call("/api/login", { json: { username, password }, headers });
 
@@ -26,14 +27,14 @@ describe("first-admin setup", () => {
     expect(await (await call("/api/setup")).json()).toEqual({ needsSetup: false });
     const second = await call("/api/register", { json: { username: "intruder", password: "s3cret-password" } });
     expect(second.status).toBe(403);
-    expect((await second.json<{ error: string }>()).error).toMatch(/closed/);
+    expect((await second.json<ApiErrorBody>()).error).toMatch(/closed/);
     expect(await db().select().from(users).where(eq(users.username, "intruder"))).toHaveLength(0);
   });
 
   it("validates the new admin's username and password", async () => {
     const res = await call("/api/register", { json: { username: "x", password: "short" } });
     expect(res.status).toBe(400);
-    const body = await res.json<{ error: string; details: string[] }>();
+    const body = await res.json<ApiErrorBody>();
     expect(body.details).toEqual(expect.arrayContaining([expect.stringMatching(/^username: /), expect.stringMatching(/^password: .*8 characters/)]));
   });
 });
@@ -71,7 +72,7 @@ describe("sign in and out", () => {
     const sixth = await login(user.username, user.password, { "cf-connecting-ip": "10.1.0.9" });
     expect(sixth.status).toBe(429);
     expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThan(800);
-    expect((await sixth.json<{ error: string }>()).error).toMatch(/Try again in 15 minutes/);
+    expect((await sixth.json<ApiErrorBody>()).error).toMatch(/Try again in 15 minutes/);
   });
 
   it("answers 429 after twenty failures from one IP", async () => {
@@ -87,7 +88,7 @@ describe("sign in and out", () => {
   it("refuses a 10,000-character username with a clear message", async () => {
     const res = await login("a".repeat(10_000), "whatever");
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toBe("Username must be at most 64 characters");
+    expect((await res.json<ApiErrorBody>()).error).toBe("Username must be at most 64 characters");
   });
 });
 
@@ -124,7 +125,7 @@ describe("cookies", () => {
     const member = await makeUser("user", []);
     expect(await (await call("/api/user", { cookie: member.cookie })).json()).toMatchObject({ permissions: [] });
     await call(`/api/users/${member.id}/permissions`, { json: { features: ["sparks", "clicks"] }, cookie: admin.cookie });
-    const me = await (await call("/api/user", { cookie: member.cookie })).json<{ permissions: string[] }>();
+    const me = await bodyOf(await client(member).user.$get(), 200);
     expect(me.permissions.sort()).toEqual(["clicks", "sparks"]);
   });
 });
@@ -148,7 +149,7 @@ describe("request guards", () => {
       headers: { "content-type": "text/plain" },
     });
     expect(res.status).toBe(415);
-    expect((await res.json<{ error: string }>()).error).toMatch(/application\/json/);
+    expect((await res.json<ApiErrorBody>()).error).toMatch(/application\/json/);
   });
 
   it("refuses a 2 MB JSON body with 413 and stores nothing", async () => {

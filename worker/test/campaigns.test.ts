@@ -5,24 +5,10 @@ import { insertOffer } from "../src/db/queries/offers";
 import { writeSetting } from "../src/db/queries/settings";
 import { domains, type DomainStatus } from "../src/db/schema";
 import { TRACKING_QUERY } from "../src/tracking/links";
-import { call, db, makeAdmin, makeUser, uniqueName } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser, uniqueName } from "./helpers";
 
-interface Campaign {
-  id: number;
-  name: string;
-  landerId: number;
-  landerName: string | null;
-  offerId: number | null;
-  offerName: string | null;
-  domainId: number | null;
-  trackingDomain: string | null;
-  bhToggle: boolean;
-  createdAt: string;
-  trackingUrl: string | null;
-  exitUrl: string | null;
-  exitScriptUrl: string | null;
-  exitScript: string | null;
-}
+const param = (id: number) => ({ param: { id: String(id) } });
 
 async function refs() {
   const lander = await insertLander(db(), { name: "Quiz LP", url: "https://lp.test/quiz" }).get();
@@ -49,9 +35,7 @@ describe("campaigns", () => {
     await settings("https://go.example.com");
     const admin = await makeAdmin();
     const { landerId, offerId } = await refs();
-    const res = await call("/api/campaigns", { cookie: admin.cookie, json: { name: " Spring ", landerId, offerId, bhToggle: true } });
-    expect(res.status).toBe(201);
-    const c = await res.json<Campaign>();
+    const c = await bodyOf(await client(admin).campaigns.$post({ json: { name: " Spring ", landerId, offerId, bhToggle: true } }), 201);
     expect(c).toMatchObject({
       name: "Spring",
       landerId,
@@ -73,7 +57,7 @@ describe("campaigns", () => {
     const admin = await makeAdmin();
     const { landerId } = await refs();
     const d = await domain("active", "trk");
-    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId, domainId: d.id } })).json<Campaign>();
+    const c = await bodyOf(await client(admin).campaigns.$post({ json: { name: "C", landerId, domainId: d.id } }), 201);
     expect(c.trackingDomain).toBe(`trk.${d.domain}`);
     expect(c.trackingUrl).toBe(`https://trk.${d.domain}/r/${c.id}?${TRACKING_QUERY}`);
     expect(c.exitUrl).toBe("https://exit.example.com/click");
@@ -84,9 +68,10 @@ describe("campaigns", () => {
     await settings("");
     const admin = await makeAdmin();
     const { landerId } = await refs();
-    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId } })).json<Campaign>();
+    const api = client(admin);
+    const c = await bodyOf(await api.campaigns.$post({ json: { name: "C", landerId } }), 201);
     expect([c.trackingUrl, c.exitUrl, c.exitScriptUrl, c.exitScript]).toEqual([null, null, null, null]);
-    const choices = await (await call("/api/campaigns/tracking-domains", { cookie: admin.cookie })).json<{ defaultRedirectBase: string | null }>();
+    const choices = await bodyOf(await api.campaigns["tracking-domains"].$get(), 200);
     expect(choices.defaultRedirectBase).toBeNull();
   });
 
@@ -96,9 +81,7 @@ describe("campaigns", () => {
     const usable = await domain("active", "go");
     const noSub = await domain("active", null);
     const failed = await domain("dns_failed", "trk");
-    const res = await call("/api/campaigns/tracking-domains", { cookie: admin.cookie });
-    expect(res.status).toBe(200);
-    const body = await res.json<{ defaultRedirectBase: string; exitBase: string; domains: { id: number; host: string }[] }>();
+    const body = await bodyOf(await client(admin).campaigns["tracking-domains"].$get(), 200);
     expect(body.defaultRedirectBase).toBe("https://go.example.com");
     expect(body.exitBase).toBe("https://go.example.com");
     const ids = body.domains.map((d) => d.id);
@@ -121,7 +104,7 @@ describe("campaigns", () => {
     for (const [json, message] of cases) {
       const res = await call("/api/campaigns", { cookie: admin.cookie, json });
       expect(res.status).toBe(400);
-      expect((await res.json<{ error: string }>()).error).toBe(message);
+      expect((await res.json<ApiErrorBody>()).error).toBe(message);
     }
     const both = await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId: 999998, offerId: 999997 } });
     expect(await both.json()).toEqual({
@@ -143,38 +126,37 @@ describe("campaigns", () => {
     const admin = await makeAdmin();
     const res = await call("/api/campaigns", { cookie: admin.cookie, json });
     expect(res.status).toBe(400);
-    const body = await res.json<{ error: string; details?: string[] }>();
+    const body = await res.json<ApiErrorBody>();
     expect([body.error, ...(body.details ?? [])].join(" | ")).toContain(message);
   });
 
   it("updates with bhToggle alone, clears the offer with null, and checks new references", async () => {
     const admin = await makeAdmin();
     const { landerId, offerId } = await refs();
-    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "C", landerId, offerId } })).json<Campaign>();
+    const api = client(admin);
+    const c = await bodyOf(await api.campaigns.$post({ json: { name: "C", landerId, offerId } }), 201);
     expect(c.bhToggle).toBe(false);
 
-    const toggled = await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } });
-    expect(toggled.status).toBe(200);
-    expect(await toggled.json()).toMatchObject({ id: c.id, name: "C", bhToggle: true, offerId, landerId });
+    const toggled = await bodyOf(await api.campaigns[":id"].$patch({ ...param(c.id), json: { bhToggle: true } }), 200);
+    expect(toggled).toMatchObject({ id: c.id, name: "C", bhToggle: true, offerId, landerId });
 
-    const cleared = await (await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: { offerId: null } })).json<Campaign>();
+    const cleared = await bodyOf(await api.campaigns[":id"].$patch({ ...param(c.id), json: { offerId: null } }), 200);
     expect(cleared).toMatchObject({ offerId: null, offerName: null, exitScript: null, bhToggle: true });
 
     const bad = await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: { landerId: 999999 } });
     expect(bad.status).toBe(400);
     const empty = await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: {} });
-    expect((await empty.json<{ error: string }>()).error).toBe("Send at least one field to change");
+    expect((await empty.json<ApiErrorBody>()).error).toBe("Send at least one field to change");
     expect((await call("/api/campaigns/999999", { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } })).status).toBe(404);
   });
 
   it("lets members with campaigns view, but only admins change anything", async () => {
     const admin = await makeAdmin();
     const { landerId } = await refs();
-    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Viewable", landerId } })).json<Campaign>();
+    const c = await bodyOf(await client(admin).campaigns.$post({ json: { name: "Viewable", landerId } }), 201);
     const member = await makeUser("user", ["campaigns"]);
-    const list = await call("/api/campaigns", { cookie: member.cookie });
-    expect(list.status).toBe(200);
-    expect((await list.json<Campaign[]>()).some((x) => x.id === c.id)).toBe(true);
+    const list = await bodyOf(await client(member).campaigns.$get(), 200);
+    expect(list.some((x) => x.id === c.id)).toBe(true);
     expect((await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: member.cookie, json: { bhToggle: true } })).status).toBe(403);
     expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: member.cookie })).status).toBe(403);
     expect((await call("/api/campaigns/tracking-domains", { cookie: member.cookie })).status).toBe(403);
@@ -183,7 +165,7 @@ describe("campaigns", () => {
   it("deletes a campaign once", async () => {
     const admin = await makeAdmin();
     const { landerId } = await refs();
-    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Gone", landerId } })).json<Campaign>();
+    const c = await bodyOf(await client(admin).campaigns.$post({ json: { name: "Gone", landerId } }), 201);
     expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
     expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
   });
@@ -192,7 +174,7 @@ describe("campaigns", () => {
     const admin = await makeAdmin();
     const member = await makeUser("user", ["campaigns"]);
     const { landerId } = await refs();
-    const c = await (await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Busy", landerId } })).json<Campaign>();
+    const c = await bodyOf(await client(admin).campaigns.$post({ json: { name: "Busy", landerId } }), 201);
     const at = Date.UTC(2026, 9, 30, 23, 59);
     await insertClicks(
       db(),

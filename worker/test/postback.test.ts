@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { cakeAttributedDaily, cakeConversions, cakeStats } from "../src/db/schema";
 import { dayIn } from "../src/lib/calendar-days";
+import type { ApiErrorBody } from "../src/lib/errors";
 import { runSync } from "../src/sync/run-sync";
 import type { FakeCakeConversion } from "./fakes/cake-fake";
 import { db } from "./helpers";
@@ -78,7 +79,7 @@ describe("the CAKE postback", () => {
     for (const [params, error] of cases) {
       const res = await postback(params);
       expect(res.status, error).toBe(400);
-      expect((await res.json<{ error: string }>()).error).toBe(error);
+      expect((await res.json<ApiErrorBody>()).error).toBe(error);
     }
     const twice = await callWith(configuredEnv(), `/postback/cake?token=${POSTBACK_TOKEN}&leadid=A&leadid=B&oid=1&price=1`);
     expect(twice.status).toBe(400);

@@ -6,7 +6,7 @@ import { clicks, landerClicks, offers, refusedClicks } from "../src/db/schema";
 import worker from "../src/index";
 import { DEFAULT_UTM_TEMPLATE } from "../src/schemas/offers";
 import { REFUSAL_PERIOD_MS, visitorKey } from "../src/tracking/rate-limit";
-import { call, db, makeUser } from "./helpers";
+import { bodyOf, client, db, makeUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
 import { seedCampaign } from "./stats-helpers";
 
@@ -96,9 +96,7 @@ describe("the per-IP rate limit", () => {
     // The Click Log shows them per day and campaign.
     const member = await makeUser("user", ["clicks"]);
     const today = new Date().toISOString().slice(0, 10);
-    const res = await call(`/api/clicks/refused?startDate=${today}&endDate=${today}&campaignId=${campaignId}`, { cookie: member.cookie });
-    expect(res.status).toBe(200);
-    const body = await res.json<{ clicks: number; exits: number; days: { date: string; campaignId: number; clicks: number }[] }>();
+    const body = await bodyOf(await client(member).clicks.refused.$get({ query: { startDate: today, endDate: today, campaignId: String(campaignId) } }), 200);
     expect(body).toMatchObject({ clicks: count - stored, exits: 0 });
     expect(body.days.map((d) => [d.campaignId, d.clicks])).toEqual([[campaignId, count - stored]]);
   }, 120_000);

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_FAILURES_PER_USERNAME } from "../src/auth/throttle";
 import { cakeConversions, verificationCodes } from "../src/db/schema";
 import worker from "../src/index";
-import { call, db, makeAdmin, makeUser } from "./helpers";
+import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
 
 describe("sign-in throttle", () => {
@@ -63,11 +63,11 @@ describe("GET /api/offers", () => {
     await call("/api/offers", { cookie: admin.cookie, json: { name: "Secret offer", url: "https://aff.test/?aff_id=991", utmTemplate: "sub1={clickId}" } });
     for (const feature of ["dashboard", "campaigns", "offers"] as const) {
       const member = await makeUser("user", [feature]);
-      const rows = await (await call("/api/offers", { cookie: member.cookie })).json<Record<string, unknown>[]>();
+      const rows = await bodyOf(await client(member).offers.$get(), 200);
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) expect(Object.keys(row).sort()).toEqual(["id", "name"]);
     }
-    const full = await (await call("/api/offers", { cookie: admin.cookie })).json<Record<string, unknown>[]>();
+    const full = await bodyOf(await client(admin).offers.$get(), 200);
     expect(full.find((o) => o.name === "Secret offer")).toMatchObject({ url: "https://aff.test/?aff_id=991", utmTemplate: "sub1={clickId}" });
   });
 });

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { userDashboardPreferences, users } from "../src/db/schema";
+import type { ApiErrorBody } from "../src/lib/errors";
 import { call, db, makeUser } from "./helpers";
 
 const put = (cookie: string, json: unknown) => call("/api/user/preferences", { method: "PUT", json, cookie });
@@ -46,7 +47,7 @@ describe("GET and PUT /api/user/preferences", () => {
     const user = await makeUser();
     const res = await put(user.cookie, body);
     expect(res.status).toBe(400);
-    const answer = await res.json<{ error: string; details?: string[] }>();
+    const answer = await res.json<ApiErrorBody>();
     expect([answer.error, ...(answer.details ?? [])].join(" | ")).toContain(message);
     expect(await db().select().from(userDashboardPreferences).where(eq(userDashboardPreferences.userId, user.id))).toEqual([]);
   });

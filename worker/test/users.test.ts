@@ -2,14 +2,13 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { deleteUserKeepingAnAdmin } from "../src/db/queries/users";
 import { sessions, sparks, transactions, users } from "../src/db/schema";
-import { call, db, makeAdmin, makeUser } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 
 describe("users", () => {
   it("creates a member and refuses a duplicate username with 409, whatever its case", async () => {
     const admin = await makeAdmin();
-    const first = await call("/api/users", { cookie: admin.cookie, json: { username: "Dana.MB", password: "long-enough-pw", role: "user" } });
-    expect(first.status).toBe(201);
-    const created = await first.json<{ id: string; createdAt: string }>();
+    const created = await bodyOf(await client(admin).users.$post({ json: { username: "Dana.MB", password: "long-enough-pw", role: "user" } }), 201);
     expect(created).toMatchObject({ username: "Dana.MB", role: "user" });
     expect(created.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
 
@@ -20,7 +19,7 @@ describe("users", () => {
 
   it("lists users without password hashes or two-factor secrets", async () => {
     const admin = await makeAdmin();
-    const list = await (await call("/api/users", { cookie: admin.cookie })).json<Record<string, unknown>[]>();
+    const list = await bodyOf(await client(admin).users.$get(), 200);
     expect(list.length).toBeGreaterThan(0);
     for (const u of list) expect(Object.keys(u).sort()).toEqual(["createdAt", "id", "role", "twoFactorEnabled", "username"]);
   });
@@ -29,14 +28,14 @@ describe("users", () => {
     const admin = await makeAdmin();
     const res = await call("/api/users", { cookie: admin.cookie, json: { username: "shorty", password: "1234567", role: "user" } });
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toBe("Password must be at least 8 characters");
+    expect((await res.json<ApiErrorBody>()).error).toBe("Password must be at least 8 characters");
   });
 
   it("never deletes yourself", async () => {
     const admin = await makeAdmin();
     const self = await call(`/api/users/${admin.id}`, { method: "DELETE", cookie: admin.cookie });
     expect(self.status).toBe(400);
-    expect((await self.json<{ error: string }>()).error).toBe("You cannot delete your own account");
+    expect((await self.json<ApiErrorBody>()).error).toBe("You cannot delete your own account");
   });
 
   it("signs a deleted user out everywhere: their sessions go with them", async () => {
@@ -73,7 +72,7 @@ describe("users", () => {
     expect((await call(`/api/users/${crypto.randomUUID()}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
     const bad = await call("/api/users/not-a-uuid/permissions", { cookie: admin.cookie });
     expect(bad.status).toBe(400);
-    expect((await bad.json<{ error: string }>()).error).toBe("Invalid user id");
+    expect((await bad.json<ApiErrorBody>()).error).toBe("Invalid user id");
   });
 });
 
@@ -81,13 +80,13 @@ describe("permissions and assignments", () => {
   it("replaces a member's permissions and rejects unknown features", async () => {
     const admin = await makeAdmin();
     const member = await makeUser("user", ["dashboard"]);
-    const path = `/api/users/${member.id}/permissions`;
-    const saved = await call(path, { cookie: admin.cookie, json: { features: ["campaigns", "landers", "campaigns"] } });
-    expect(saved.status).toBe(200);
-    expect((await saved.json<{ feature: string }[]>()).map((p) => p.feature).sort()).toEqual(["campaigns", "landers"]);
-    const bad = await call(path, { cookie: admin.cookie, json: { features: ["root"] } });
+    const permissions = client(admin).users[":id"].permissions;
+    const param = { id: member.id };
+    const saved = await bodyOf(await permissions.$post({ param, json: { features: ["campaigns", "landers", "campaigns"] } }), 200);
+    expect(saved.map((p) => p.feature).sort()).toEqual(["campaigns", "landers"]);
+    const bad = await call(`/api/users/${member.id}/permissions`, { cookie: admin.cookie, json: { features: ["root"] } });
     expect(bad.status).toBe(400);
-    expect((await (await call(path, { cookie: admin.cookie })).json<unknown[]>()).length).toBe(2);
+    expect((await bodyOf(await permissions.$get({ param }), 200)).length).toBe(2);
   });
 
   it("assigns card nicknames, media buyers and sparks, and offers the existing choices", async () => {
@@ -105,12 +104,7 @@ describe("permissions and assignments", () => {
       .values({ name: "Spring", code: "x", sparkId: `sp-${crypto.randomUUID()}` })
       .returning();
 
-    const options = await (
-      await call("/api/users/assignment-options", { cookie: admin.cookie })
-    ).json<{
-      vcnNicknames: string[];
-      sparks: { id: number }[];
-    }>();
+    const options = await bodyOf(await client(admin).users["assignment-options"].$get(), 200);
     expect(options.vcnNicknames).toEqual(expect.arrayContaining(["Alpha Ads", "Zeta Ads"]));
     expect(options.vcnNicknames).not.toContain(null);
     expect(options.sparks.map((s) => s.id)).toContain(spark!.id);
