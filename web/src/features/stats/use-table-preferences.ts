@@ -20,14 +20,25 @@ export function useTablePreferences() {
   const [local, setLocal] = useState<Preferences | null>(null);
   const pending = useRef<Preferences | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const { mutate } = save;
+  const sending = useRef(false);
+  const { mutateAsync } = save;
 
+  // One save at a time, the newest pending one next: two saves in flight could reach the server in
+  // either order and leave an older width stored. Chained on the promise, not on mutate's
+  // callbacks, so a save still pending when the screen closes is sent after the one in flight.
   const flush = useCallback(() => {
     clearTimeout(timer.current);
     const next = pending.current;
+    if (!next || sending.current) return;
     pending.current = null;
-    if (next) mutate(next, { onError: (err) => toastError("Could not save your columns", err, "Failed to save column preferences") });
-  }, [mutate]);
+    sending.current = true;
+    mutateAsync(next)
+      .catch((err: unknown) => toastError("Could not save your columns", err, "Failed to save column preferences"))
+      .finally(() => {
+        sending.current = false;
+        if (pending.current) flush();
+      });
+  }, [mutateAsync]);
 
   useEffect(() => flush, [flush]);
 
