@@ -1,18 +1,23 @@
 import { useQuery } from "@tanstack/react-query";
 import { format } from "date-fns";
 import { FileText, Pencil, Trash2 } from "lucide-react";
-import { useId, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
+import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
 import { formatDate, formatMoney } from "@/lib/format";
 import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { useSearchState } from "@/lib/url-state";
+import { formatCents, parseCents } from "../../../../worker/src/lib/money";
+import { idParam } from "../../../../worker/src/schemas/common";
 import { invoiceSchema, type InvoiceInput } from "../../../../worker/src/schemas/invoices";
 import { mediaBuyerSuggestionsQuery, useDeleteInvoice, useInvoices, useSaveInvoice, type Invoice } from "./api";
 
@@ -43,6 +48,18 @@ const fromInvoice = (i: Invoice): FormState => ({
   notes: i.notes ?? "",
 });
 
+/**
+ * The screen's state in the URL: the media buyer the history shows (`buyer`, the invoice's own
+ * field schema) and the invoice being edited (`edit`, the id the API's PATCH takes), so a refresh
+ * or a pasted link reopens the same history and the same invoice in the form.
+ */
+const searchSchema = z.object({ buyer: invoiceSchema.shape.mediaBuyer.optional(), edit: idParam.shape.id.optional() });
+const SEARCH_DEFAULTS = {};
+const ALL_BUYERS = "__all__";
+
+/** Cents added up through the one money parser: no floating-point sums of dollars. */
+const sumOf = (rows: Invoice[], pick: (i: Invoice) => string) => formatMoney(formatCents(rows.reduce((sum, i) => sum + (parseCents(pick(i)) ?? 0), 0)));
+
 export default function InvoicingScreen() {
   const invoices = useInvoices();
   const suggestions = useQuery(mediaBuyerSuggestionsQuery);
@@ -51,14 +68,32 @@ export default function InvoicingScreen() {
   // The API's own schema: every field's problem is said under it, as the server would say it.
   const form = useSchemaForm(invoiceSchema, blank());
   const { errors } = form.formState;
-  const [editingId, setEditingId] = useState<number | null>(null);
+  const { value: search, update: updateSearch } = useSearchState(searchSchema, SEARCH_DEFAULTS);
   const [deleting, setDeleting] = useState<Invoice | null>(null);
   const listId = useId();
+  const all = useMemo(() => invoices.data ?? [], [invoices.data]);
+  const editingInvoice = search.edit === undefined ? undefined : all.find((i) => i.id === search.edit);
+  const editingId = editingInvoice?.id ?? null;
+
+  // The form follows the invoice the URL names (Edit, Back, Forward, a refresh); an id no longer in
+  // the list (deleted, or a stale link) drops out of the URL and the form is a new invoice again.
+  const shown = useRef<number | null>(null);
+  useEffect(() => {
+    if (editingId === shown.current) return;
+    form.reset(editingInvoice ? fromInvoice(editingInvoice) : blank());
+    shown.current = editingId;
+  }, [editingId, editingInvoice, form]);
+  useEffect(() => {
+    if (search.edit !== undefined && invoices.isSuccess && editingId === null) updateSearch({ edit: null }, { replace: true });
+  }, [search.edit, invoices.isSuccess, editingId, updateSearch]);
 
   const reset = () => {
     form.reset(blank());
-    setEditingId(null);
+    if (search.edit !== undefined) updateSearch({ edit: null });
   };
+
+  const buyers = useMemo(() => [...new Set(all.map((i) => i.mediaBuyer))].sort((a, b) => a.localeCompare(b)), [all]);
+  const rows = search.buyer === undefined ? all : all.filter((i) => i.mediaBuyer === search.buyer);
 
   const onValid = (values: InvoiceInput) => {
     const editing = editingId !== null;
@@ -79,8 +114,6 @@ export default function InvoicingScreen() {
       },
     );
   };
-
-  const rows = invoices.data ?? [];
 
   return (
     <>
@@ -134,8 +167,27 @@ export default function InvoicingScreen() {
         </Card>
 
         <Card>
-          <CardHeader>
-            <CardTitle>Invoice History</CardTitle>
+          <CardHeader className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
+            <div className="grid gap-1">
+              <CardTitle>Invoice History</CardTitle>
+              {rows.length ? (
+                <CardDescription className="tabular" aria-live="polite">
+                  {rows.length} {rows.length === 1 ? "invoice" : "invoices"} · paid {sumOf(rows, (i) => i.amountPaid)} · profit {sumOf(rows, (i) => i.profit)}
+                </CardDescription>
+              ) : null}
+            </div>
+            {buyers.length > 1 || search.buyer !== undefined ? (
+              <Select
+                aria-label="Media buyer"
+                className="sm:w-56"
+                value={search.buyer ?? ALL_BUYERS}
+                onValueChange={(v) => updateSearch({ buyer: v === ALL_BUYERS ? null : v })}
+                options={[
+                  { value: ALL_BUYERS, label: "All Media Buyers" },
+                  ...[...new Set([...buyers, ...(search.buyer === undefined ? [] : [search.buyer])])].map((b) => ({ value: b, label: b })),
+                ]}
+              />
+            ) : null}
           </CardHeader>
           <Table aria-label="Invoice history" phone="cards">
             <TableHeader>
@@ -155,7 +207,13 @@ export default function InvoicingScreen() {
                 rows={rows}
                 colSpan={7}
                 loading="Loading invoices..."
-                emptyState={<EmptyState icon={<FileText />} title="No invoices yet. Create your first invoice above." />}
+                emptyState={
+                  search.buyer === undefined ? (
+                    <EmptyState icon={<FileText />} title="No invoices yet. Create your first invoice above." />
+                  ) : (
+                    <EmptyState icon={<FileText />} title={`No invoices for ${search.buyer}.`} />
+                  )
+                }
               >
                 {(i) => (
                   <TableRow key={i.id} className={i.id === editingId ? "bg-brand-50" : undefined}>
@@ -186,7 +244,7 @@ export default function InvoicingScreen() {
                           aria-label={`Edit invoice of ${i.mediaBuyer}, ${formatDate(i.invoiceDate)}`}
                           onClick={() => {
                             form.reset(fromInvoice(i));
-                            setEditingId(i.id);
+                            updateSearch({ edit: i.id });
                             window.scrollTo({ top: 0, behavior: "smooth" });
                           }}
                         >
