@@ -6,21 +6,7 @@ import { forgetCodesVersion, VERSION_FRESH_MS } from "../src/codes/version";
 import { verificationCodes } from "../src/db/schema";
 import worker from "../src/index";
 import { CODES_LIMIT } from "../src/routes/codes";
-import { call, db, makeUser } from "./helpers";
-
-interface CodeItem {
-  id: number;
-  code: string;
-  subject: string;
-  sender: string;
-  receivedAt: string;
-  extractedAt: string;
-}
-interface CodesBody {
-  items: CodeItem[];
-  total: number;
-  limit: number;
-}
+import { bodyOf, call, client, db, makeUser } from "./helpers";
 
 const HOUR = 60 * 60 * 1000;
 
@@ -49,7 +35,7 @@ async function seed(count: number, newest = Date.now()) {
  */
 const wroteElsewhere = () => forgetCodesVersion();
 
-const list = (cookie: string, etag?: string) => call("/api/codes", { cookie, headers: etag ? { "if-none-match": etag } : {} });
+const list = (user: { cookie: string }, etag?: string) => client(user).codes.$get({}, { headers: etag ? { "if-none-match": etag } : {} });
 
 beforeEach(async () => {
   await db().delete(verificationCodes);
@@ -74,11 +60,11 @@ describe("GET /api/codes", () => {
         { code: "222222", subject: "middle", sender: "b@x.example", messageId: "<m@x>", receivedAt: now - HOUR, extractedAt: now - HOUR },
       ]);
     wroteElsewhere();
-    const res = await list(member.cookie);
+    const res = await list(member);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("etag")).toMatch(/^"codes-3-\d+-\d+"$/);
-    const body = await res.json<CodesBody>();
+    const body = await bodyOf(res, 200);
     expect(body.total).toBe(3);
     expect(body.limit).toBe(CODES_LIMIT);
     expect(body.items.map((i) => i.code)).toEqual(["333333", "222222", "111111"]);
@@ -96,7 +82,7 @@ describe("GET /api/codes", () => {
     const member = await makeUser();
     const newest = Date.now();
     await seed(CODES_LIMIT + 20, newest);
-    const body = await (await list(member.cookie)).json<CodesBody>();
+    const body = await bodyOf(await list(member), 200);
     expect(body.total).toBe(CODES_LIMIT + 20);
     expect(body.items).toHaveLength(CODES_LIMIT);
     expect(body.items[0]!.receivedAt).toBe(new Date(newest).toISOString());
@@ -107,34 +93,33 @@ describe("GET /api/codes", () => {
   it("answers 304 with no body while nothing changed, and 200 again after a new code", async () => {
     const member = await makeUser();
     await seed(3);
-    const first = await list(member.cookie);
+    const first = await list(member);
     const etag = first.headers.get("etag")!;
 
-    const unchanged = await list(member.cookie, etag);
+    const unchanged = await list(member, etag);
     expect(unchanged.status).toBe(304);
     expect(await unchanged.text()).toBe("");
     expect(unchanged.headers.get("etag")).toBe(etag);
     expect(unchanged.headers.get("cache-control")).toBe("no-store");
     // Weak and listed forms of the same tag match too.
-    expect((await list(member.cookie, `W/${etag}`)).status).toBe(304);
-    expect((await list(member.cookie, `"other", ${etag}`)).status).toBe(304);
+    expect((await list(member, `W/${etag}`)).status).toBe(304);
+    expect((await list(member, `"other", ${etag}`)).status).toBe(304);
 
     await seed(1);
-    const changed = await list(member.cookie, etag);
-    expect(changed.status).toBe(200);
+    const changed = await list(member, etag);
     expect(changed.headers.get("etag")).not.toBe(etag);
-    expect((await changed.json<CodesBody>()).total).toBe(4);
+    expect((await bodyOf(changed, 200)).total).toBe(4);
   });
 
   it("changes the ETag when codes are deleted, even when a new one reuses the deleted id", async () => {
     const member = await makeUser();
     await seed(3);
-    const before = (await list(member.cookie)).headers.get("etag")!;
+    const before = (await list(member)).headers.get("etag")!;
     const [newest] = await db().select().from(verificationCodes).orderBy(verificationCodes.id).limit(1).offset(2);
 
     await db().delete(verificationCodes).where(eq(verificationCodes.id, newest!.id));
     wroteElsewhere();
-    expect((await list(member.cookie, before)).status).toBe(200);
+    expect((await list(member, before)).status).toBe(200);
 
     // SQLite hands the deleted highest id to the next row: same count, same highest id.
     const { id: _id, ...deleted } = newest!;
@@ -144,25 +129,23 @@ describe("GET /api/codes", () => {
     wroteElsewhere();
     const [reused] = await db().select().from(verificationCodes).where(eq(verificationCodes.messageId, "<reused@x>"));
     expect(reused!.id).toBe(newest!.id);
-    const after = await list(member.cookie, before);
-    expect(after.status).toBe(200);
-    expect((await after.json<CodesBody>()).items.map((i) => i.code)).toContain("999999");
+    const after = await list(member, before);
+    expect((await bodyOf(after, 200)).items.map((i) => i.code)).toContain("999999");
   });
 
   it("sees a write made elsewhere within a second, without being told", async () => {
     const member = await makeUser();
     await seed(2);
-    const etag = (await list(member.cookie)).headers.get("etag")!;
+    const etag = (await list(member)).headers.get("etag")!;
     await db().insert(verificationCodes).values({ code: "654321", subject: "s", sender: "a@x.example", receivedAt: Date.now(), extractedAt: Date.now() });
     await new Promise((resolve) => setTimeout(resolve, VERSION_FRESH_MS + 50));
-    const res = await list(member.cookie, etag);
-    expect(res.status).toBe(200);
-    expect((await res.json<CodesBody>()).items[0]!.code).toBe("654321");
+    const res = await list(member, etag);
+    expect((await bodyOf(res, 200)).items[0]!.code).toBe("654321");
   });
 
   it("shows a code delivered by email() on the very next poll", async () => {
     const member = await makeUser();
-    const etag = (await list(member.cookie)).headers.get("etag")!;
+    const etag = (await list(member)).headers.get("etag")!;
     const raw = `From: Uber <noreply@uber.com>\r\nTo: codes@inbox.trackyard.test\r\nSubject: 4821 is your Uber code\r\nMessage-ID: <${crypto.randomUUID()}@uber.com>\r\nDate: ${new Date().toUTCString()}\r\n\r\nUse this code to sign in to Uber: 4821\r\n`;
     const bytes = new TextEncoder().encode(raw);
     const ctx = createExecutionContext();
@@ -183,9 +166,8 @@ describe("GET /api/codes", () => {
       ctx,
     );
     await waitOnExecutionContext(ctx);
-    const res = await list(member.cookie, etag);
-    expect(res.status).toBe(200);
-    const body = await res.json<CodesBody>();
+    const res = await list(member, etag);
+    const body = await bodyOf(res, 200);
     expect(body.items[0]).toMatchObject({ code: "4821", subject: "4821 is your Uber code", sender: "noreply@uber.com" });
   });
 });

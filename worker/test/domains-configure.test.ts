@@ -1,5 +1,7 @@
 import { and, eq } from "drizzle-orm";
+import { hc } from "hono/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { AppType } from "../src/app";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { writeSetting } from "../src/db/queries/settings";
@@ -7,7 +9,9 @@ import { auditLog, campaigns, domains } from "../src/db/schema";
 import { ACTIVATION_CHECK_INTERVAL_MS, configureDomain, deleteDomain, migrateToWorkers, redeployWorker, updateNameservers } from "../src/domains/configure";
 import { LEASE_MS } from "../src/domains/machine";
 import { testProxy } from "../src/domains/proxy-test";
+import type { Bindings } from "../src/env";
 import { finishDomains } from "../src/jobs/finish-domains";
+import type { ApiErrorBody } from "../src/lib/errors";
 import {
   createDomainFakes,
   refusal,
@@ -21,8 +25,19 @@ import {
   rowOf,
   type DomainFakes,
 } from "./domain-helpers";
-import { db, makeAdmin, makeUser } from "./helpers";
+import { bodyOf, db, makeAdmin, makeUser, ORIGIN } from "./helpers";
 import { callWith } from "./performance-helpers";
+
+/** helpers' typed `client`, as `user`, into the Worker with these bindings (through `callWith`). */
+const clientWith = (bindings: Bindings, user: { cookie: string }) =>
+  hc<AppType>(ORIGIN, {
+    fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+      callWith(bindings, String(input).slice(ORIGIN.length), {
+        method: init?.method,
+        cookie: user.cookie,
+        json: init?.body ? JSON.parse(String(init.body)) : undefined,
+      }),
+  }).api;
 
 afterEach(() => vi.restoreAllMocks());
 // Storage is shared by the tests of a file, and the cron looks at every row: each test starts with none.
@@ -84,8 +99,8 @@ describe("Configure DNS", () => {
     const lander = await insertLander(db(), { name: "L", url: "https://lander.test/" }).get();
     const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: null, domainId: domain.id, bhToggle: true }).get();
     const admin = await makeAdmin();
-    const list = await callWith(domainEnv(), "/api/campaigns", { cookie: admin.cookie });
-    const mine = (await list.json<{ id: number; trackingDomain: string; trackingUrl: string; exitScriptUrl: string }[]>()).find((c) => c.id === campaign.id)!;
+    const list = await bodyOf(await clientWith(domainEnv(), admin).campaigns.$get(), 200);
+    const mine = list.find((c) => c.id === campaign.id)!;
     expect(mine.trackingDomain).toBe(`trk.${domain.domain}`);
     expect(mine.trackingUrl).toMatch(new RegExp(`^https://trk\\.${domain.domain.replace(".", "\\.")}/r/${campaign.id}\\?cid=`));
     expect(mine.exitScriptUrl).toBe(`https://trk.${domain.domain}/exit-tracker.js`);
@@ -125,7 +140,7 @@ describe("Configure DNS", () => {
     const admin = await makeAdmin();
     const res = await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain } });
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toBe(subdomain === "" ? "Subdomain is required" : "Invalid subdomain format (e.g., trk, go, click)");
+    expect((await res.json<ApiErrorBody>()).error).toBe(subdomain === "" ? "Subdomain is required" : "Invalid subdomain format (e.g., trk, go, click)");
     expect(await rowOf(row.id)).toEqual(row);
     expect(fakes.cloudflare.state.requests).toEqual([]);
   });
@@ -142,9 +157,10 @@ describe("Configure DNS", () => {
         .where(and(eq(auditLog.entityKind, "domain"), eq(auditLog.entityId, String(row.id))));
     await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "Tr_k" } });
     expect(await entries()).toEqual([]);
-    const res = await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "trk" } });
-    expect(res.status).toBe(200);
-    const { message } = await res.json<{ message: string }>();
+    const { message } = await bodyOf(
+      await clientWith(domainEnv(), admin).domains[":id"].configure.$post({ param: { id: String(row.id) }, json: { subdomain: "trk" } }),
+      200,
+    );
     const [entry] = await entries();
     expect(entry).toMatchObject({ action: "domain.configure", actorId: admin.id, actorName: admin.username });
     expect(entry!.summary).toBe(`${row.domain} → ${(await rowOf(row.id))!.status}. ${message}`);
@@ -335,10 +351,8 @@ describe("Migrate to Workers, Update NS, Delete, Redeploy Worker", () => {
     expect(fakes.cloudflare.zoneByName(domain.domain)).toBeTruthy();
     expect(fakes.namecheap.state.domains.has(domain.domain)).toBe(true);
     expect((await db().select().from(campaigns).where(eq(campaigns.id, campaign.id)))[0]?.domainId).toBeNull();
-    const list = await callWith(domainEnv(), "/api/campaigns", { cookie: admin.cookie });
-    expect((await list.json<{ id: number; trackingUrl: string }[]>()).find((c) => c.id === campaign.id)?.trackingUrl).toMatch(
-      /^https:\/\/go\.example\.com\/r\//,
-    );
+    const list = await bodyOf(await clientWith(domainEnv(), admin).campaigns.$get(), 200);
+    expect(list.find((c) => c.id === campaign.id)?.trackingUrl).toMatch(/^https:\/\/go\.example\.com\/r\//);
   });
 
   it("Delete keeps the row when Cloudflare cannot detach, refuses during a purchase, and answers 404 for an unknown id", async () => {
@@ -413,7 +427,7 @@ describe("Test Proxy", () => {
     const admin = await makeAdmin();
     const res = await callWith(domainEnv(), "/api/domains/test-proxy", { cookie: admin.cookie, json: {} });
     expect(res.status).toBe(502);
-    expect((await res.json<{ error: string }>()).error).toBe(
+    expect((await res.json<ApiErrorBody>()).error).toBe(
       "Namecheap refused the caller's IP address: whitelist this IP: 198.51.100.99 (Namecheap → Profile → Tools → API Access), and set NAMECHEAP_CLIENT_IP to it.",
     );
   });

@@ -1,18 +1,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { invoices } from "../src/db/schema";
-import { call, db, makeAdmin, makeUser, uniqueName } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser, uniqueName } from "./helpers";
 
-interface InvoiceBody {
-  id: number;
-  mediaBuyer: string;
-  invoiceDate: string;
-  amountPaid: string;
-  revenueSharePercent: string;
-  profit: string;
-  notes: string | null;
-  createdAt: string;
-}
+const param = (id: number) => ({ param: { id: String(id) } });
 
 const form = (overrides: Record<string, unknown> = {}) => ({
   mediaBuyer: uniqueName("buyer"),
@@ -27,9 +19,7 @@ const form = (overrides: Record<string, unknown> = {}) => ({
 describe("invoices", () => {
   it("creates an invoice with money exact to the cent and the percent in basis points", async () => {
     const admin = await makeAdmin();
-    const res = await call("/api/invoices", { cookie: admin.cookie, json: form({ amountPaid: "0.29", revenueSharePercent: "33.33", profit: 1.1 }) });
-    expect(res.status).toBe(201);
-    const created = await res.json<InvoiceBody>();
+    const created = await bodyOf(await client(admin).invoices.$post({ json: form({ amountPaid: "0.29", revenueSharePercent: "33.33", profit: 1.1 }) }), 201);
     expect(created).toMatchObject({ invoiceDate: "2025-01-31", amountPaid: "0.29", revenueSharePercent: "33.33", profit: "1.10", notes: "January" });
     expect(created.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
     const [row] = await db().select().from(invoices).where(eq(invoices.id, created.id));
@@ -40,9 +30,9 @@ describe("invoices", () => {
     const admin = await makeAdmin();
     const buyer = uniqueName("order");
     for (const invoiceDate of ["2024-11-30", "2025-03-31", "2025-01-31"]) {
-      await call("/api/invoices", { cookie: admin.cookie, json: form({ mediaBuyer: buyer, invoiceDate }) });
+      await client(admin).invoices.$post({ json: form({ mediaBuyer: buyer, invoiceDate }) });
     }
-    const list = await (await call("/api/invoices", { cookie: admin.cookie })).json<InvoiceBody[]>();
+    const list = await bodyOf(await client(admin).invoices.$get(), 200);
     const mine = list.filter((i) => i.mediaBuyer === buyer).map((i) => i.invoiceDate);
     expect(mine).toEqual(["2025-03-31", "2025-01-31", "2024-11-30"]);
     const dates = list.map((i) => i.invoiceDate);
@@ -75,7 +65,7 @@ describe("invoices", () => {
       json: form({ invoiceDate: "2025-02-30", amountPaid: "-5", revenueSharePercent: "100.5", profit: "1.234" }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json<{ details: string[] }>()).details).toEqual([
+    expect((await res.json<ApiErrorBody>()).details).toEqual([
       "invoiceDate: Invoice date must be a real date written YYYY-MM-DD",
       "amountPaid: Amount paid cannot be negative",
       "revenueSharePercent: Revenue share % must be between 0 and 100",
@@ -85,30 +75,29 @@ describe("invoices", () => {
 
   it("updates the fields sent, keeps the others, and clears notes sent empty", async () => {
     const admin = await makeAdmin();
-    const created = await (await call("/api/invoices", { cookie: admin.cookie, json: form() })).json<InvoiceBody>();
-    const res = await call(`/api/invoices/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { profit: "99.9", notes: "" } });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ...created, profit: "99.90", notes: null });
+    const api = client(admin);
+    const created = await bodyOf(await api.invoices.$post({ json: form() }), 201);
+    const edited = await bodyOf(await api.invoices[":id"].$patch({ ...param(created.id), json: { profit: "99.9", notes: "" } }), 200);
+    expect(edited).toEqual({ ...created, profit: "99.90", notes: null });
 
-    const full = await call(`/api/invoices/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: form({ mediaBuyer: "renamed", amountPaid: "10" }) });
-    expect(await full.json()).toMatchObject({ mediaBuyer: "renamed", amountPaid: "10.00", notes: "January" });
+    const full = await bodyOf(await api.invoices[":id"].$patch({ ...param(created.id), json: form({ mediaBuyer: "renamed", amountPaid: "10" }) }), 200);
+    expect(full).toMatchObject({ mediaBuyer: "renamed", amountPaid: "10.00", notes: "January" });
 
-    const fetched = await call(`/api/invoices/${created.id}`, { cookie: admin.cookie });
-    expect(await fetched.json()).toMatchObject({ id: created.id, mediaBuyer: "renamed" });
+    const fetched = await bodyOf(await api.invoices[":id"].$get(param(created.id)), 200);
+    expect(fetched).toMatchObject({ id: created.id, mediaBuyer: "renamed" });
 
     const nothing = await call(`/api/invoices/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: {} });
     expect(nothing.status).toBe(400);
     expect(await nothing.json()).toEqual({ error: "Send at least one field to change", details: ["Send at least one field to change"] });
     const blank = await call(`/api/invoices/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { amountPaid: "" } });
-    expect((await blank.json<{ error: string }>()).error).toBe("Amount paid is required");
+    expect((await blank.json<ApiErrorBody>()).error).toBe("Amount paid is required");
   });
 
   it("deletes an invoice, and answers 404 for one that does not exist", async () => {
     const admin = await makeAdmin();
-    const created = await (await call("/api/invoices", { cookie: admin.cookie, json: form() })).json<InvoiceBody>();
-    const res = await call(`/api/invoices/${created.id}`, { method: "DELETE", cookie: admin.cookie });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
+    const api = client(admin);
+    const created = await bodyOf(await api.invoices.$post({ json: form() }), 201);
+    expect(await bodyOf(await api.invoices[":id"].$delete(param(created.id)), 200)).toEqual({ ok: true });
     expect(await db().select().from(invoices).where(eq(invoices.id, created.id))).toEqual([]);
 
     for (const [method, json] of [

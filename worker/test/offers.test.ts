@@ -3,37 +3,29 @@ import { describe, expect, it } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { campaigns } from "../src/db/schema";
+import type { ApiErrorBody } from "../src/lib/errors";
 import { DEFAULT_UTM_TEMPLATE } from "../src/schemas/offers";
-import { call, db, makeAdmin, makeUser } from "./helpers";
+import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 
-interface Offer {
-  id: number;
-  name: string;
-  url: string;
-  utmTemplate: string;
-  createdAt: string;
-}
+const param = (id: number) => ({ param: { id: String(id) } });
 
 const valid = { name: "Sweeps US", url: "https://offer.test/go?aff=12", utmTemplate: DEFAULT_UTM_TEMPLATE };
 
 describe("offers", () => {
   it("lets an admin create, edit and delete an offer", async () => {
     const admin = await makeAdmin();
-    const created = await call("/api/offers", { cookie: admin.cookie, json: valid });
-    expect(created.status).toBe(201);
-    const offer = await created.json<Offer>();
+    const api = client(admin);
+    const offer = await bodyOf(await api.offers.$post({ json: valid }), 201);
     expect(offer).toMatchObject(valid);
 
-    const edited = await call(`/api/offers/${offer.id}`, {
-      method: "PATCH",
-      cookie: admin.cookie,
-      json: { ...valid, utmTemplate: "?s1={clickId}&s2={creativeName}" },
-    });
-    expect(edited.status).toBe(200);
-    expect((await edited.json<Offer>()).utmTemplate).toBe("s1={clickId}&s2={creativeName}");
+    const edited = await bodyOf(
+      await api.offers[":id"].$patch({ ...param(offer.id), json: { ...valid, utmTemplate: "?s1={clickId}&s2={creativeName}" } }),
+      200,
+    );
+    expect(edited.utmTemplate).toBe("s1={clickId}&s2={creativeName}");
 
-    expect((await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
-    expect((await call(`/api/offers/${offer.id}`, { method: "PATCH", cookie: admin.cookie, json: { name: "gone" } })).status).toBe(404);
+    expect((await api.offers[":id"].$delete(param(offer.id))).status).toBe(200);
+    expect((await api.offers[":id"].$patch({ ...param(offer.id), json: { name: "gone" } })).status).toBe(404);
   });
 
   it("is readable with offers, campaigns or dashboard, and writable only by admins", async () => {
@@ -49,7 +41,7 @@ describe("offers", () => {
     const admin = await makeAdmin();
     const res = await call("/api/offers", { cookie: admin.cookie, json: { ...valid, utmTemplate: "sub1={clickid}&sub2={adset}" } });
     expect(res.status).toBe(400);
-    const body = await res.json<{ error: string }>();
+    const body = await res.json<ApiErrorBody>();
     expect(body.error).toContain("Unknown tokens {clickid}, {adset}.");
     expect(body.error).toContain("{clickId}, {campaign}, {adGroup}, {creative}, {placement}, {campaignName}, {adGroupName}, {creativeName}");
   });
@@ -69,7 +61,7 @@ describe("offers", () => {
     const admin = await makeAdmin();
     const res = await call("/api/offers", { cookie: admin.cookie, json: body });
     expect(res.status).toBe(400);
-    const error = await res.json<{ error: string; details?: string[] }>();
+    const error = await res.json<ApiErrorBody>();
     expect([error.error, ...(error.details ?? [])].join(" | ")).toContain(message);
   });
 
@@ -81,7 +73,7 @@ describe("offers", () => {
 
   it("leaves its campaigns running without an offer when deleted", async () => {
     const admin = await makeAdmin();
-    const offer = await (await call("/api/offers", { cookie: admin.cookie, json: valid })).json<Offer>();
+    const offer = await bodyOf(await client(admin).offers.$post({ json: valid }), 201);
     const lander = await insertLander(db(), { name: "LP", url: "https://lp.test/" }).get();
     const campaign = await insertCampaign(db(), { name: "C", landerId: lander.id, offerId: offer.id, domainId: null, bhToggle: true }).get();
     await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie });

@@ -1,12 +1,27 @@
+import { hc } from "hono/client";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { AppType } from "../src/app";
 import { campaigns, clicks, landers, userSubid1Assignments } from "../src/db/schema";
+import type { Bindings } from "../src/env";
+import type { ApiErrorBody } from "../src/lib/errors";
 import { runSync } from "../src/sync/run-sync";
-import { call, db, makeAdmin, makeUser } from "./helpers";
+import { bodyOf, call, client, db, makeAdmin, makeUser, ORIGIN } from "./helpers";
 import { ADVERTISER, callWith, configuredEnv, createFakes, fakeHttp, unconfiguredEnv, type Fakes } from "./performance-helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
+
+/** helpers' typed `client`, as `user`, into the Worker with these bindings (through `callWith`). */
+const clientWith = (bindings: Bindings, user: { cookie: string }) =>
+  hc<AppType>(ORIGIN, {
+    fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+      callWith(bindings, String(input).slice(ORIGIN.length), {
+        method: init?.method,
+        cookie: user.cookie,
+        json: init?.body ? JSON.parse(String(init.body)) : undefined,
+      }),
+  }).api;
 
 /** The route runs the sync with the runtime's own fetch: the fakes stand in for it there. */
 function routeFetchTo(fakes: Fakes) {
@@ -16,9 +31,7 @@ function routeFetchTo(fakes: Fakes) {
 describe("GET /api/sync/status", () => {
   it("shows each source as not configured, with what is missing, when no secret is set", async () => {
     const admin = await makeAdmin();
-    const res = await callWith(unconfiguredEnv(), "/api/sync/status", { cookie: admin.cookie });
-    expect(res.status).toBe(200);
-    const body = await res.json<{ sources: unknown[]; postback: unknown; reportTimezone: string; schedule: unknown }>();
+    const body = await bodyOf(await clientWith(unconfiguredEnv(), admin).sync.status.$get(), 200);
     expect(body.reportTimezone).toBe("UTC");
     expect(body.schedule).toEqual({ everyMinutes: 15, recent: 3, daily: 14 });
     expect(body.sources).toEqual([
@@ -36,7 +49,7 @@ describe("GET /api/sync/status", () => {
       }),
     ]);
     // Each problem's setting, where it lives and what goes in it, for the card to say how to fix it.
-    expect((body.sources as { fix: unknown[] }[]).map((s) => s.fix)).toEqual([
+    expect(body.sources.map((s) => s.fix)).toEqual([
       [
         { name: "CAKE_BASE_URL", secret: true, what: expect.stringContaining("https://"), problem: "CAKE_BASE_URL is not set" },
         { name: "CAKE_API_KEY", secret: true, what: expect.stringContaining("API key"), problem: "CAKE_API_KEY is not set" },
@@ -57,8 +70,7 @@ describe("GET /api/sync/status", () => {
 
   it("names a malformed setting with its problem, and a var as a var", async () => {
     const admin = await makeAdmin();
-    const res = await callWith(configuredEnv({ CAKE_AFFILIATE_ID: "aff-7", TIKTOK_BASE_URL: "ftp://nope" }), "/api/sync/status", { cookie: admin.cookie });
-    const body = await res.json<{ sources: { source: string; configured: boolean; fix: { name: string; secret: boolean; problem: string }[] }[] }>();
+    const body = await bodyOf(await clientWith(configuredEnv({ CAKE_AFFILIATE_ID: "aff-7", TIKTOK_BASE_URL: "ftp://nope" }), admin).sync.status.$get(), 200);
     expect(body.sources.map((s) => [s.source, s.configured, s.fix.map((f) => [f.name, f.secret, f.problem])])).toEqual([
       ["cake", false, [["CAKE_AFFILIATE_ID", true, "CAKE_AFFILIATE_ID must be a number"]]],
       ["tiktok", false, [["TIKTOK_BASE_URL", false, "TIKTOK_BASE_URL must be an http(s) address"]]],
@@ -83,11 +95,7 @@ describe("GET /api/sync/status", () => {
     fakes.tiktok.state.expiredTokens.add("tiktok-test-token");
     const failed = await runSync({ db: db(), env: configuredEnv(), http: fakeHttp(fakes), now: now + 1000 }, { source: "tiktok", trigger: "cron", days: 1 });
 
-    const body = await (
-      await callWith(configuredEnv(), "/api/sync/status", { cookie: admin.cookie })
-    ).json<{
-      sources: { source: string; configured: boolean; lastRun: Record<string, unknown>; lastSuccessAt: string }[];
-    }>();
+    const body = await bodyOf(await clientWith(configuredEnv(), admin).sync.status.$get(), 200);
     const tiktok = body.sources.find((s) => s.source === "tiktok")!;
     expect(tiktok.configured).toBe(true);
     expect(tiktok.lastRun).toEqual({
@@ -112,9 +120,7 @@ describe("POST /api/sync/run", () => {
     const admin = await makeAdmin();
     const fakes = createFakes();
     routeFetchTo(fakes);
-    const res = await callWith(configuredEnv(), "/api/sync/run", { cookie: admin.cookie, json: { source: "cake", days: 2 } });
-    expect(res.status).toBe(200);
-    const { outcomes } = await res.json<{ outcomes: Record<string, unknown>[] }>();
+    const { outcomes } = await bodyOf(await clientWith(configuredEnv(), admin).sync.run.$post({ json: { source: "cake", days: 2 } }), 200);
     expect(outcomes).toEqual([expect.objectContaining({ source: "cake", trigger: "manual", status: "ok", error: null })]);
     const windowDays = (Date.parse(String(outcomes[0]!.windowEnd)) - Date.parse(String(outcomes[0]!.windowStart))) / 86_400_000;
     expect(windowDays).toBe(1);
@@ -128,13 +134,13 @@ describe("POST /api/sync/run", () => {
     routeFetchTo(fakes);
     const res = await callWith(configuredEnv(), "/api/sync/run", { cookie: admin.cookie, json: { source: "all" } });
     expect(res.status).toBe(502);
-    const body = await res.json<{ error: string; details: string[] }>();
+    const body = await res.json<ApiErrorBody>();
     expect(body.error).toBe(
       "The TikTok sync failed: The TikTok access token has expired: create a new one and update TIKTOK_ACCESS_TOKEN (TikTok: Access token has expired, please refresh it.)",
     );
     expect(body.details).toHaveLength(2);
-    expect(body.details[0]).toMatch(/^CAKE: ok, 0 rows fetched, 0 rows written \(\d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}\)$/);
-    expect(body.details[1]).toMatch(/^TikTok: error — The TikTok access token has expired/);
+    expect(body.details?.[0]).toMatch(/^CAKE: ok, 0 rows fetched, 0 rows written \(\d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}\)$/);
+    expect(body.details?.[1]).toMatch(/^TikTok: error — The TikTok access token has expired/);
   });
 
   it("refuses to run one source that is not configured, but reports it within 'all'", async () => {
@@ -144,9 +150,7 @@ describe("POST /api/sync/run", () => {
     expect(await one.json()).toEqual({
       error: "TikTok is not configured: TIKTOK_ACCESS_TOKEN is not set; TIKTOK_ADVERTISER_IDS is not set",
     });
-    const all = await callWith(unconfiguredEnv(), "/api/sync/run", { cookie: admin.cookie, json: { source: "all" } });
-    expect(all.status).toBe(200);
-    const { outcomes } = await all.json<{ outcomes: { status: string }[] }>();
+    const { outcomes } = await bodyOf(await clientWith(unconfiguredEnv(), admin).sync.run.$post({ json: { source: "all" } }), 200);
     expect(outcomes.map((o) => o.status)).toEqual(["not_configured", "not_configured"]);
   });
 
@@ -162,7 +166,7 @@ describe("POST /api/sync/run", () => {
     for (const [json, error] of cases) {
       const res = await call("/api/sync/run", { cookie: admin.cookie, json });
       expect(res.status, error).toBe(400);
-      expect((await res.json<{ error: string }>()).error).toBe(error);
+      expect((await res.json<ApiErrorBody>()).error).toBe(error);
     }
   });
 });
@@ -251,7 +255,7 @@ describe("the performance reads", () => {
 
   it("gives spend rows, and a member only the ad campaigns that carried their buyers' clicks", async () => {
     const admin = await makeAdmin();
-    const all = await (await call(`/api/tiktok/spend?startDate=${DAY}&endDate=${DAY}`, { cookie: admin.cookie })).json<Record<string, unknown>[]>();
+    const all = await bodyOf(await client(admin).tiktok.spend.$get({ query: { startDate: DAY, endDate: DAY } }), 200);
     expect(all).toEqual([
       {
         date: DAY,
@@ -266,7 +270,7 @@ describe("the performance reads", () => {
       expect.objectContaining({ tiktokCampaignId: "tt-b", spend: "2.25" }),
     ]);
     const b = await member(["dashboard"], ["rd-mb-b"]);
-    const mine = await (await call(`/api/tiktok/spend?startDate=${DAY}&endDate=${DAY}`, { cookie: b.cookie })).json<{ tiktokCampaignId: string }[]>();
+    const mine = await bodyOf(await client(b).tiktok.spend.$get({ query: { startDate: DAY, endDate: DAY } }), 200);
     expect(mine.map((r) => r.tiktokCampaignId)).toEqual(["tt-b"]);
   });
 
@@ -283,7 +287,7 @@ describe("the performance reads", () => {
       for (const [query, error] of cases) {
         const res = await call(`${path}?${query}`, { cookie: admin.cookie });
         expect(res.status, `${path}?${query}`).toBe(400);
-        expect((await res.json<{ error: string }>()).error, `${path}?${query}`).toBe(error);
+        expect((await res.json<ApiErrorBody>()).error, `${path}?${query}`).toBe(error);
       }
     }
   });
@@ -300,7 +304,7 @@ describe("the report time zone setting", () => {
       const res = await save(bad);
       expect(res.status, bad).toBe(400);
     }
-    expect((await (await save("Mars/Olympus")).json<{ error: string }>()).error).toBe("Report time zone must be an IANA name such as UTC or America/New_York");
+    expect((await (await save("Mars/Olympus")).json<ApiErrorBody>()).error).toBe("Report time zone must be an IANA name such as UTC or America/New_York");
     await save("UTC");
   });
 });

@@ -2,27 +2,17 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createSpark, randomSparkId, SPARK_ID_ATTEMPTS } from "../src/db/queries/sparks";
 import { sparks, userSparkAssignments } from "../src/db/schema";
-import { call, db, makeAdmin, makeUser } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 
-interface Spark {
-  id: number;
-  name: string;
-  code: string;
-  sparkId: string;
-  createdAt: string;
-}
-
-const create = async (cookie: string, name = "Spark", code = "<script>spark()</script>") => {
-  const res = await call("/api/sparks", { cookie, json: { name, code } });
-  expect(res.status).toBe(201);
-  return res.json<Spark>();
-};
-const listIds = async (cookie: string) => (await (await call("/api/sparks", { cookie })).json<Spark[]>()).map((s) => s.id);
+const create = async (user: TestUser, name = "Spark", code = "<script>spark()</script>") =>
+  bodyOf(await client(user).sparks.$post({ json: { name, code } }), 201);
+const listIds = async (user: TestUser) => (await bodyOf(await client(user).sparks.$get(), 200)).map((s) => s.id);
 
 describe("sparks", () => {
   it("creates a spark with a generated sparkId, assigned to the member who made it", async () => {
     const member = await makeUser("user", ["sparks"]);
-    const spark = await create(member.cookie, "  Evergreen ", "line 1\nline 2\n");
+    const spark = await create(member, "  Evergreen ", "line 1\nline 2\n");
     expect(spark).toMatchObject({ name: "Evergreen", code: "line 1\nline 2" });
     expect(spark.sparkId).toMatch(/^[a-z0-9]{12}$/);
     const assigned = await db().select().from(userSparkAssignments).where(eq(userSparkAssignments.sparkId, spark.id));
@@ -33,13 +23,13 @@ describe("sparks", () => {
     const alice = await makeUser("user", ["sparks"]);
     const bob = await makeUser("user", ["sparks"]);
     const admin = await makeAdmin();
-    const a = await create(alice.cookie);
-    const b = await create(bob.cookie);
-    const byAdmin = await create(admin.cookie);
+    const a = await create(alice);
+    const b = await create(bob);
+    const byAdmin = await create(admin);
 
-    expect(await listIds(alice.cookie)).toEqual([a.id]);
-    expect(await listIds(bob.cookie)).toEqual([b.id]);
-    const all = await listIds(admin.cookie);
+    expect(await listIds(alice)).toEqual([a.id]);
+    expect(await listIds(bob)).toEqual([b.id]);
+    const all = await listIds(admin);
     expect(all).toEqual(expect.arrayContaining([a.id, b.id, byAdmin.id]));
     // Newest first.
     expect(all.indexOf(byAdmin.id)).toBeLessThan(all.indexOf(a.id));
@@ -50,7 +40,7 @@ describe("sparks", () => {
   it("lets a member delete only their own sparks; someone else's answers 404 and stays", async () => {
     const alice = await makeUser("user", ["sparks"]);
     const bob = await makeUser("user", ["sparks"]);
-    const a = await create(alice.cookie);
+    const a = await create(alice);
     const res = await call(`/api/sparks/${a.id}`, { method: "DELETE", cookie: bob.cookie });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: "Spark not found" });
@@ -63,7 +53,7 @@ describe("sparks", () => {
   it("lets an admin delete any spark", async () => {
     const member = await makeUser("user", ["sparks"]);
     const admin = await makeAdmin();
-    const s = await create(member.cookie);
+    const s = await create(member);
     expect((await call(`/api/sparks/${s.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
     expect((await call(`/api/sparks/${s.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
   });
@@ -84,7 +74,7 @@ describe("sparks", () => {
     const member = await makeUser("user", ["sparks"]);
     const res = await call("/api/sparks", { cookie: member.cookie, json });
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toBe(message);
+    expect((await res.json<ApiErrorBody>()).error).toBe(message);
   });
 
   it("retries a colliding sparkId and never hands the member someone else's spark", async () => {

@@ -9,15 +9,18 @@ import feb from "./fixtures/billing/export-feb.csv?raw";
 import jan from "./fixtures/billing/export-jan.csv?raw";
 import notAnExport from "./fixtures/billing/not-an-export.csv?raw";
 import shortNames from "./fixtures/billing/export-short-names.csv?raw";
-import { call, db, makeAdmin, type TestUser } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, type TestUser } from "./helpers";
 
 const R = "2401123456789012345";
 
+/** The statement as a multipart form's `file`, sent through the typed client. */
 function upload(user: TestUser, content: string | Uint8Array, name = "statement.csv") {
-  const form = new FormData();
-  form.append("file", new File([content], name, { type: "text/csv" }));
-  return call("/api/transactions/upload", { body: form, cookie: user.cookie });
+  return client(user).transactions.upload.$post({ form: { file: new File([content], name, { type: "text/csv" }) } });
 }
+
+/** A refusal's body: the typed client types only the route's answers; refusals are app.onError's ApiErrorBody. */
+const refusal = async (res: { json(): Promise<unknown> }) => (await res.json()) as ApiErrorBody;
 
 const all = () => db().select().from(transactions).orderBy(asc(transactions.id));
 const byReference = async (referenceId: string) => db().select().from(transactions).where(eq(transactions.referenceId, referenceId)).all();
@@ -146,8 +149,7 @@ describe("uploading a statement", () => {
   it("stores the valid rows of a file with bad ones, listing each bad row's line and reason", async () => {
     const admin = await makeAdmin();
     const res = await upload(admin, errors);
-    expect(res.status).toBe(200);
-    const body = await res.json<{ warnings: string[] }>();
+    const body = await bodyOf(res, 200);
     expect(body).toMatchObject({ count: 3, clearedCount: 1, pendingDeclinedCount: 2, duplicateCount: 0, errorCount: 6, details: [] });
     // Each reason is spelled out in statement-parser.test.ts; here: they all reach the answer.
     expect(body.warnings.map((w) => w.slice(0, w.indexOf(":")))).toEqual(["Line 3", "Line 4", "Line 7", "Line 8", "Line 9", "Line 10"]);
@@ -158,7 +160,7 @@ describe("uploading a statement", () => {
   it("lists at most 100 bad rows and counts the rest", async () => {
     const admin = await makeAdmin();
     const rows = Array.from({ length: 150 }, (_, i) => ["*1234", "LOST", `bad-${i}`, "1.00", "Ads"]);
-    const body = await (await upload(admin, csv(rows))).json<{ errorCount: number; warnings: string[] }>();
+    const body = await bodyOf(await upload(admin, csv(rows)), 200);
     expect(body.errorCount).toBe(150);
     expect(body.warnings).toHaveLength(101);
     expect(body.warnings[0]).toBe('Line 2: Status "LOST" is not PENDING, CLEARED or DECLINED');
@@ -205,7 +207,7 @@ describe("files the upload refuses whole", () => {
     const noise = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
     const other = await upload(admin, noise, "export.CSV");
     expect(other.status).toBe(400);
-    expect((await other.json<{ error: string }>()).error).toBe("This file is not a CSV file");
+    expect((await refusal(other)).error).toBe("This file is not a CSV file");
     expect(await all()).toEqual([]);
   });
 
@@ -230,14 +232,14 @@ describe("files the upload refuses whole", () => {
     empty.append("note", "no file here");
     const missing = await call("/api/transactions/upload", { body: empty, cookie: admin.cookie });
     expect(missing.status).toBe(400);
-    expect((await missing.json<{ error: string }>()).error).toBe('Choose a CSV file to upload (form field "file")');
+    expect((await missing.json<ApiErrorBody>()).error).toBe('Choose a CSV file to upload (form field "file")');
 
     const json = await call("/api/transactions/upload", { json: { file: "x" }, cookie: admin.cookie });
     expect(json.status).toBe(415);
 
     const blank = await upload(admin, "");
     expect(blank.status).toBe(400);
-    expect((await blank.json<{ error: string }>()).error).toBe("The file is empty");
+    expect((await refusal(blank)).error).toBe("The file is empty");
   });
 });
 

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { transactions, userVcnAssignments } from "../src/db/schema";
-import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
+import { bodyOf, call, client, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 
 const HEADER = "Registered Card Last 4,Status,Reference Id,Authorization Billing Amount,VCN Nickname,VCN Last 4,Transaction Date,Type,Merchant Name";
 
@@ -23,25 +24,8 @@ async function seed(admin: TestUser, rows = SEED) {
   expect(res.status).toBe(200);
 }
 
-interface Figure {
-  count: number;
-  amount: string;
-}
-interface ListBody {
-  transactions: { referenceId: string; authBillingAmount: string | null; vcnLast4: string | null; [k: string]: unknown }[];
-  page: number;
-  pageSize: number;
-  totalRows: number;
-  pageCount: number;
-  summary: { total: Figure; pending: Figure; cleared: Figure; declined: Figure };
-}
-
-const list = async (user: TestUser, query = "") => {
-  const res = await call(`/api/transactions${query}`, { cookie: user.cookie });
-  expect(res.status).toBe(200);
-  return res.json<ListBody>();
-};
-const refs = (body: ListBody) => body.transactions.map((t) => t.referenceId);
+const list = async (user: TestUser, query: Record<string, string> = {}) => bodyOf(await client(user).transactions.$get({ query }), 200);
+const refs = (body: Awaited<ReturnType<typeof list>>) => body.transactions.map((t) => t.referenceId);
 
 async function memberWith(...nicknames: string[]) {
   const member = await makeUser("user");
@@ -95,12 +79,12 @@ describe("listing transactions", () => {
   it("filters by status, VCN last 4 and an inclusive amount range, and the cards follow the filters", async () => {
     const admin = await makeAdmin();
     await seed(admin);
-    expect(refs(await list(admin, "?status=CLEARED"))).toEqual(["U1", "B1", "A4", "A1"]);
-    expect(refs(await list(admin, "?status=all&vcnLast4=all"))).toHaveLength(8);
+    expect(refs(await list(admin, { status: "CLEARED" }))).toEqual(["U1", "B1", "A4", "A1"]);
+    expect(refs(await list(admin, { status: "all", vcnLast4: "all" }))).toHaveLength(8);
     // The export's masked form and the stored form name the same card.
-    expect(refs(await list(admin, "?vcnLast4=0042"))).toEqual(["B2", "B1"]);
-    expect(refs(await list(admin, "?vcnLast4=*0042"))).toEqual(["B2", "B1"]);
-    const ranged = await list(admin, "?minAmount=20&maxAmount=100");
+    expect(refs(await list(admin, { vcnLast4: "0042" }))).toEqual(["B2", "B1"]);
+    expect(refs(await list(admin, { vcnLast4: "*0042" }))).toEqual(["B2", "B1"]);
+    const ranged = await list(admin, { minAmount: "20", maxAmount: "100" });
     expect(refs(ranged)).toEqual(["B1", "A2", "A1"]);
     expect(ranged.summary).toEqual({
       total: { count: 3, amount: "170.25" },
@@ -108,9 +92,9 @@ describe("listing transactions", () => {
       cleared: { count: 2, amount: "120.00" },
       declined: { count: 0, amount: "0.00" },
     });
-    expect(refs(await list(admin, "?minAmount=-50&maxAmount=0"))).toEqual(["A4"]);
-    expect(refs(await list(admin, "?minAmount=&maxAmount="))).toHaveLength(8);
-    const declined = await list(admin, "?status=DECLINED");
+    expect(refs(await list(admin, { minAmount: "-50", maxAmount: "0" }))).toEqual(["A4"]);
+    expect(refs(await list(admin, { minAmount: "", maxAmount: "" }))).toHaveLength(8);
+    const declined = await list(admin, { status: "DECLINED" });
     expect(declined.summary.total).toEqual({ count: 0, amount: "0.00" });
     expect(declined.summary.declined).toEqual({ count: 2, amount: "309.99" });
   });
@@ -124,12 +108,12 @@ describe("listing transactions", () => {
     const first = await list(admin);
     expect(first).toMatchObject({ page: 1, totalRows: 120, pageCount: 3 });
     expect(first.transactions).toHaveLength(50);
-    const third = await list(admin, "?page=3");
+    const third = await list(admin, { page: "3" });
     expect(third.transactions).toHaveLength(20);
     expect(third.summary.total).toEqual({ count: 120, amount: "120.00" });
-    const seen = new Set([...refs(first), ...refs(await list(admin, "?page=2")), ...refs(third)]);
+    const seen = new Set([...refs(first), ...refs(await list(admin, { page: "2" })), ...refs(third)]);
     expect(seen.size).toBe(120);
-    const beyond = await list(admin, "?page=4");
+    const beyond = await list(admin, { page: "4" });
     expect(beyond).toMatchObject({ transactions: [], totalRows: 120, page: 4 });
   });
 
@@ -144,7 +128,7 @@ describe("listing transactions", () => {
     for (const [query, error] of cases) {
       const res = await call(`/api/transactions${query}`, { cookie: admin.cookie });
       expect(res.status, query).toBe(400);
-      expect((await res.json<{ error: string }>()).error, query).toBe(error);
+      expect((await res.json<ApiErrorBody>()).error, query).toBe(error);
     }
   });
 });
@@ -184,10 +168,10 @@ describe("the VCN spend summary", () => {
     const admin = await makeAdmin();
     const reversed = await call("/api/transactions/vcn-summary?startDate=2025-02-01&endDate=2025-01-01", { cookie: admin.cookie });
     expect(reversed.status).toBe(400);
-    expect((await reversed.json<{ error: string }>()).error).toBe("End date must be on or after the start date");
+    expect((await reversed.json<ApiErrorBody>()).error).toBe("End date must be on or after the start date");
     const impossible = await call("/api/transactions/vcn-summary?startDate=2025-02-30", { cookie: admin.cookie });
     expect(impossible.status).toBe(400);
-    expect((await impossible.json<{ error: string }>()).error).toBe("Start date must be a real date written YYYY-MM-DD");
+    expect((await impossible.json<ApiErrorBody>()).error).toBe("Start date must be a real date written YYYY-MM-DD");
   });
 });
 
@@ -207,7 +191,7 @@ describe("what a member sees", () => {
       declined: { count: 0, amount: "0.00" },
     });
     // Filtering for another card's digits cannot reveal it.
-    expect(refs(await list(member, "?vcnLast4=7781"))).toEqual([]);
+    expect(refs(await list(member, { vcnLast4: "7781" }))).toEqual([]);
 
     const summary = await call("/api/transactions/vcn-summary", { cookie: member.cookie });
     expect(await summary.json()).toEqual({
