@@ -1,7 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { hc } from "hono/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AppType } from "../src/app";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { writeSetting } from "../src/db/queries/settings";
@@ -9,7 +7,6 @@ import { auditLog, campaigns, domains } from "../src/db/schema";
 import { ACTIVATION_CHECK_INTERVAL_MS, configureDomain, deleteDomain, migrateToWorkers, redeployWorker, updateNameservers } from "../src/domains/configure";
 import { LEASE_MS } from "../src/domains/machine";
 import { testProxy } from "../src/domains/proxy-test";
-import type { Bindings } from "../src/env";
 import { finishDomains } from "../src/jobs/finish-domains";
 import type { ApiErrorBody } from "../src/lib/errors";
 import {
@@ -25,20 +22,10 @@ import {
   rowOf,
   type DomainFakes,
 } from "./domain-helpers";
-import { bodyOf, db, makeAdmin, makeUser, ORIGIN } from "./helpers";
-import { callWith } from "./performance-helpers";
+import { bodyOf, db, makeAdmin, makeUser } from "./helpers";
+import { callWith, clientWith } from "./performance-helpers";
 
 /** helpers' typed `client`, as `user`, into the Worker with these bindings (through `callWith`). */
-const clientWith = (bindings: Bindings, user: { cookie: string }) =>
-  hc<AppType>(ORIGIN, {
-    fetch: (input: RequestInfo | URL, init?: RequestInit) =>
-      callWith(bindings, String(input).slice(ORIGIN.length), {
-        method: init?.method,
-        cookie: user.cookie,
-        json: init?.body ? JSON.parse(String(init.body)) : undefined,
-      }),
-  }).api;
-
 afterEach(() => vi.restoreAllMocks());
 // Storage is shared by the tests of a file, and the cron looks at every row: each test starts with none.
 beforeEach(async () => {

@@ -6,6 +6,8 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { hc } from "hono/client";
+import type { AppType } from "../src/app";
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
 import { expect } from "vitest";
@@ -90,6 +92,24 @@ export async function callWith(bindings: Bindings, path: string, { method, json,
   const res = await worker.fetch(new Request(`${ORIGIN}${path}`, init), bindings, ctx);
   await waitOnExecutionContext(ctx);
   return res;
+}
+
+/**
+ * helpers' typed `client` into the Worker with these bindings (a test's own env: fakes' hosts,
+ * secrets set or not), as `user` when given; non-GET calls carry our Origin, as the browser's do.
+ */
+export function clientWith(bindings: Bindings, user?: { cookie: string }) {
+  return hc<AppType>(ORIGIN, {
+    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (user) request.headers.set("cookie", user.cookie);
+      if (request.method !== "GET" && request.method !== "HEAD" && !request.headers.has("origin")) request.headers.set("origin", ORIGIN);
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(request, bindings, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    },
+  }).api;
 }
 
 /** The ExternalApiError a client call fails with (the test fails if it does not). */

@@ -1,28 +1,15 @@
-import { hc } from "hono/client";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { AppType } from "../src/app";
 import { campaigns, clicks, landers, userSubid1Assignments } from "../src/db/schema";
-import type { Bindings } from "../src/env";
 import type { ApiErrorBody } from "../src/lib/errors";
 import { runSync } from "../src/sync/run-sync";
-import { bodyOf, call, client, db, makeAdmin, makeUser, ORIGIN } from "./helpers";
-import { ADVERTISER, callWith, configuredEnv, createFakes, fakeHttp, unconfiguredEnv, type Fakes } from "./performance-helpers";
+import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
+import { ADVERTISER, callWith, clientWith, configuredEnv, createFakes, fakeHttp, unconfiguredEnv, type Fakes } from "./performance-helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 /** helpers' typed `client`, as `user`, into the Worker with these bindings (through `callWith`). */
-const clientWith = (bindings: Bindings, user: { cookie: string }) =>
-  hc<AppType>(ORIGIN, {
-    fetch: (input: RequestInfo | URL, init?: RequestInit) =>
-      callWith(bindings, String(input).slice(ORIGIN.length), {
-        method: init?.method,
-        cookie: user.cookie,
-        json: init?.body ? JSON.parse(String(init.body)) : undefined,
-      }),
-  }).api;
-
 /** The route runs the sync with the runtime's own fetch: the fakes stand in for it there. */
 function routeFetchTo(fakes: Fakes) {
   vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => fakes.fetch(input as Request | string | URL, init));
