@@ -4,20 +4,7 @@ import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { writeSetting } from "../src/db/queries/settings";
 import { dayIn } from "../src/lib/calendar-days";
-import { call, db, makeAdmin, makeUser } from "./helpers";
-
-interface ClickLog {
-  startDate: string;
-  endDate: string;
-  timeZone: string;
-  total: number;
-  exitClicks: number;
-  ctr: number;
-  page: number;
-  pageSize: number;
-  totalPages: number;
-  clicks: { clickId: string; campaign: string | null; clickedAt: string; exitedAt: string | null; campaignName: string | null }[];
-}
+import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 
 async function campaign(name = "Campaign") {
   const lander = await insertLander(db(), { name: "LP", url: "https://lp.test/" }).get();
@@ -34,11 +21,9 @@ async function seed(campaignId: number, rows: { at: string | number; exited?: bo
   return clicks;
 }
 
-const get = async <T>(cookie: string, path: string) => {
-  const res = await call(path, { cookie });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return res.json<T>();
-};
+/** GET /api/clicks through the typed client: its query and its answer have the route's own types. */
+type ClickLogQuery = Parameters<ReturnType<typeof client>["clicks"]["$get"]>[0]["query"];
+const clickLog = async (user: { cookie: string }, query: ClickLogQuery) => bodyOf(await client(user).clicks.$get({ query }), 200);
 
 describe("GET /api/clicks", () => {
   it("counts and pages in the chosen days, endDate inclusive, newest first", async () => {
@@ -51,7 +36,7 @@ describe("GET /api/clicks", () => {
       { at: "2025-01-07T23:59:59.999Z", exited: true },
       { at: "2025-01-08T00:00:00.000Z" },
     ]);
-    const log = await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-01-01&endDate=2025-01-07&campaignId=${id}&pageSize=2`);
+    const log = await clickLog(admin, { startDate: "2025-01-01", endDate: "2025-01-07", campaignId: String(id), pageSize: "2" });
     expect(log).toMatchObject({
       startDate: "2025-01-01",
       endDate: "2025-01-07",
@@ -66,9 +51,9 @@ describe("GET /api/clicks", () => {
     expect(log.clicks.map((c) => c.clickedAt)).toEqual(["2025-01-07T23:59:59.999Z", "2025-01-03T12:00:00.000Z"]);
     expect(log.clicks[0]).toMatchObject({ campaign: "Spring", exitedAt: "2025-01-08T00:00:00.999Z" });
 
-    const page2 = await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-01-01&endDate=2025-01-07&campaignId=${id}&pageSize=2&page=2`);
+    const page2 = await clickLog(admin, { startDate: "2025-01-01", endDate: "2025-01-07", campaignId: String(id), pageSize: "2", page: "2" });
     expect(page2.clicks.map((c) => c.clickedAt)).toEqual(["2025-01-01T00:00:00.000Z"]);
-    const beyond = await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-01-01&endDate=2025-01-07&campaignId=${id}&pageSize=2&page=9`);
+    const beyond = await clickLog(admin, { startDate: "2025-01-01", endDate: "2025-01-07", campaignId: String(id), pageSize: "2", page: "9" });
     expect(beyond).toMatchObject({ total: 3, clicks: [] });
   });
 
@@ -76,13 +61,13 @@ describe("GET /api/clicks", () => {
     const admin = await makeAdmin();
     const id = await campaign();
     await seed(id, [{ at: "2025-02-10T00:00:00Z" }, { at: "2025-02-10T23:59:59.999Z" }, { at: "2025-02-11T00:00:00Z" }]);
-    expect((await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-02-10&endDate=2025-02-10&campaignId=${id}`)).total).toBe(2);
+    expect((await clickLog(admin, { startDate: "2025-02-10", endDate: "2025-02-10", campaignId: String(id) })).total).toBe(2);
   });
 
   it("answers zero CTR without clicks, and rounds it to two decimals", async () => {
     const admin = await makeAdmin();
     const empty = await campaign();
-    expect(await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-03-01&endDate=2025-03-01&campaignId=${empty}`)).toMatchObject({
+    expect(await clickLog(admin, { startDate: "2025-03-01", endDate: "2025-03-01", campaignId: String(empty) })).toMatchObject({
       total: 0,
       exitClicks: 0,
       ctr: 0,
@@ -91,7 +76,7 @@ describe("GET /api/clicks", () => {
     });
     const id = await campaign();
     await seed(id, [{ at: "2025-03-02T01:00:00Z", exited: true }, { at: "2025-03-02T02:00:00Z" }, { at: "2025-03-02T03:00:00Z" }]);
-    expect((await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-03-02&endDate=2025-03-02&campaignId=${id}`)).ctr).toBe(33.33);
+    expect((await clickLog(admin, { startDate: "2025-03-02", endDate: "2025-03-02", campaignId: String(id) })).ctr).toBe(33.33);
   });
 
   it("defaults to the last 7 days, today included", async () => {
@@ -99,7 +84,7 @@ describe("GET /api/clicks", () => {
     const id = await campaign();
     const now = Date.now();
     await seed(id, [{ at: now - 1000 }, { at: now - 6 * 86_400_000 }, { at: now - 9 * 86_400_000 }]);
-    const log = await get<ClickLog>(admin.cookie, `/api/clicks?campaignId=${id}`);
+    const log = await clickLog(admin, { campaignId: String(id) });
     expect(log.endDate).toBe(dayIn(now, "UTC"));
     expect(log.total).toBe(2);
   });
@@ -111,12 +96,12 @@ describe("GET /api/clicks", () => {
     await seed(id, [{ at: "2025-01-02T03:00:00Z" }]);
     await writeSetting(db(), "report_timezone", "America/New_York");
     try {
-      const ny = await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-01-01&endDate=2025-01-01&campaignId=${id}`);
+      const ny = await clickLog(admin, { startDate: "2025-01-01", endDate: "2025-01-01", campaignId: String(id) });
       expect(ny).toMatchObject({ timeZone: "America/New_York", total: 1 });
     } finally {
       await writeSetting(db(), "report_timezone", "UTC");
     }
-    expect((await get<ClickLog>(admin.cookie, `/api/clicks?startDate=2025-01-01&endDate=2025-01-01&campaignId=${id}`)).total).toBe(0);
+    expect((await clickLog(admin, { startDate: "2025-01-01", endDate: "2025-01-01", campaignId: String(id) })).total).toBe(0);
   });
 
   it.each([
@@ -151,7 +136,7 @@ describe("GET /api/clicks/by-campaign", () => {
     const b = await campaign();
     await seed(a, [{ at: "2019-05-01T10:00:00Z", exited: true }, { at: "2019-05-02T10:00:00Z" }, { at: "2019-05-04T00:00:00Z", exited: true }]);
     await seed(b, [{ at: "2019-05-03T23:59:59Z", exited: true }, { at: "2019-04-30T23:59:59Z" }]);
-    const rows = await get<unknown[]>(admin.cookie, "/api/clicks/by-campaign?startDate=2019-05-01&endDate=2019-05-03");
+    const rows = await bodyOf(await client(admin).clicks["by-campaign"].$get({ query: { startDate: "2019-05-01", endDate: "2019-05-03" } }), 200);
     expect(rows).toEqual([
       { campaignId: a, campaignName: "Campaign", totalClicks: 2, exitClicks: 1, ctr: 50 },
       { campaignId: b, campaignName: "Campaign", totalClicks: 1, exitClicks: 1, ctr: 100 },
