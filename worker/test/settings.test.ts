@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { normaliseBaseUrl } from "../src/schemas/settings";
 import { writeSetting } from "../src/db/queries/settings";
 import { dayIn } from "../src/lib/calendar-days";
+import type { ApiErrorBody } from "../src/lib/errors";
 import { call, client, db, makeAdmin, makeUser } from "./helpers";
 
 describe("settings", () => {
@@ -45,7 +46,7 @@ describe("settings", () => {
     for (const [json, message] of cases) {
       const res = await save(json);
       expect(res.status, JSON.stringify(json)).toBe(400);
-      expect((await res.json<{ error: string }>()).error, JSON.stringify(json)).toBe(message);
+      expect((await res.json<ApiErrorBody>()).error, JSON.stringify(json)).toBe(message);
     }
   });
 

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { userSubid1Assignments } from "../src/db/schema";
 import { rollUpClicks } from "../src/jobs/roll-up-clicks";
 import { STATS_GROUPINGS, type StatsReport } from "../src/schemas/stats";
-import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
+import { bodyOf, call, client, db, makeAdmin, makeUser, type TestUser } from "./helpers";
+import type { ApiErrorBody } from "../src/lib/errors";
 import { cents, report, rowByKey, seedCake, seedCampaign, seedClicks, seedLander, seedOffer, seedSpend } from "./stats-helpers";
 
 /** Every row's money adds up to the totals, to the cent, and so do the days. */
@@ -416,7 +417,7 @@ describe("GET /api/stats/report: input", () => {
   ])("refuses %s with 400", async (query, message) => {
     const res = await call(`/api/stats/report?${query}`, { cookie: admin.cookie });
     expect(res.status).toBe(400);
-    const body = await res.json<{ error: string; details?: string[] }>();
+    const body = await res.json<ApiErrorBody>();
     expect([body.error, ...(body.details ?? [])].join(" | ")).toContain(message);
   });
 
@@ -462,7 +463,7 @@ describe("GET /api/cake/stats", () => {
     ]);
     const member = await makeUser("user", ["dashboard"]);
     await db().insert(userSubid1Assignments).values({ userId: member.id, subid1: "mby" });
-    const mine = await call(`/api/cake/stats?startDate=${day}&endDate=${day}`, { cookie: member.cookie });
-    expect((await mine.json<{ subid1: string }[]>()).map((r) => r.subid1)).toEqual(["mby"]);
+    const mine = await bodyOf(await client(member).cake.stats.$get({ query: { startDate: day, endDate: day } }), 200);
+    expect(mine.map((r) => r.subid1)).toEqual(["mby"]);
   });
 });
