@@ -4,6 +4,7 @@ import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { writeSetting } from "../src/db/queries/settings";
 import { dayIn } from "../src/lib/calendar-days";
+import type { ApiErrorBody } from "../src/lib/errors";
 import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 
 async function campaign(name = "Campaign") {
@@ -115,7 +116,7 @@ describe("GET /api/clicks", () => {
     const admin = await makeAdmin();
     const res = await call(`/api/clicks?${query}`, { cookie: admin.cookie });
     expect(res.status).toBe(400);
-    expect((await res.json<{ error: string }>()).error).toBe(message);
+    expect((await res.json<ApiErrorBody>()).error).toBe(message);
   });
 
   it("is for members with clicks, by-campaign too (its counts are the log's)", async () => {
