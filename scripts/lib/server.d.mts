@@ -3,6 +3,8 @@ import type { ChildProcess } from "node:child_process";
 export const ROOT: string;
 export function ensureDevVars(): void;
 export function buildWeb(): void;
+/** A TCP port nothing listens on now, as the system hands it out. */
+export function freePort(): Promise<number>;
 export function applyMigrations(stateDir: string, options?: { quiet?: boolean }): void;
 export interface RunningServer {
   url: string;

@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serializeEnvFile, workerVars, writeSecretFile } from "./dev-env.mjs";
@@ -83,6 +84,18 @@ export function applyMigrations(stateDir, { quiet = false } = {}) {
   runMigrations(stateDir, quiet);
 }
 
+/** A TCP port nothing listens on now, as the system hands it out. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /**
  * Runs `wrangler dev` on 127.0.0.1:`port` with extra `args`, from `cwd` (whose wrangler.toml it
  * uses), and resolves once `ready(url)` says so. `onSpawn` sees the child first (to read piped
@@ -90,7 +103,10 @@ export function applyMigrations(stateDir, { quiet = false } = {}) {
  * with SIGKILL after 5 s.
  */
 export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inherit", timeoutMs = 90_000, ready, onSpawn }) {
-  const child = spawn(WRANGLER, ["dev", "--port", String(port), "--ip", "127.0.0.1", "--show-interactive-dev-session=false", ...args], {
+  // Its own devtools port unless given: every wrangler dev takes 9229 by default, so a second one
+  // on the machine (another copy, a bench, a browser test file's server) would fail to start.
+  const inspector = args.includes("--inspector-port") ? [] : ["--inspector-port", String(await freePort())];
+  const child = spawn(WRANGLER, ["dev", "--port", String(port), "--ip", "127.0.0.1", "--show-interactive-dev-session=false", ...inspector, ...args], {
     cwd,
     stdio: stdio === "inherit" ? ["ignore", "inherit", "inherit"] : ["ignore", "pipe", "pipe"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
