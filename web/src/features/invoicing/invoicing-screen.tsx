@@ -243,7 +243,7 @@ export default function InvoicingScreen() {
                           size="icon"
                           aria-label={`Edit invoice of ${i.mediaBuyer}, ${formatDate(i.invoiceDate)}`}
                           onClick={() => {
-                            form.reset(fromInvoice(i));
+                            // The form follows the URL (the effect above fills it with this invoice).
                             updateSearch({ edit: i.id });
                             window.scrollTo({ top: 0, behavior: "smooth" });
                           }}
