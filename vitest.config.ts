@@ -59,6 +59,9 @@ export default defineConfig({
           globalSetup: ["e2e/global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // expect.poll's default is 1 s: on a loaded CI machine a redirect after the session
+          // check took longer, and the first-run test failed on a screen that was still coming.
+          expect: { poll: { timeout: 15_000 } },
           fileParallelism: false,
         },
       },
