@@ -1,0 +1,69 @@
+// The tests `npm test` runs, in two lanes at once: the worker and web projects in one Vitest
+// process, the browser project in another. Each lane still runs its files one at a time, as the
+// config asks. Vitest runs a project without file parallelism after all the others, so a single
+// process would leave the machine half idle: the browser tests mostly wait on Chromium and
+// `wrangler dev`, and the worker tests mostly wait on each file's own workerd starting.
+// The lanes write Vitest's blob reports, and `vitest --merge-reports` prints one report of
+// every file and one summary (README "Tests").
+//
+// With arguments (`npm test -- worker/test/foo.test.ts`) it is plain `vitest run` with them.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, createWriteStream } from "node:fs";
+import path from "node:path";
+import { ensureDevVars, ROOT } from "./lib/server.mjs";
+
+const VITEST = path.join(ROOT, "node_modules", ".bin", "vitest");
+const REPORTS = path.join(ROOT, "test-results", "blobs");
+const LOGS = path.join(ROOT, "test-results", "lanes");
+
+/** Runs vitest with `args`; resolves to its exit code. `log` takes its output, else it is shown. */
+function vitest(args, log) {
+  return new Promise((resolve) => {
+    const child = spawn(VITEST, args, { cwd: ROOT, stdio: log ? ["ignore", "pipe", "pipe"] : "inherit" });
+    if (log) {
+      const out = createWriteStream(log);
+      child.stdout.pipe(out);
+      child.stderr.pipe(out);
+    }
+    child.on("error", (err) => {
+      console.error(`could not start vitest: ${err.message}`);
+      resolve(1);
+    });
+    child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const extra = process.argv.slice(2);
+if (extra.length) process.exit(await vitest(["run", ...extra]));
+
+// The worker tests read .dev.vars through wrangler.toml, as they did when the browser project's
+// global setup (which makes it) ran first in the same process.
+ensureDevVars();
+rmSync(REPORTS, { recursive: true, force: true });
+mkdirSync(LOGS, { recursive: true });
+
+const lanes = [
+  { name: "worker+web", projects: ["worker", "web"] },
+  { name: "browser", projects: ["browser"] },
+];
+const started = Date.now();
+const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
+console.log(`Running the tests in two lanes: ${lanes.map((l) => l.name).join(" and ")} (their output: test-results/lanes/)`);
+const codes = await Promise.all(
+  lanes.map(async (lane) => {
+    const log = path.join(LOGS, `${lane.name}.log`);
+    const args = ["run", ...lane.projects.flatMap((p) => ["--project", p]), "--reporter=blob", `--outputFile=${path.join(REPORTS, `${lane.name}.json`)}`];
+    const code = await vitest(args, log);
+    console.log(`${lane.name} lane finished after ${seconds()} (exit code ${code})`);
+    if (code !== 0) {
+      // A lane that failed before writing its report shows why here; failed tests show below.
+      const lines = readFileSync(log, "utf8").trimEnd().split("\n");
+      console.log(`last lines of test-results/lanes/${lane.name}.log:\n${lines.slice(-30).join("\n")}`);
+    }
+    return code;
+  }),
+);
+
+const merged = await vitest(["--merge-reports", REPORTS]);
+console.log(`Both lanes: ${seconds()} in all.`);
+process.exit(merged !== 0 ? merged : (codes.find((c) => c !== 0) ?? 0));
