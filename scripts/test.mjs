@@ -4,7 +4,7 @@
 // process would leave the machine half idle: the browser tests mostly wait on Chromium and
 // `wrangler dev`, and the worker tests mostly wait on each file's own workerd starting.
 // The lanes write Vitest's blob reports, and `vitest --merge-reports` prints one report of
-// every file and one summary (README "Tests").
+// every file and one summary (README "The two commands").
 //
 // With arguments (`npm test -- worker/test/foo.test.ts`) it is plain `vitest run` with them.
 import { spawn } from "node:child_process";
