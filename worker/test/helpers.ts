@@ -39,12 +39,17 @@ export function call(path: string, { method, json, body, cookie, headers = {} }:
  * fails to compile here. Non-GET calls carry our Origin, as the browser's do.
  */
 export function client(user?: { cookie: string }) {
+  return typedClient((request) => exports.default.fetch(request), user);
+}
+
+/** The typed client over `send` (the Worker's own fetch, or one with a test's bindings), as `user` when given. */
+export function typedClient(send: (request: Request) => Promise<Response>, user?: { cookie: string }) {
   return hc<AppType>(ORIGIN, {
     fetch: (input: RequestInfo | URL, init?: RequestInit) => {
       const request = new Request(input, init);
       if (user) request.headers.set("cookie", user.cookie);
       if (request.method !== "GET" && request.method !== "HEAD" && !request.headers.has("origin")) request.headers.set("origin", ORIGIN);
-      return exports.default.fetch(request);
+      return send(request);
     },
   }).api;
 }

@@ -6,15 +6,13 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { hc } from "hono/client";
-import type { AppType } from "../src/app";
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
 import { expect } from "vitest";
 import { ExternalApiError, type FetchFn } from "../src/integrations/http";
 import { createCakeFake, type CakeFake } from "./fakes/cake-fake";
 import { createTikTokFake, type TikTokFake } from "./fakes/tiktok-fake";
-import { ORIGIN, type CallOptions } from "./helpers";
+import { ORIGIN, typedClient, type CallOptions } from "./helpers";
 
 export const CAKE_URL = "https://cake.test";
 export const TIKTOK_URL = "https://tiktok.test";
@@ -88,29 +86,22 @@ export async function callWith(bindings: Bindings, path: string, { method, json,
   }
   if (cookie) h.cookie = cookie;
   if (init.method !== "GET") h.origin ??= ORIGIN;
+  return fetchWith(bindings, new Request(`${ORIGIN}${path}`, init));
+}
+
+/** One request into the Worker with these bindings, answered once its background work is done. */
+async function fetchWith(bindings: Bindings, request: Request) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${ORIGIN}${path}`, init), bindings, ctx);
+  const res = await worker.fetch(request, bindings, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
 
 /**
  * helpers' typed `client` into the Worker with these bindings (a test's own env: fakes' hosts,
- * secrets set or not), as `user` when given; non-GET calls carry our Origin, as the browser's do.
+ * secrets set or not), as `user` when given.
  */
-export function clientWith(bindings: Bindings, user?: { cookie: string }) {
-  return hc<AppType>(ORIGIN, {
-    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-      const request = new Request(input, init);
-      if (user) request.headers.set("cookie", user.cookie);
-      if (request.method !== "GET" && request.method !== "HEAD" && !request.headers.has("origin")) request.headers.set("origin", ORIGIN);
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(request, bindings, ctx);
-      await waitOnExecutionContext(ctx);
-      return res;
-    },
-  }).api;
-}
+export const clientWith = (bindings: Bindings, user?: { cookie: string }) => typedClient((request) => fetchWith(bindings, request), user);
 
 /** The ExternalApiError a client call fails with (the test fails if it does not). */
 export async function externalFailure(promise: Promise<unknown>): Promise<ExternalApiError> {

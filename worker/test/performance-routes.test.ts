@@ -9,7 +9,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** helpers' typed `client`, as `user`, into the Worker with these bindings (through `callWith`). */
 /** The route runs the sync with the runtime's own fetch: the fakes stand in for it there. */
 function routeFetchTo(fakes: Fakes) {
   vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => fakes.fetch(input as Request | string | URL, init));
