@@ -6,9 +6,7 @@ import { writeSetting } from "../src/db/queries/settings";
 import { domains, type DomainStatus } from "../src/db/schema";
 import { TRACKING_QUERY } from "../src/tracking/links";
 import type { ApiErrorBody } from "../src/lib/errors";
-import { bodyOf, call, client, db, makeAdmin, makeUser, uniqueName } from "./helpers";
-
-const param = (id: number) => ({ param: { id: String(id) } });
+import { bodyOf, call, client, db, idParam, makeAdmin, makeUser, uniqueName } from "./helpers";
 
 async function refs() {
   const lander = await insertLander(db(), { name: "Quiz LP", url: "https://lp.test/quiz" }).get();
@@ -137,10 +135,10 @@ describe("campaigns", () => {
     const c = await bodyOf(await api.campaigns.$post({ json: { name: "C", landerId, offerId } }), 201);
     expect(c.bhToggle).toBe(false);
 
-    const toggled = await bodyOf(await api.campaigns[":id"].$patch({ ...param(c.id), json: { bhToggle: true } }), 200);
+    const toggled = await bodyOf(await api.campaigns[":id"].$patch({ ...idParam(c.id), json: { bhToggle: true } }), 200);
     expect(toggled).toMatchObject({ id: c.id, name: "C", bhToggle: true, offerId, landerId });
 
-    const cleared = await bodyOf(await api.campaigns[":id"].$patch({ ...param(c.id), json: { offerId: null } }), 200);
+    const cleared = await bodyOf(await api.campaigns[":id"].$patch({ ...idParam(c.id), json: { offerId: null } }), 200);
     expect(cleared).toMatchObject({ offerId: null, offerName: null, exitScript: null, bhToggle: true });
 
     const bad = await call(`/api/campaigns/${c.id}`, { method: "PATCH", cookie: admin.cookie, json: { landerId: 999999 } });

@@ -22,7 +22,7 @@ import {
   rowOf,
   type DomainFakes,
 } from "./domain-helpers";
-import { bodyOf, db, makeAdmin, makeUser } from "./helpers";
+import { bodyOf, db, idParam, makeAdmin, makeUser } from "./helpers";
 import { callWith, clientWith } from "./performance-helpers";
 
 /** helpers' typed `client`, as `user`, into the Worker with these bindings (through `callWith`). */
@@ -145,7 +145,7 @@ describe("Configure DNS", () => {
     await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "Tr_k" } });
     expect(await entries()).toEqual([]);
     const { message } = await bodyOf(
-      await clientWith(domainEnv(), admin).domains[":id"].configure.$post({ param: { id: String(row.id) }, json: { subdomain: "trk" } }),
+      await clientWith(domainEnv(), admin).domains[":id"].configure.$post({ ...idParam(row.id), json: { subdomain: "trk" } }),
       200,
     );
     const [entry] = await entries();

@@ -54,6 +54,9 @@ export function typedClient(send: (request: Request) => Promise<Response>, user?
   }).api;
 }
 
+/** A typed client call's `param` for a route's `:id`. */
+export const idParam = (id: number) => ({ param: { id: String(id) } });
+
 /**
  * The body of a typed client's answer, once its status is the one expected: its type is the
  * route's own for that status, so a changed response shape fails to compile where it is used.

@@ -2,9 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { invoices } from "../src/db/schema";
 import type { ApiErrorBody } from "../src/lib/errors";
-import { bodyOf, call, client, db, makeAdmin, makeUser, uniqueName } from "./helpers";
-
-const param = (id: number) => ({ param: { id: String(id) } });
+import { bodyOf, call, client, db, idParam, makeAdmin, makeUser, uniqueName } from "./helpers";
 
 const form = (overrides: Record<string, unknown> = {}) => ({
   mediaBuyer: uniqueName("buyer"),
@@ -77,13 +75,13 @@ describe("invoices", () => {
     const admin = await makeAdmin();
     const api = client(admin);
     const created = await bodyOf(await api.invoices.$post({ json: form() }), 201);
-    const edited = await bodyOf(await api.invoices[":id"].$patch({ ...param(created.id), json: { profit: "99.9", notes: "" } }), 200);
+    const edited = await bodyOf(await api.invoices[":id"].$patch({ ...idParam(created.id), json: { profit: "99.9", notes: "" } }), 200);
     expect(edited).toEqual({ ...created, profit: "99.90", notes: null });
 
-    const full = await bodyOf(await api.invoices[":id"].$patch({ ...param(created.id), json: form({ mediaBuyer: "renamed", amountPaid: "10" }) }), 200);
+    const full = await bodyOf(await api.invoices[":id"].$patch({ ...idParam(created.id), json: form({ mediaBuyer: "renamed", amountPaid: "10" }) }), 200);
     expect(full).toMatchObject({ mediaBuyer: "renamed", amountPaid: "10.00", notes: "January" });
 
-    const fetched = await bodyOf(await api.invoices[":id"].$get(param(created.id)), 200);
+    const fetched = await bodyOf(await api.invoices[":id"].$get(idParam(created.id)), 200);
     expect(fetched).toMatchObject({ id: created.id, mediaBuyer: "renamed" });
 
     const nothing = await call(`/api/invoices/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: {} });
@@ -97,7 +95,7 @@ describe("invoices", () => {
     const admin = await makeAdmin();
     const api = client(admin);
     const created = await bodyOf(await api.invoices.$post({ json: form() }), 201);
-    expect(await bodyOf(await api.invoices[":id"].$delete(param(created.id)), 200)).toEqual({ ok: true });
+    expect(await bodyOf(await api.invoices[":id"].$delete(idParam(created.id)), 200)).toEqual({ ok: true });
     expect(await db().select().from(invoices).where(eq(invoices.id, created.id))).toEqual([]);
 
     for (const [method, json] of [

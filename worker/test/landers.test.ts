@@ -4,9 +4,7 @@ import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertClicks } from "../src/db/queries/clicks";
 import { campaigns, clicks } from "../src/db/schema";
 import type { ApiErrorBody } from "../src/lib/errors";
-import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
-
-const param = (id: number) => ({ param: { id: String(id) } });
+import { bodyOf, call, client, db, idParam, makeAdmin, makeUser } from "./helpers";
 
 describe("landers", () => {
   it("lets an admin add, rename and delete a lander", async () => {
@@ -16,14 +14,14 @@ describe("landers", () => {
     expect(lander).toMatchObject({ name: "Quiz LP", url: "https://lp.test/quiz?v=2" });
     expect(lander.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
 
-    const renamed = await bodyOf(await api.landers[":id"].$patch({ ...param(lander.id), json: { name: "Quiz LP v3" } }), 200);
+    const renamed = await bodyOf(await api.landers[":id"].$patch({ ...idParam(lander.id), json: { name: "Quiz LP v3" } }), 200);
     expect(renamed).toMatchObject({ id: lander.id, name: "Quiz LP v3", url: "https://lp.test/quiz?v=2" });
 
     const list = await bodyOf(await api.landers.$get(), 200);
     expect(list.find((l) => l.id === lander.id)?.name).toBe("Quiz LP v3");
 
-    expect(await bodyOf(await api.landers[":id"].$delete(param(lander.id)), 200)).toEqual({ ok: true });
-    expect((await api.landers[":id"].$delete(param(lander.id))).status).toBe(404);
+    expect(await bodyOf(await api.landers[":id"].$delete(idParam(lander.id)), 200)).toEqual({ ok: true });
+    expect((await api.landers[":id"].$delete(idParam(lander.id))).status).toBe(404);
   });
 
   it("lists newest first for members with landers or campaigns", async () => {
@@ -118,7 +116,7 @@ describe("landers", () => {
     expect((await db().select().from(clicks)).filter((c) => used.some((u) => u.id === c.campaignId))).toEqual([]);
     expect(await db().select().from(clicks).where(eq(clicks.campaignId, elsewhere.id))).toHaveLength(1);
 
-    const unused = await bodyOf(await client(admin).landers[":id"]["deletion-impact"].$get(param(other.id)), 200);
+    const unused = await bodyOf(await client(admin).landers[":id"]["deletion-impact"].$get(idParam(other.id)), 200);
     expect(unused.clicks).toBe(1);
     expect((await call(`/api/landers/${lander.id}/deletion-impact`, { cookie: admin.cookie })).status).toBe(404);
     expect((await call(`/api/landers/abc/deletion-impact`, { cookie: admin.cookie })).status).toBe(400);

@@ -5,9 +5,7 @@ import { insertLander } from "../src/db/queries/landers";
 import { campaigns } from "../src/db/schema";
 import type { ApiErrorBody } from "../src/lib/errors";
 import { DEFAULT_UTM_TEMPLATE } from "../src/schemas/offers";
-import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
-
-const param = (id: number) => ({ param: { id: String(id) } });
+import { bodyOf, call, client, db, idParam, makeAdmin, makeUser } from "./helpers";
 
 const valid = { name: "Sweeps US", url: "https://offer.test/go?aff=12", utmTemplate: DEFAULT_UTM_TEMPLATE };
 
@@ -19,13 +17,13 @@ describe("offers", () => {
     expect(offer).toMatchObject(valid);
 
     const edited = await bodyOf(
-      await api.offers[":id"].$patch({ ...param(offer.id), json: { ...valid, utmTemplate: "?s1={clickId}&s2={creativeName}" } }),
+      await api.offers[":id"].$patch({ ...idParam(offer.id), json: { ...valid, utmTemplate: "?s1={clickId}&s2={creativeName}" } }),
       200,
     );
     expect(edited.utmTemplate).toBe("s1={clickId}&s2={creativeName}");
 
-    expect((await api.offers[":id"].$delete(param(offer.id))).status).toBe(200);
-    expect((await api.offers[":id"].$patch({ ...param(offer.id), json: { name: "gone" } })).status).toBe(404);
+    expect((await api.offers[":id"].$delete(idParam(offer.id))).status).toBe(200);
+    expect((await api.offers[":id"].$patch({ ...idParam(offer.id), json: { name: "gone" } })).status).toBe(404);
   });
 
   it("is readable with offers, campaigns or dashboard, and writable only by admins", async () => {
