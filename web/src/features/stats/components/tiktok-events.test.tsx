@@ -44,6 +44,14 @@ describe("conversions sent to TikTok (data sources panel)", () => {
       admin(),
     );
 
+  /** The panel, loaded, with its Settings dialog open. */
+  const openSettings = async () => {
+    render();
+    await screen.findByText("CPIXEL0123");
+    fireEvent.click(screen.getByRole("button", { name: "Settings" }));
+    return screen.findByRole("dialog");
+  };
+
   it("shows the pixel, today's counts by state with the skip reasons, and the latest failures with TikTok's message", async () => {
     render();
     expect(await screen.findByText("CPIXEL0123")).toBeTruthy();
@@ -67,10 +75,7 @@ describe("conversions sent to TikTok (data sources panel)", () => {
   });
 
   it("saves the pixel code, test code, pending mapping and currency together", async () => {
-    render();
-    await screen.findByText("CPIXEL0123");
-    fireEvent.click(screen.getByRole("button", { name: "Settings" }));
-    const dialog = await screen.findByRole("dialog");
+    const dialog = await openSettings();
     fireEvent.change(within(dialog).getByLabelText("Pixel code"), { target: { value: "CNEWPIXEL" } });
     fireEvent.change(within(dialog).getByLabelText("Test event code"), { target: { value: "" } });
     fireEvent.click(within(dialog).getByRole("button", { name: "Save" }));
@@ -82,10 +87,7 @@ describe("conversions sent to TikTok (data sources panel)", () => {
   });
 
   it("refuses a bad currency or pixel code under its field with the API's sentence and sends nothing", async () => {
-    render();
-    await screen.findByText("CPIXEL0123");
-    fireEvent.click(screen.getByRole("button", { name: "Settings" }));
-    const dialog = await screen.findByRole("dialog");
+    const dialog = await openSettings();
     fireEvent.change(within(dialog).getByLabelText("Pixel code"), { target: { value: "C PIXEL" } });
     fireEvent.change(within(dialog).getByLabelText("Currency"), { target: { value: "US" } });
     fireEvent.click(within(dialog).getByRole("button", { name: "Save" }));
