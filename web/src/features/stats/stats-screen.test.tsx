@@ -279,6 +279,29 @@ describe("Stats screen", () => {
     });
   });
 
+  it("after a refresh, stays busy until the user's columns arrive and never draws the default set first", async () => {
+    let answerColumns: () => void = () => undefined;
+    const columnsAnswered = new Promise<void>((resolve) => (answerColumns = resolve));
+    fetchMock.mockImplementation(async (input: RequestInfo | URL) => {
+      const url = new URL(String(input instanceof Request ? input.url : input), "http://localhost");
+      if (url.pathname !== "/api/user/preferences") return Response.json(route(url));
+      await columnsAnswered;
+      return Response.json({ visibleColumns: ["name", "visits", "revenue"], columnWidths: { name: 300 } });
+    });
+    renderScreen();
+    await waitFor(() => expect(reportCalls(fetchMock)).toHaveLength(1));
+    // The report is in; the table waits for the columns.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(table().getAttribute("aria-busy")).toBe("true");
+    expect(within(table()).queryByText("Alpha")).toBeNull();
+
+    answerColumns();
+    await screen.findByText("Alpha");
+    expect(table().getAttribute("aria-busy")).toBe("false");
+    expect(within(table()).queryByRole("columnheader", { name: "EPV (earnings per visit)" })).toBeNull();
+    expect(within(table()).getByRole("separator", { name: "Resize Campaign column" }).getAttribute("aria-valuenow")).toBe("300");
+  });
+
   it("says so when there is nothing to show", async () => {
     fetchMock.mockImplementation(async (input: RequestInfo | URL) => {
       const url = new URL(String(input instanceof Request ? input.url : input), "http://localhost");

@@ -180,7 +180,8 @@ export default function StatsScreen() {
             widthOf={widthOf}
             onResize={prefs.setWidth}
             onResetWidth={prefs.resetWidth}
-            loading={report.isPending}
+            // Until the user's columns are known too: the default set would show, then change.
+            loading={report.isPending || !prefs.loaded}
             error={report.isError ? report.error.message : null}
             onRowClick={campaignGrouping ? toggleCampaign : undefined}
             filteredCampaignId={campaign?.id ?? null}
