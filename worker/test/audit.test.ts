@@ -212,6 +212,21 @@ describe("the audit screen's calls", () => {
     expect(lines[1]).toBe(`2024-03-10T12:00:00.054Z,${admin.username},offer.update,offer,54,'=change 54,`);
   });
 
+  it("reads an empty parameter as no filter, on the list and the export", async () => {
+    const admin = await makeAdmin();
+    await client(admin).landers.$post({ json: { name: "Blank", url: "https://lp.test/blank" } });
+    const audit = client(admin).audit;
+    const blank = { userId: "", entityKind: "", startDate: "", endDate: "" };
+    const list = await bodyOf(await audit.$get({ query: { ...blank, page: "" } }), 200);
+    const unfiltered = await bodyOf(await audit.$get({ query: {} }), 200);
+    expect(list.page).toBe(1);
+    expect(list.entries[0]?.summary).toBe("Name: Blank; URL: https://lp.test/blank");
+    expect(list).toEqual(unfiltered);
+    const csv = await audit.export.$get({ query: blank });
+    expect(csv.status).toBe(200);
+    expect(await csv.text()).toBe(await (await audit.export.$get({ query: {} })).text());
+  });
+
   it.each([
     ["startDate=2024-03-10&endDate=2024-03-01", "startDate must not be after endDate"],
     ["startDate=2024-01-01&endDate=2025-02-04", "The date range can be at most 400 days: the audit log keeps no more"],

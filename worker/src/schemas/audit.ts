@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { calendarDate, dayNumber } from "./calendar-date";
+import { blankIsNone } from "./common";
 
 /**
  * What an audit entry is about. `domain` is for the domain purchase and configuration routes.
@@ -27,10 +28,10 @@ export const AUDIT_PAGE_SIZE = 50;
 export const AUDIT_RETENTION_DAYS = 400;
 
 const filters = {
-  userId: z.string().uuid("userId must be a user id").optional(),
-  entityKind: z.enum(AUDIT_KINDS, { error: `entityKind must be one of ${AUDIT_KINDS.join(", ")}` }).optional(),
-  startDate: calendarDate("startDate").optional(),
-  endDate: calendarDate("endDate").optional(),
+  userId: blankIsNone(z.string().uuid("userId must be a user id")),
+  entityKind: blankIsNone(z.enum(AUDIT_KINDS, { error: `entityKind must be one of ${AUDIT_KINDS.join(", ")}` })),
+  startDate: blankIsNone(calendarDate("startDate")),
+  endDate: blankIsNone(calendarDate("endDate")),
 };
 
 type Range = { startDate?: string; endDate?: string };
@@ -39,25 +40,19 @@ const notTooLong = (v: Range) => !v.startDate || !v.endDate || dayNumber(v.endDa
 const ORDER = { message: "startDate must not be after endDate", path: ["startDate"] };
 const LENGTH = { message: `The date range can be at most ${AUDIT_RETENTION_DAYS} days: the audit log keeps no more`, path: ["endDate"] };
 
-/** An empty parameter is no filter. */
-const dropEmpty = (q: unknown) => (q && typeof q === "object" ? Object.fromEntries(Object.entries(q).filter(([, v]) => v !== "")) : q);
+/** The CSV export's filters. startDate and endDate are days in the report time zone, both included; an empty one is no filter. */
+export const auditExportQuery = z.object(filters).refine(inOrder, ORDER).refine(notTooLong, LENGTH);
 
-/** The CSV export's filters. startDate and endDate are days in the report time zone, both included. */
-export const auditExportQuery = z.preprocess(dropEmpty, z.object(filters).refine(inOrder, ORDER).refine(notTooLong, LENGTH));
-
-export const auditListQuery = z.preprocess(
-  dropEmpty,
-  z
-    .object({
-      ...filters,
-      page: z.coerce
+export const auditListQuery = z
+  .object({
+    ...filters,
+    page: blankIsNone(
+      z.coerce
         .number({ error: "page must be a whole number from 1" })
         .int("page must be a whole number from 1")
         .min(1, "page must be a whole number from 1")
-        .max(100_000, "page must be a whole number from 1")
-        .default(1),
-    })
-    .refine(inOrder, ORDER)
-    .refine(notTooLong, LENGTH),
-);
-export type AuditListQuery = z.input<typeof auditListQuery>;
+        .max(100_000, "page must be a whole number from 1"),
+    ).transform((v) => v ?? 1),
+  })
+  .refine(inOrder, ORDER)
+  .refine(notTooLong, LENGTH);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { calendarDate } from "./calendar-date";
+import { blankIsNone } from "./common";
 
 export const CLICKS_PAGE_SIZE = 50;
 export const CLICKS_PAGE_SIZE_MAX = 200;
@@ -31,13 +32,11 @@ export const UNKNOWN_VALUE = "(unknown)";
 export const BOT_FILTERS = ["all", "human", "bot"] as const;
 
 const visitorValue = (name: string) =>
-  z.preprocess(
-    (v) => (v === "" ? undefined : v),
+  blankIsNone(
     z
       .string({ error: `${name} must be text` })
       .trim()
-      .max(100, `${name} must be at most 100 characters`)
-      .optional(),
+      .max(100, `${name} must be at most 100 characters`),
   );
 
 /** Who clicked: people or bots (all by default), and the country, device, OS and browser. */

@@ -7,6 +7,7 @@
  * are `YYYY-MM-DD` days of the report time zone (setting `report_timezone`), endDate included.
  */
 import { z } from "zod";
+import { blankIsNone } from "./common";
 import { dateRangeQuery } from "./performance";
 
 /**
@@ -42,9 +43,6 @@ export const AUDIENCE_GROUPINGS = ["country", "device", "os", "browser"] as cons
 /** The sparkId filter value meaning "No Spark" (CAKE rows without a sub3). */
 export const NO_SPARK = "none";
 
-/** An omitted filter and an empty one (`?offerId=`) mean the same: no filter. */
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
-
 const positiveId = (name: string) =>
   z.coerce
     .number({ error: `${name} must be a whole number` })
@@ -56,18 +54,18 @@ export const statsReportQuery = dateRangeQuery.and(
   z.object({
     groupBy: z.enum(STATS_GROUPINGS, { error: `groupBy must be one of ${STATS_GROUPINGS.join(", ")}` }).default("campaign"),
     /** One of our configured offers (GET /api/offers): the rows of the campaigns sending to it. */
-    offerId: optional(positiveId("offerId")),
+    offerId: blankIsNone(positiveId("offerId")),
     /** A spark id (CAKE sub3), or "none" for the rows without one. */
-    sparkId: optional(z.string().trim().min(1, "sparkId must not be empty").max(100, "sparkId must be at most 100 characters")),
+    sparkId: blankIsNone(z.string().trim().min(1, "sparkId must not be empty").max(100, "sparkId must be at most 100 characters")),
     /** A media buyer (CAKE sub1). */
-    mediaBuyer: optional(z.string().trim().min(1, "mediaBuyer must not be empty").max(50, "mediaBuyer must be at most 50 characters")),
+    mediaBuyer: blankIsNone(z.string().trim().min(1, "mediaBuyer must not be empty").max(50, "mediaBuyer must be at most 50 characters")),
     /** One of our campaigns. */
-    campaignId: optional(positiveId("campaignId")),
+    campaignId: blankIsNone(positiveId("campaignId")),
     /**
      * Count bot-flagged clicks in Link Clicks, Lander CTR and the click shares that split spend
      * (left out by default).
      */
-    includeBots: optional(
+    includeBots: blankIsNone(
       z.enum(["true", "false", "1", "0"], { error: "includeBots must be true or false" }).transform((v) => v === "true" || v === "1"),
     ).transform((v) => v ?? false),
   }),
