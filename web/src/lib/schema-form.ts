@@ -1,6 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useForm, type DefaultValues, type FieldValues, type Path, type UseFormReturn } from "react-hook-form";
 import type { z } from "zod";
+import { toastError } from "@/components/ui/toast";
 import { ApiError } from "./api";
 
 /**
@@ -13,19 +14,23 @@ export function useSchemaForm<S extends z.ZodType<FieldValues, FieldValues>>(sch
 }
 
 /**
- * A 400's `field: message` details (the server's own check, e.g. a rule only it can apply) shown
- * under their fields. Returns whether any applied: when none did, the caller toasts the error.
+ * A refused save, said the one way (docs/screens.md §5 and §8): the failure toast with the screen's
+ * title and the server's sentence (or the screen's fallback), and a 400's `field: message` details
+ * (a rule only the server can apply, such as a name already taken) under their fields too.
  */
-export function showServerErrors<V extends FieldValues>(form: UseFormReturn<V, unknown, unknown>, err: unknown, fields: readonly Path<V>[]): boolean {
-  if (!(err instanceof ApiError) || err.status !== 400) return false;
-  let applied = false;
-  for (const line of err.details) {
-    const [field, ...rest] = line.split(": ");
-    const name = fields.find((f) => f === field);
-    if (name && rest.length) {
-      form.setError(name, { type: "server", message: rest.join(": ") });
-      applied = true;
+export function showRefusal<V extends FieldValues>(
+  form: UseFormReturn<V, unknown, unknown>,
+  err: unknown,
+  fields: readonly Path<V>[],
+  title: string,
+  fallback: string,
+): void {
+  if (err instanceof ApiError && err.status === 400) {
+    for (const line of err.details) {
+      const [field, ...rest] = line.split(": ");
+      const name = fields.find((f) => f === field);
+      if (name && rest.length) form.setError(name, { type: "server", message: rest.join(": ") });
     }
   }
-  return applied;
+  toastError(title, err, fallback);
 }

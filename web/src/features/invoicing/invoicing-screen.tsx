@@ -14,7 +14,7 @@ import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRo
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
 import { formatDate, formatMoney } from "@/lib/format";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { useSearchState } from "@/lib/url-state";
 import { formatCents, parseCents } from "../../../../worker/src/lib/money";
 import { idParam } from "../../../../worker/src/schemas/common";
@@ -108,8 +108,13 @@ export default function InvoicingScreen() {
           reset();
         },
         onError: (err) => {
-          if (showServerErrors(form, err, ["mediaBuyer", "invoiceDate", "amountPaid", "revenueSharePercent", "profit", "notes"])) return;
-          toastError(editing ? "Error updating invoice" : "Error creating invoice", err, editing ? "Failed to update invoice" : "Failed to create invoice");
+          showRefusal(
+            form,
+            err,
+            ["mediaBuyer", "invoiceDate", "amountPaid", "revenueSharePercent", "profit", "notes"],
+            editing ? "Error updating invoice" : "Error creating invoice",
+            editing ? "Failed to update invoice" : "Failed to create invoice",
+          );
         },
       },
     );

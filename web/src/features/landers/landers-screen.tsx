@@ -11,9 +11,9 @@ import { Input } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { toast, toastError } from "@/components/ui/toast";
+import { toast } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { createLanderSchema, type CreateLanderInput } from "../../../../worker/src/schemas/landers";
 import { landerDeletionImpactQuery, useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
 
@@ -33,7 +33,7 @@ function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; o
           onOpenChange(false);
         },
         onError: (err) => {
-          if (!showServerErrors(form, err, ["name", "url"])) toastError("Error", err, editing ? "Failed to update lander" : "Failed to create lander");
+          showRefusal(form, err, ["name", "url"], "Error", editing ? "Failed to update lander" : "Failed to create lander");
         },
       },
     );

@@ -9,9 +9,9 @@ import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { ExternalUrl, RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { toast, toastError } from "@/components/ui/toast";
+import { toast } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { createOfferSchema, DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS, type CreateOfferInput } from "../../../../worker/src/schemas/offers";
 import { useDeleteOffer, useOffers, useSaveOffer, type Offer } from "./api";
 
@@ -41,8 +41,7 @@ function OfferDialog({ offer, onClose }: { offer: Offer | null; onClose(): void 
           onClose();
         },
         onError: (err) => {
-          if (!showServerErrors(form, err, ["name", "url", "utmTemplate"]))
-            toastError("Error", err, editing ? "Failed to update offer" : "Failed to create offer");
+          showRefusal(form, err, ["name", "url", "utmTemplate"], "Error", editing ? "Failed to update offer" : "Failed to create offer");
         },
       },
     );

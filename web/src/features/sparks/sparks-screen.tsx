@@ -8,8 +8,8 @@ import { Field } from "@/components/ui/field";
 import { Input, Textarea } from "@/components/ui/input";
 import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Spinner } from "@/components/ui/spinner";
-import { toast, toastError } from "@/components/ui/toast";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { toast } from "@/components/ui/toast";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { createSparkSchema, type CreateSparkInput } from "../../../../worker/src/schemas/sparks";
 import { useCreateSpark, useDeleteSpark, useSparks, type Spark } from "./api";
 
@@ -25,7 +25,7 @@ function CreateSparkCard() {
         form.reset();
       },
       onError: (err) => {
-        if (!showServerErrors(form, err, ["name", "code"])) toastError("Error", err, "Failed to create spark");
+        showRefusal(form, err, ["name", "code"], "Error", "Failed to create spark");
       },
     });
 

@@ -4,8 +4,8 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
-import { toast, toastError } from "@/components/ui/toast";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { toast } from "@/components/ui/toast";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { changePasswordSchema } from "../../../../../worker/src/schemas/auth";
 import { useChangePassword } from "../api";
 
@@ -34,8 +34,7 @@ export function PasswordCard() {
         },
         onError: (err) => {
           // The server names the field it refused (a wrong current password).
-          showServerErrors(form, err, ["currentPassword", "newPassword"]);
-          toastError("Failed to change password", err, "Could not change your password");
+          showRefusal(form, err, ["currentPassword", "newPassword"], "Failed to change password", "Could not change your password");
         },
       },
     );

@@ -1,10 +1,14 @@
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { Toaster } from "@/components/ui/toast";
 import { admin, renderWithUser } from "@/test/render";
 import { CampaignDialog } from "./campaign-dialog";
 
-/** The API as the dialog reads it: one lander, no offers, no tracking domains; posts recorded. */
-function stubApi() {
+/**
+ * The API as the dialog reads it: one lander, no offers, no tracking domains; posts recorded, and
+ * answered with `refusal` (a 400's body) when one is given.
+ */
+function stubApi(refusal?: { error: string; details: string[] }) {
   const posts: unknown[] = [];
   vi.stubGlobal(
     "fetch",
@@ -17,7 +21,7 @@ function stubApi() {
       if (url.pathname === "/api/campaigns" && (init?.method ?? (input instanceof Request ? input.method : "GET")) === "POST") {
         const body = input instanceof Request ? await input.json() : JSON.parse(String(init?.body));
         posts.push(body);
-        return json({ id: 1 }, 201);
+        return refusal ? json(refusal, 400) : json({ id: 1 }, 201);
       }
       return json({ error: "not stubbed" }, 404);
     }),
@@ -49,5 +53,28 @@ describe("the campaign dialog checks with the API's own schema", () => {
     fireEvent.click(screen.getByRole("button", { name: "Create Campaign" }));
     await waitFor(() => expect(posts).toEqual([{ name: "Spring sweeps", landerId: 7, bhToggle: false }]));
     await waitFor(() => expect(onClose).toHaveBeenCalled());
+  });
+
+  it("a refusal only the server can make: its sentence under the field, and the screen's failure toast", async () => {
+    // The lander was deleted by a teammate after the dialog listed it.
+    stubApi({ error: "Lander 7 does not exist", details: ["landerId: Lander 7 does not exist"] });
+    const onClose = vi.fn();
+    renderWithUser(
+      <>
+        <CampaignDialog campaign={null} onClose={onClose} />
+        <Toaster />
+      </>,
+      admin(),
+    );
+    fireEvent.change(screen.getByRole("textbox", { name: "Campaign Name" }), { target: { value: "Spring sweeps" } });
+    fireEvent.click(await screen.findByRole("combobox", { name: "Lander" }));
+    fireEvent.click(await screen.findByRole("option", { name: "Quiz" }));
+    fireEvent.click(screen.getByRole("button", { name: "Create Campaign" }));
+    // The toast region keeps one toast: wait for this failure's to replace an earlier test's.
+    await waitFor(() => expect(screen.getByRole("status").textContent).toMatch(/Error.*Lander 7 does not exist/));
+    const underField = screen.getAllByRole("alert").map((a) => a.textContent);
+    expect(underField).toEqual(["Lander 7 does not exist"]);
+    expect(screen.getByRole("combobox", { name: "Lander" }).getAttribute("aria-invalid")).toBe("true");
+    expect(onClose).not.toHaveBeenCalled();
   });
 });

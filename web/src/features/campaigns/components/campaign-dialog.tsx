@@ -6,8 +6,8 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
-import { toast, toastError } from "@/components/ui/toast";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { toast } from "@/components/ui/toast";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { createCampaignSchema } from "../../../../../worker/src/schemas/campaigns";
 import { landerChoicesQuery, offerChoicesQuery, trackingDomainsQuery, useCreateCampaign, useUpdateCampaign, type Campaign } from "../api";
 
@@ -43,8 +43,7 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
         onClose();
       },
       onError: (err: unknown) => {
-        if (!showServerErrors(form, err, ["name", "landerId", "offerId", "domainId"]))
-          toastError("Error", err, editing ? "Failed to update campaign" : "Failed to create campaign");
+        showRefusal(form, err, ["name", "landerId", "offerId", "domainId"], "Error", editing ? "Failed to update campaign" : "Failed to create campaign");
       },
     };
     if (editing) {

@@ -2,8 +2,8 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
-import { toast, toastError } from "@/components/ui/toast";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { toast } from "@/components/ui/toast";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { configureBodySchema, DEFAULT_SUBDOMAIN } from "../../../../../worker/src/schemas/domains";
 import { useConfigureDomain, type Domain } from "../api";
 
@@ -24,8 +24,7 @@ export function ConfigureDialog({ domain, onClose }: { domain: Domain; onClose()
           onClose();
         },
         onError: (err) => {
-          showServerErrors(form, err, ["subdomain"]);
-          toastError("Error configuring domain", err, "Failed to configure domain");
+          showRefusal(form, err, ["subdomain"], "Error configuring domain", "Failed to configure domain");
         },
       },
     );

@@ -10,7 +10,7 @@ import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
 import { formatDateTime, formatRelative } from "@/lib/format";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import {
   PENDING_EVENT_CHOICES,
   SKIP_REASON_LABELS,
@@ -34,8 +34,7 @@ function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpen
         onOpenChange(false);
       },
       onError: (err) => {
-        showServerErrors(form, err, ["pixelCode", "testEventCode", "pendingEvent", "currency"]);
-        toastError("Error", err, "Failed to update settings");
+        showRefusal(form, err, ["pixelCode", "testEventCode", "pendingEvent", "currency"], "Error", "Failed to update settings");
       },
     });
   return (

@@ -5,7 +5,7 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { resetPasswordSchema, roleSchema } from "../../../../../worker/src/schemas/users";
 import { useResetPassword, useResetTwoFactor, useSetRole, type UserRow } from "../api";
 
@@ -47,8 +47,7 @@ export function AccountDialog({ user, onOpenChange }: { user: UserRow; onOpenCha
           toast({ title: "Password set", description: `${user.username} was signed out everywhere and signs in with the new password.` });
         },
         onError: (err) => {
-          showServerErrors(passwordForm, err, ["password"]);
-          toastError("Failed to set password", err, "Could not set the password");
+          showRefusal(passwordForm, err, ["password"], "Failed to set password", "Could not set the password");
         },
       },
     );

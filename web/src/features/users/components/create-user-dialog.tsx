@@ -3,8 +3,8 @@ import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
-import { toast, toastError } from "@/components/ui/toast";
-import { showServerErrors, useSchemaForm } from "@/lib/schema-form";
+import { toast } from "@/components/ui/toast";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { createUserSchema, type CreateUserInput } from "../../../../../worker/src/schemas/users";
 import { useCreateUser } from "../api";
 
@@ -25,7 +25,7 @@ export function CreateUserDialog({ open, onOpenChange }: { open: boolean; onOpen
         onOpenChange(false);
       },
       onError: (err) => {
-        if (!showServerErrors(form, err, ["username", "password"])) toastError("Failed to create user", err, "Could not create user");
+        showRefusal(form, err, ["username", "password"], "Failed to create user", "Could not create user");
       },
     });
   const onInvalid = () => {
