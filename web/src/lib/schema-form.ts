@@ -16,7 +16,7 @@ export function useSchemaForm<S extends z.ZodType<FieldValues, FieldValues>>(sch
 /**
  * A refused save, said the one way (docs/screens.md §5 and §8): the failure toast with the screen's
  * title and the server's sentence (or the screen's fallback), and a 400's `field: message` details
- * (a rule only the server can apply, such as a name already taken) under their fields too.
+ * (a rule only the server can apply, such as a lander deleted meanwhile) under their fields too.
  */
 export function showRefusal<V extends FieldValues>(
   form: UseFormReturn<V, unknown, unknown>,
