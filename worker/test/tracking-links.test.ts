@@ -173,7 +173,7 @@ describe("whether an offer template can be attributed", () => {
       // An ad value pushed out of sub2 or sub3 moves to a free sub4/sub5; literals and other parameters stay.
       ["sub1=ana&sub2={campaign}&sub3={adGroup}&aff=7", "sub1=ana&sub2={clickId}&sub3={spark}&aff=7&sub4={campaign}&sub5={adGroup}"],
       ["sub1={clickId}&sub2={campaign}&sub3={adGroup}&sub4={creative}", "sub1={mediaBuyer}&sub2={clickId}&sub3={spark}&sub4={creative}&sub5={campaign}"],
-      ["aff=7", "aff=7&sub2={clickId}"],
+      ["aff=7&flag", "aff=7&flag&sub2={clickId}"],
       ["sub1={mediaBuyer}&sub3={spark}", "sub1={mediaBuyer}&sub2={clickId}&sub3={spark}"],
       ["sub3={spark}&sub4=x", "sub2={clickId}&sub3={spark}&sub4=x"],
       ["sub2={clickId}&sub2={campaign}", "sub2={clickId}&sub4={campaign}"],

@@ -65,7 +65,10 @@ export const utmTemplateSchema = z
   );
 
 /** What each attribution sub carries for the Stats, in a media buyer's words. */
-const SUB_ROLES = { sub1: { token: "mediaBuyer", shownAs: "media buyers" }, sub3: { token: "spark", shownAs: "sparks" } } as const;
+const SUB_ROLES: Partial<Record<string, { token: TemplateToken; shownAs: string }>> = {
+  sub1: { token: "mediaBuyer", shownAs: "media buyers" },
+  sub3: { token: "spark", shownAs: "sparks" },
+};
 
 const TOKEN_WORDS: Record<TemplateToken, string> = {
   clickId: "click ids",
@@ -87,6 +90,8 @@ interface TemplateParam {
   key: string;
   name: string;
   value: string;
+  /** The part as typed, for a parameter kept unchanged (`flag` stays `flag`, not `flag=`). */
+  raw?: string;
 }
 
 const parseTemplate = (template: string): TemplateParam[] =>
@@ -96,10 +101,13 @@ const parseTemplate = (template: string): TemplateParam[] =>
     .map((part) => {
       const at = part.indexOf("=");
       const key = at < 0 ? part : part.slice(0, at);
-      return { key, name: key.toLowerCase(), value: at < 0 ? "" : part.slice(at + 1) };
+      return { key, name: key.toLowerCase(), value: at < 0 ? "" : part.slice(at + 1), raw: part };
     });
 
-const joinTemplate = (params: TemplateParam[]) => params.map((p) => `${p.key}=${p.value}`).join("&");
+/** The parameter with a new value. */
+const withValue = (p: TemplateParam, value: string): TemplateParam => ({ key: p.key, name: p.name, value });
+
+const joinTemplate = (params: TemplateParam[]) => params.map((p) => p.raw ?? `${p.key}=${p.value}`).join("&");
 
 /** The token a value is made of alone (`{adGroup}`), or null for a literal or a mix. */
 function soleToken(value: string): TemplateToken | null {
@@ -126,7 +134,7 @@ export function attributionProblem(template: string): string | null {
   const sentences = [`Revenue from this offer will show as "Direct", not under its campaign: ${why}.`];
   for (const [name, role] of Object.entries(SUB_ROLES)) {
     const token = soleToken(params.find((p) => p.name === name)?.value ?? "");
-    if (token && token !== role.token) sentences.push(`${capitalised(TOKEN_WORDS[token])} will show as ${role.shownAs} (${name}).`);
+    if (role && token && token !== role.token) sentences.push(`${capitalised(TOKEN_WORDS[token])} will show as ${role.shownAs} (${name}).`);
   }
   return sentences.join(" ");
 }
@@ -141,7 +149,6 @@ export function attributableTemplate(template: string): string {
   if (template === OLD_DEFAULT_UTM_TEMPLATE) return DEFAULT_UTM_TEMPLATE;
   const params = parseTemplate(template);
   const displaced: string[] = [];
-  const wanted: Record<string, TemplateToken> = { sub1: "mediaBuyer", sub2: "clickId", sub3: "spark" };
   let sub2Seen = false;
   const kept: TemplateParam[] = [];
   for (const p of params) {
@@ -149,14 +156,14 @@ export function attributableTemplate(template: string): string {
       if (soleToken(p.value) !== "clickId" && p.value !== "") displaced.push(p.value);
       if (sub2Seen) continue;
       sub2Seen = true;
-      kept.push({ ...p, value: "{clickId}" });
+      kept.push(withValue(p, "{clickId}"));
       continue;
     }
     const token = soleToken(p.value);
-    const want = wanted[p.name];
+    const want = SUB_ROLES[p.name]?.token;
     if (want && token && token !== want) {
       displaced.push(p.value);
-      kept.push({ ...p, value: `{${want}}` });
+      kept.push(withValue(p, `{${want}}`));
       continue;
     }
     kept.push(p);
