@@ -117,11 +117,12 @@ test("an ad click is recorded, reaches the lander, exits to the offer with its f
   await h.shot(visitor, "05-offer");
   const offer = offerHits.at(-1)!;
   expect(offer.searchParams.get("aff")).toBe("77");
-  expect(offer.searchParams.get("sub1")).toBe(clickId);
-  expect(offer.searchParams.get("sub2")).toBe("1790000000001");
-  expect(offer.searchParams.get("sub3")).toBe("1790000000002");
-  expect(offer.searchParams.get("sub4")).toBe("1790000000003");
-  expect(offer.searchParams.get("sub5")).toBe("TikTok");
+  // The default template: no media buyer or spark on this campaign, so sub1 and sub3 go out empty.
+  expect(offer.searchParams.get("sub1")).toBe("");
+  expect(offer.searchParams.get("sub2")).toBe(clickId);
+  expect(offer.searchParams.get("sub3")).toBe("");
+  expect(offer.searchParams.get("sub4")).toBe("1790000000002");
+  expect(offer.searchParams.get("sub5")).toBe("1790000000003");
   await visitorCtx.close();
 
   // The Click Log shows it as Exited (it refreshes by itself every 10 s; reload to be quick).

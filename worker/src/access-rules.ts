@@ -92,6 +92,7 @@ export const ACCESS = {
   "POST /api/offers": "admin",
   "PATCH /api/offers/:id": "admin",
   "DELETE /api/offers/:id": "admin",
+  "GET /api/offers/:id/deletion-impact": "admin",
   "GET /api/campaigns": SCREEN_ACCESS["/campaigns"],
   "GET /api/campaigns/tracking-domains": "admin",
   "POST /api/campaigns": "admin",

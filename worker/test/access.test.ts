@@ -133,6 +133,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/offers": () => ({ path: "/api/offers", json: { name: "Offer", url: "https://offer.test/o", utmTemplate: "sub1={clickId}" } }),
   "PATCH /api/offers/:id": async () => ({ path: `/api/offers/${await sampleOffer()}`, json: { name: "Renamed" } }),
   "DELETE /api/offers/:id": async () => ({ path: `/api/offers/${await sampleOffer()}` }),
+  "GET /api/offers/:id/deletion-impact": async () => ({ path: `/api/offers/${await sampleOffer()}/deletion-impact` }),
   "GET /api/campaigns": () => ({ path: "/api/campaigns" }),
   "GET /api/campaigns/tracking-domains": () => ({ path: "/api/campaigns/tracking-domains" }),
   "POST /api/campaigns": async () => ({ path: "/api/campaigns", json: { name: "Campaign", landerId: await sampleLander() } }),

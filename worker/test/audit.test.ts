@@ -74,7 +74,7 @@ describe("audit entries of every kind of change", () => {
     expect(await trail("campaign", created.id)).toEqual([
       "campaign.update | Spring: Name: Spring → Summer",
       "campaign.bh_toggle | Spring: BH Toggle: off → on",
-      `campaign.create | Name: Spring; Lander ID: ${lander.id}; Offer ID: (none); Domain ID: (none); BH Toggle: off`,
+      `campaign.create | Name: Spring; Lander ID: ${lander.id}; Offer ID: (none); Domain ID: (none); BH Toggle: off; Media buyer: (none); Spark ID: (none)`,
     ]);
     const before = (await db().select().from(auditLog)).length;
     const bad = await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Ghost", landerId: 987654 } });

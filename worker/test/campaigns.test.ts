@@ -1,9 +1,10 @@
+import { desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { insertClicks } from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { writeSetting } from "../src/db/queries/settings";
-import { domains, type DomainStatus } from "../src/db/schema";
+import { auditLog, campaigns, domains, sparks, userSubid1Assignments, type DomainStatus } from "../src/db/schema";
 import { TRACKING_QUERY } from "../src/tracking/links";
 import type { ApiErrorBody } from "../src/lib/errors";
 import { bodyOf, call, client, db, idParam, makeAdmin, makeUser, uniqueName } from "./helpers";
@@ -13,6 +14,25 @@ async function refs() {
   const offer = await insertOffer(db(), { name: "Sweeps", url: "https://offer.test/go", utmTemplate: "s={clickId}" }).get();
   return { landerId: lander.id, offerId: offer.id };
 }
+
+async function spark(name = uniqueName("spark")) {
+  const [row] = await db()
+    .insert(sparks)
+    .values({ name, code: "<p>ad</p>", sparkId: uniqueName("sp") })
+    .returning();
+  return row!;
+}
+
+const auditOf = async (id: number) =>
+  (
+    await db()
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.entityId, String(id)))
+      .orderBy(desc(auditLog.id))
+  )
+    .filter((r) => r.entityKind === "campaign")
+    .map((r) => `${r.action} | ${r.summary}`);
 
 async function domain(status: DomainStatus, subdomain: string | null = "trk") {
   const [row] = await db()
@@ -147,6 +167,72 @@ describe("campaigns", () => {
     expect((await empty.json<ApiErrorBody>()).error).toBe("Send at least one field to change");
     expect((await call("/api/campaigns/999999", { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } })).status).toBe(404);
   });
+
+  it("keeps a media buyer and a spark, checks them, audits them, and clears them with null", async () => {
+    const admin = await makeAdmin();
+    const api = client(admin);
+    const { landerId } = await refs();
+    const first = await spark("Glow");
+    const second = await spark("Shine");
+    const c = await bodyOf(await api.campaigns.$post({ json: { name: "Attributed", landerId, mediaBuyer: " ana ", sparkId: first.id } }), 201);
+    expect(c).toMatchObject({ mediaBuyer: "ana", sparkId: first.id });
+
+    const moved = await bodyOf(await api.campaigns[":id"].$patch({ ...idParam(c.id), json: { mediaBuyer: "bo", sparkId: second.id } }), 200);
+    expect(moved).toMatchObject({ mediaBuyer: "bo", sparkId: second.id });
+    const cleared = await bodyOf(await api.campaigns[":id"].$patch({ ...idParam(c.id), json: { mediaBuyer: "", sparkId: null } }), 200);
+    expect(cleared).toMatchObject({ mediaBuyer: null, sparkId: null });
+
+    expect(await auditOf(c.id)).toEqual([
+      `campaign.update | Attributed: Media buyer: bo → (none); Spark ID: ${second.id} → (none)`,
+      `campaign.update | Attributed: Media buyer: ana → bo; Spark ID: ${first.id} → ${second.id}`,
+      `campaign.create | Name: Attributed; Lander ID: ${landerId}; Offer ID: (none); Domain ID: (none); BH Toggle: off; Media buyer: ana; Spark ID: ${first.id}`,
+    ]);
+  }, 20_000);
+
+  it("refuses a spark that does not exist and a media buyer CAKE cannot carry, with 400 and nothing written", async () => {
+    const admin = await makeAdmin();
+    const { landerId } = await refs();
+    const gone = await spark();
+    await db().delete(sparks).where(eq(sparks.id, gone.id));
+    const cases: [object, string][] = [
+      [{ name: "C", landerId, sparkId: gone.id }, `Spark ${gone.id} does not exist`],
+      [{ name: "C", landerId, sparkId: "glow" }, "sparkId must be a spark id or null"],
+      [{ name: "C", landerId, mediaBuyer: "x".repeat(51) }, "Media buyer ids are at most 50 characters"],
+      [{ name: "C", landerId, mediaBuyer: 7 }, "Media buyer must be text or null"],
+    ];
+    const before = (await db().select().from(campaigns)).length;
+    for (const [json, message] of cases) {
+      const res = await call("/api/campaigns", { cookie: admin.cookie, json });
+      expect(res.status, message).toBe(400);
+      const body = await res.json<ApiErrorBody>();
+      expect([body.error, ...(body.details ?? [])].join(" | ")).toContain(message);
+    }
+    expect((await db().select().from(campaigns)).length).toBe(before);
+  }, 20_000);
+
+  it("keeps running without its spark once the spark is deleted", async () => {
+    const admin = await makeAdmin();
+    const { landerId } = await refs();
+    const s = await spark();
+    const c = await bodyOf(await client(admin).campaigns.$post({ json: { name: "Sparkless", landerId, sparkId: s.id, mediaBuyer: "ana" } }), 201);
+    expect((await call(`/api/sparks/${s.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    const [row] = await db().select().from(campaigns).where(eq(campaigns.id, c.id));
+    expect(row).toMatchObject({ sparkId: null, mediaBuyer: "ana" });
+  }, 20_000);
+
+  it("offers every known media buyer as a choice: CAKE's, the assigned ones and the campaigns' own", async () => {
+    const admin = await makeAdmin();
+    const member = await makeUser("user");
+    const { landerId } = await refs();
+    const fresh = uniqueName("mb-campaign");
+    const assigned = uniqueName("mb-assigned");
+    await client(admin).campaigns.$post({ json: { name: "New buyer", landerId, mediaBuyer: fresh } });
+    await db().insert(userSubid1Assignments).values({ userId: member.id, subid1: assigned });
+    const options = await bodyOf(await client(admin).users["assignment-options"].$get(), 200);
+    expect(options.mediaBuyers).toEqual(expect.arrayContaining([fresh, assigned]));
+    expect(options.mediaBuyers).toEqual([...new Set(options.mediaBuyers)].sort());
+    expect(options.mediaBuyers).not.toContain("");
+  }, 20_000);
 
   it("lets members with campaigns view, but only admins change anything", async () => {
     const admin = await makeAdmin();

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { createOfferSchema, DEFAULT_UTM_TEMPLATE, templateProblems, TEMPLATE_TOKENS } from "../src/schemas/offers";
+import {
+  attributableTemplate,
+  attributionProblem,
+  createOfferSchema,
+  DEFAULT_UTM_TEMPLATE,
+  OLD_DEFAULT_UTM_TEMPLATE,
+  templateProblems,
+  TEMPLATE_TOKENS,
+} from "../src/schemas/offers";
 import { campaignLinks, exitBase, redirectBase, TRACKING_QUERY } from "../src/tracking/links";
 import { appendQuery, fillTemplate } from "../src/tracking/urls";
 
@@ -47,10 +55,12 @@ describe("offer templates", () => {
       campaignName: "Été ☀️",
       adGroupName: "x/y?z",
       creativeName: "+plus",
+      mediaBuyer: "Ana B",
+      spark: "k3x9",
     });
     expect(filled).toBe(
       "clickId=c-1&campaign=17%2099&adGroup=a%26b%3Dc&creative=100%25&placement=%23feed" +
-        "&campaignName=%C3%89t%C3%A9%20%E2%98%80%EF%B8%8F&adGroupName=x%2Fy%3Fz&creativeName=%2Bplus",
+        "&campaignName=%C3%89t%C3%A9%20%E2%98%80%EF%B8%8F&adGroupName=x%2Fy%3Fz&creativeName=%2Bplus&mediaBuyer=Ana%20B&spark=k3x9",
     );
     const params = new URLSearchParams(filled);
     expect(params.get("adGroup")).toBe("a&b=c");
@@ -58,7 +68,7 @@ describe("offer templates", () => {
   });
 
   it("turns missing values into empty ones", () => {
-    expect(fillTemplate(DEFAULT_UTM_TEMPLATE, { ...noValues, clickId: "abc" })).toBe("sub1=abc&sub2=&sub3=&sub4=&sub5=");
+    expect(fillTemplate(DEFAULT_UTM_TEMPLATE, { ...noValues, clickId: "abc" })).toBe("sub1=&sub2=abc&sub3=&sub4=&sub5=");
   });
 
   it("fills a value that is still an unfilled __MACRO__ as empty (a click recorded before that rule)", () => {
@@ -66,12 +76,10 @@ describe("offer templates", () => {
       fillTemplate(DEFAULT_UTM_TEMPLATE, {
         ...noValues,
         clickId: "abc",
-        campaign: "__CAMPAIGN_ID__",
         adGroup: "__AID__",
         creative: "123",
-        placement: "__PLACEMENT__",
       }),
-    ).toBe("sub1=abc&sub2=&sub3=&sub4=123&sub5=");
+    ).toBe("sub1=&sub2=abc&sub3=&sub4=&sub5=123");
   });
 
   it("names unknown tokens and refuses stray braces, spaces and #", () => {
@@ -136,5 +144,44 @@ describe("campaign links (docs/product-rules.md)", () => {
       exitScriptUrl: null,
       exitScript: null,
     });
+  });
+});
+
+describe("whether an offer template can be attributed", () => {
+  it("takes the default, and any template whose sub2 is {clickId} once", () => {
+    expect(attributionProblem(DEFAULT_UTM_TEMPLATE)).toBeNull();
+    expect(attributionProblem("aff=7&sub2={clickId}")).toBeNull();
+    expect(attributionProblem("SUB2={clickId}&sub1=ana")).toBeNull();
+  });
+
+  it("says what breaks, in the Stats' words, when sub2 is not the click id", () => {
+    expect(attributionProblem(OLD_DEFAULT_UTM_TEMPLATE)).toBe(
+      'Revenue from this offer will show as "Direct", not under its campaign: sub2 carries {campaign} instead of the click id ({clickId}). ' +
+        "Click ids will show as media buyers (sub1). Ad group ids will show as sparks (sub3).",
+    );
+    expect(attributionProblem("aff=7&s2={clickId}")).toBe(
+      'Revenue from this offer will show as "Direct", not under its campaign: the template sends no sub2, where the click id ({clickId}) must go.',
+    );
+    expect(attributionProblem("sub2=&sub1=ana")).toContain("sub2 carries nothing instead of the click id");
+    expect(attributionProblem("sub2={clickId}&sub2=x")).toContain("sub2 more than once");
+    expect(attributionProblem("sub2=c{clickId}")).toContain("sub2 carries c{clickId} instead");
+  });
+
+  it("fixes a template to an attributable one, keeping the rest where it makes sense", () => {
+    const cases: [string, string][] = [
+      [OLD_DEFAULT_UTM_TEMPLATE, DEFAULT_UTM_TEMPLATE],
+      // An ad value pushed out of sub2 or sub3 moves to a free sub4/sub5; literals and other parameters stay.
+      ["sub1=ana&sub2={campaign}&sub3={adGroup}&aff=7", "sub1=ana&sub2={clickId}&sub3={spark}&aff=7&sub4={campaign}&sub5={adGroup}"],
+      ["sub1={clickId}&sub2={campaign}&sub3={adGroup}&sub4={creative}", "sub1={mediaBuyer}&sub2={clickId}&sub3={spark}&sub4={creative}&sub5={campaign}"],
+      ["aff=7&flag", "aff=7&flag&sub2={clickId}"],
+      ["sub1={mediaBuyer}&sub3={spark}", "sub1={mediaBuyer}&sub2={clickId}&sub3={spark}"],
+      ["sub3={spark}&sub4=x", "sub2={clickId}&sub3={spark}&sub4=x"],
+      ["sub2={clickId}&sub2={campaign}", "sub2={clickId}&sub4={campaign}"],
+    ];
+    for (const [broken, fixed] of cases) {
+      expect(attributableTemplate(broken), broken).toBe(fixed);
+      expect(attributionProblem(fixed), fixed).toBeNull();
+      expect(templateProblems(fixed), fixed).toEqual([]);
+    }
   });
 });

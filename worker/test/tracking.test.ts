@@ -7,13 +7,15 @@ import { insertClicks } from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { writeSetting } from "../src/db/queries/settings";
-import { campaigns, clicks, landerClicks } from "../src/db/schema";
+import { campaigns, clicks, landerClicks, sparks } from "../src/db/schema";
 import worker from "../src/index";
 import { BATCH_MAX_CLICKS, BATCH_MAX_WAIT_MS } from "../src/tracking/click-writer";
 import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../src/schemas/offers";
 import { call, db, makeAdmin } from "./helpers";
 
 const HOST = "https://trk.brand.test";
+/** Every ad value of the click in its own sub, so the tests below can see each one arrive. */
+const AD_VALUES_TEMPLATE = "sub1={clickId}&sub2={campaign}&sub3={adGroup}&sub4={creative}&sub5={placement}";
 
 /** A visitor's request through the Worker's fetch, with pending background writes awaited (unless told not to). */
 async function visit(path: string, { method = "GET", headers = {}, wait = true }: { method?: string; headers?: Record<string, string>; wait?: boolean } = {}) {
@@ -28,18 +30,32 @@ interface Setup {
   landerUrl?: string;
   offer?: { url: string; utmTemplate: string } | null;
   bhToggle?: boolean;
+  mediaBuyer?: string | null;
+  /** The sparkId of a spark made for the campaign; none when left out. */
+  spark?: string;
 }
 
 async function setup({
   landerUrl = "https://lander.test/lp",
-  offer = { url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE },
+  offer = { url: "https://offer.test/go", utmTemplate: AD_VALUES_TEMPLATE },
   bhToggle = true,
+  mediaBuyer = null,
+  spark,
 }: Setup = {}) {
   const database = db();
   const lander = await insertLander(database, { name: "Lander", url: landerUrl }).get();
   const offerRow = offer ? await insertOffer(database, { name: "Offer", ...offer }).get() : null;
-  const campaign = await insertCampaign(database, { name: "Campaign", landerId: lander.id, offerId: offerRow?.id ?? null, domainId: null, bhToggle }).get();
-  return { campaignId: campaign.id, landerId: lander.id, offerId: offerRow?.id ?? null };
+  const sparkRow = spark ? (await database.insert(sparks).values({ name: "Spark", code: "<p>ad</p>", sparkId: spark }).returning())[0]! : null;
+  const campaign = await insertCampaign(database, {
+    name: "Campaign",
+    landerId: lander.id,
+    offerId: offerRow?.id ?? null,
+    domainId: null,
+    bhToggle,
+    mediaBuyer,
+    sparkId: sparkRow?.id ?? null,
+  }).get();
+  return { campaignId: campaign.id, landerId: lander.id, offerId: offerRow?.id ?? null, sparkRowId: sparkRow?.id ?? null };
 }
 
 const clicksOf = (campaignId: number) => db().select().from(clicks).where(eq(clicks.campaignId, campaignId)).orderBy(clicks.id);
@@ -325,7 +341,7 @@ describe("GET /click", () => {
 
   it("fills every token, URL-encoding values that need it", async () => {
     const template = TEMPLATE_TOKENS.map((t) => `${t}={${t}}`).join("&");
-    const { campaignId } = await setup({ offer: { url: "https://offer.test/go", utmTemplate: template } });
+    const { campaignId } = await setup({ offer: { url: "https://offer.test/go", utmTemplate: template }, mediaBuyer: "Ana & Bo", spark: "sprk1tracking" });
     const values = { cid: "a&b=c", ad: "100%", cr: "x y", plc: "#feed", cname: "Été ☀️", aname: "a/b?c", crname: "+1" };
     const query = Object.entries(values)
       .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
@@ -343,6 +359,8 @@ describe("GET /click", () => {
       campaignName: "Été ☀️",
       adGroupName: "a/b?c",
       creativeName: "+1",
+      mediaBuyer: "Ana & Bo",
+      spark: "sprk1tracking",
     });
     expect(location).not.toContain(" ");
     expect(url.hash).toBe("");
@@ -353,6 +371,33 @@ describe("GET /click", () => {
     const clickId = await recordedClick(campaignId);
     expect((await visit(`/click?clickId=${clickId}`)).headers.get("location")).toBe(`https://offer.test/go?sub1=${clickId}&sub2=&sub3=&sub4=&sub5=`);
   });
+
+  it("sends the campaign's media buyer and spark in the default template, so CAKE reports them as sub1 and sub3", async () => {
+    const { campaignId } = await setup({
+      offer: { url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE },
+      mediaBuyer: "ana",
+      spark: "sprk2default",
+    });
+    const clickId = await recordedClick(campaignId, "?ad=2001&cr=3002");
+    expect((await visit(`/click?clickId=${clickId}`)).headers.get("location")).toBe(
+      `https://offer.test/go?sub1=ana&sub2=${clickId}&sub3=sprk2default&sub4=2001&sub5=3002`,
+    );
+  }, 15_000);
+
+  it("fills {mediaBuyer} and {spark} as empty for a campaign without them, and once its spark is deleted", async () => {
+    const { campaignId, sparkRowId } = await setup({ offer: { url: "https://offer.test/go", utmTemplate: DEFAULT_UTM_TEMPLATE }, spark: "sprk3deleted" });
+    const clickId = await recordedClick(campaignId);
+    expect((await visit(`/click?clickId=${clickId}`)).headers.get("location")).toBe(
+      `https://offer.test/go?sub1=&sub2=${clickId}&sub3=sprk3deleted&sub4=&sub5=`,
+    );
+
+    // Deleted through the API, as a user would: the campaign keeps running without it, and /click
+    // stops sending it at once (the spark delete clears the campaign cache).
+    const admin = await makeAdmin();
+    expect((await call(`/api/sparks/${sparkRowId}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    expect((await db().select({ sparkId: campaigns.sparkId }).from(campaigns).where(eq(campaigns.id, campaignId)))[0]).toEqual({ sparkId: null });
+    expect((await visit(`/click?clickId=${clickId}`)).headers.get("location")).toBe(`https://offer.test/go?sub1=&sub2=${clickId}&sub3=&sub4=&sub5=`);
+  }, 20_000);
 
   it("appends to an offer URL that already has a query string (and keeps its fragment last)", async () => {
     const { campaignId } = await setup({ offer: { url: "https://offer.test/go?aff_id=12&oid=7#top", utmTemplate: "s1={clickId}&s2={placement}" } });

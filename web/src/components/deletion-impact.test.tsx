@@ -24,6 +24,34 @@ describe("what a delete takes along", () => {
     expect(screen.getByText("This cannot be undone.")).toBeTruthy();
   });
 
+  it("names the campaigns an offer's delete leaves without an offer, or says none uses it", () => {
+    const { rerender } = render(
+      <DeletionImpactSummary
+        name="Sweeps"
+        kind="offer"
+        consequence="Their exit links show a not-found page."
+        impact={loaded({
+          campaigns: [
+            { id: 1, name: "Spring", clicks: 12 },
+            { id: 2, name: "Summer", clicks: 1 },
+          ],
+          clicks: 13,
+          firstClickAt: null,
+          lastClickAt: null,
+        })}
+      />,
+    );
+    expect(screen.getByText("Deleting Sweeps changes:")).toBeTruthy();
+    expect(screen.getAllByRole("listitem").map((li) => li.textContent)).toEqual([
+      "2 campaigns using it, left without an offer: Spring (12 clicks), Summer (1 click)",
+    ]);
+    expect(screen.getByText("Their exit links show a not-found page.")).toBeTruthy();
+    rerender(
+      <DeletionImpactSummary name="Sweeps" kind="offer" consequence="x" impact={loaded({ campaigns: [], clicks: 0, firstClickAt: null, lastClickAt: null })} />,
+    );
+    expect(screen.getByText("No campaign uses Sweeps: only the offer is deleted.")).toBeTruthy();
+  });
+
   it("says when nothing else goes, while it counts, and when counting failed", () => {
     const { rerender } = render(
       <DeletionImpactSummary name="Quiz" kind="lander" consequence="x" impact={loaded({ campaigns: [], clicks: 0, firstClickAt: null, lastClickAt: null })} />,

@@ -1,9 +1,32 @@
+import { useQuery } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
-import type { api } from "@/lib/api";
+import { api, unwrap } from "@/lib/api";
 import { formatDate, formatNumber } from "@/lib/format";
 
-/** What deleting a lander or a campaign takes along (GET /api/{landers,campaigns}/:id/deletion-impact). */
+/** What deleting a lander, a campaign or an offer takes along or changes (GET /api/{landers,campaigns,offers}/:id/deletion-impact). */
 export type DeletionImpact = InferResponseType<(typeof api.campaigns)[":id"]["deletion-impact"]["$get"], 200>;
+
+const impactCalls = {
+  landers: (id: string) => api.landers[":id"]["deletion-impact"].$get({ param: { id } }),
+  campaigns: (id: string) => api.campaigns[":id"]["deletion-impact"].$get({ param: { id } }),
+  offers: (id: string) => api.offers[":id"]["deletion-impact"].$get({ param: { id } }),
+};
+
+/**
+ * What deleting `item` would take along, for its confirmation: read fresh each time the
+ * confirmation opens (nothing while `item` is null). Keyed under the resource's list, so a change
+ * to the list drops it.
+ */
+export function useDeletionImpact(resource: keyof typeof impactCalls, item: { id: number } | null) {
+  const id = item?.id ?? 0;
+  return useQuery({
+    queryKey: [resource, id, "deletion-impact"],
+    queryFn: () => unwrap(impactCalls[resource](String(id))),
+    enabled: item !== null,
+    staleTime: 0,
+    gcTime: 0,
+  });
+}
 
 interface ImpactQuery {
   isPending: boolean;
@@ -31,7 +54,8 @@ function history(impact: DeletionImpact) {
 
 /**
  * The confirmation's account of a cascade, from the server's counts: which campaigns go, how many
- * clicks, and the days of stats history they carry. Said before anything is deleted.
+ * clicks, and the days of stats history they carry; for an offer, which campaigns lose it (they
+ * stay, without an exit destination). Said before anything is deleted.
  */
 export function DeletionImpactSummary({
   name,
@@ -40,7 +64,7 @@ export function DeletionImpactSummary({
   consequence,
 }: {
   name: string;
-  kind: "lander" | "campaign";
+  kind: "lander" | "campaign" | "offer";
   impact: ImpactQuery;
   consequence: string;
 }) {
@@ -58,7 +82,25 @@ export function DeletionImpactSummary({
   }
   const data = impact.data;
   const days = history(data);
-  if (kind === "lander" && data.campaigns.length === 0) return <p>No campaign uses {name}: only the lander is deleted.</p>;
+  if (kind !== "campaign" && data.campaigns.length === 0)
+    return (
+      <p>
+        No campaign uses {name}: only the {kind} is deleted.
+      </p>
+    );
+  if (kind === "offer") {
+    return (
+      <>
+        <p>Deleting {name} changes:</p>
+        <ul className="list-disc space-y-1 pl-5" aria-label={`Changed by deleting ${name}`}>
+          <li>
+            {plural(data.campaigns.length, "campaign")} using it, left without an offer: {campaignList(data)}
+          </li>
+        </ul>
+        <p>{consequence}</p>
+      </>
+    );
+  }
   return (
     <>
       <p>Deleting {name} also deletes:</p>

@@ -21,3 +21,12 @@ export const landersQuery = queryOptions({ queryKey: entityKeys.landers, queryFn
 export const sparksQuery = queryOptions({ queryKey: entityKeys.sparks, queryFn: () => unwrap(api.sparks.$get()) });
 export const campaignsQuery = queryOptions({ queryKey: entityKeys.campaigns, queryFn: () => unwrap(api.campaigns.$get()) });
 export const usersQuery = queryOptions({ queryKey: entityKeys.users, queryFn: () => unwrap(api.users.$get()) });
+
+/**
+ * Admin-only choices read by several dialogs: card nicknames, every known media buyer (CAKE sub1:
+ * from CAKE, assigned, or set on a campaign) and the sparks (worker/src/routes/users.ts).
+ */
+export const assignmentOptionsQuery = queryOptions({
+  queryKey: [...entityKeys.users, "assignment-options"],
+  queryFn: () => unwrap(api.users["assignment-options"].$get()),
+});

@@ -296,8 +296,12 @@ export const campaigns = sqliteTable(
     domainId: integer("domain_id").references(() => domains.id, { onDelete: "set null" }),
     bhToggle: integer("bh_toggle", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
+    /** The CAKE sub1 value the offer template's {mediaBuyer} carries; null: none (docs/product-rules.md "Offer templates and attribution"). */
+    mediaBuyer: text("media_buyer"),
+    /** The spark whose sparkId {spark} carries. Deleting the spark leaves the campaign running without one. */
+    sparkId: integer("spark_id").references(() => sparks.id, { onDelete: "set null" }),
   },
-  (t) => [index("campaigns_lander_idx").on(t.landerId), index("campaigns_offer_idx").on(t.offerId)],
+  (t) => [index("campaigns_lander_idx").on(t.landerId), index("campaigns_offer_idx").on(t.offerId), index("campaigns_spark_idx").on(t.sparkId)],
 );
 
 /** Kept for the data model's completeness; docs/product-rules.md: no disguised pages are generated. */

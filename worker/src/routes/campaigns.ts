@@ -42,6 +42,8 @@ function campaignJson(row: CampaignViewRow, settings: LinkSettings) {
     domainId: row.domainId,
     trackingDomain: hostOf(domainBase(domain)),
     bhToggle: row.bhToggle,
+    mediaBuyer: row.mediaBuyer,
+    sparkId: row.sparkId,
     createdAt: iso(row.createdAt),
     ...campaignLinks(row, domain, settings),
   };
@@ -64,14 +66,22 @@ async function checkReferences(db: Db, refs: Parameters<typeof referenceProblems
   }
 }
 
-const LABELS = { name: "Name", landerId: "Lander ID", offerId: "Offer ID", domainId: "Domain ID", bhToggle: "BH Toggle" };
+const LABELS = {
+  name: "Name",
+  landerId: "Lander ID",
+  offerId: "Offer ID",
+  domainId: "Domain ID",
+  bhToggle: "BH Toggle",
+  mediaBuyer: "Media buyer",
+  sparkId: "Spark ID",
+};
 
-/** A lander or offer deleted between the check and the write: still a clear 400, never a 500. */
+/** A lander, offer, domain or spark deleted between the check and the write: still a clear 400, never a 500. */
 async function writing<T>(write: Promise<T>) {
   try {
     return await write;
   } catch (err) {
-    if (isForeignKeyViolation(err)) throw badRequest("The chosen lander, offer or domain no longer exists");
+    if (isForeignKeyViolation(err)) throw badRequest("The chosen lander, offer, domain or spark no longer exists");
     throw err;
   }
 }
@@ -111,6 +121,8 @@ export const campaignRoutes = new Hono<AppEnv>()
       offerId: input.offerId ?? null,
       domainId: input.domainId ?? null,
       bhToggle: input.bhToggle,
+      mediaBuyer: input.mediaBuyer ?? null,
+      sparkId: input.sparkId ?? null,
     };
     const [[created]] = await writing(
       db.batch([

@@ -1,18 +1,21 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { audit, diff, fields } from "../audit/record";
+import { offerDeletionImpact } from "../db/queries/deletion-impact";
 import { deleteOffer, getOffer, insertOffer, listOffers, updateOffer } from "../db/queries/offers";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validate } from "../lib/validate";
 import { idParam } from "../schemas/common";
-import { createOfferSchema, updateOfferSchema } from "../schemas/offers";
+import { attributionProblem, createOfferSchema, updateOfferSchema } from "../schemas/offers";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 
+/** With why its conversions cannot reach a campaign (null: they can), for Offer Config to flag and fix. */
 const offerJson = (o: { id: number; name: string; url: string; utmTemplate: string; createdAt: number }) => ({
   ...o,
   createdAt: iso(o.createdAt),
+  attributionProblem: attributionProblem(o.utmTemplate),
 });
 
 const LABELS = { name: "Name", url: "URL", utmTemplate: "UTM template" };
@@ -55,6 +58,14 @@ export const offerRoutes = new Hono<AppEnv>()
     // /click must send the very next exit to the new URL and template.
     invalidateTrackedCampaigns();
     return c.json(offerJson(offer), 200);
+  })
+
+  /** The campaigns that lose their exit destination with it, for the confirmation to name. */
+  .get("/:id/deletion-impact", validate("param", idParam), async (c) => {
+    const db = c.get("db");
+    const { id } = c.req.valid("param");
+    if (!(await getOffer(db, id))) throw notFound("Offer not found");
+    return c.json(await offerDeletionImpact(db, id), 200);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {

@@ -7,6 +7,7 @@ import { iso } from "../lib/time";
 import { validate } from "../lib/validate";
 import { idParam } from "../schemas/common";
 import { createSparkSchema } from "../schemas/sparks";
+import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 
 const sparkJson = (s: { id: number; name: string; code: string; sparkId: string; createdAt: number }) => ({
   ...s,
@@ -43,5 +44,7 @@ export const sparkRoutes = new Hono<AppEnv>()
       audit(c, { action: "spark.delete", kind: "spark", id, summary: fields(before, { name: "Name", sparkId: "Spark ID" }) }, { ifChanged: true }),
     ]);
     if (!deleted.length) throw notFound("Spark not found");
+    // Campaigns using it lose it (set null): /click must stop sending its sparkId in {spark}.
+    invalidateTrackedCampaigns();
     return c.json({ ok: true }, 200);
   });

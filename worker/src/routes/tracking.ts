@@ -165,6 +165,8 @@ export const trackingRoutes = new Hono<AppEnv>()
           campaignName: click.campaignName,
           adGroupName: click.adGroupName,
           creativeName: click.creativeName,
+          mediaBuyer: campaign.mediaBuyer,
+          spark: campaign.spark,
         })
       : "";
     const location = appendQuery(offer.url, query);

@@ -1,4 +1,4 @@
-import { asc, eq, ne, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { audit, listChange } from "../audit/record";
 import { hashPassword } from "../auth/password";
@@ -9,6 +9,7 @@ import {
   deleteUserKeepingAnAdmin,
   getUser,
   insertUser,
+  knownMediaBuyers,
   listMediaBuyerAssignments,
   listPermissions,
   listSparkAssignments,
@@ -21,7 +22,7 @@ import {
   setRoleKeepingAnAdmin,
   unknownSparks,
 } from "../db/queries/users";
-import { cakeStats, sparks, transactions, users } from "../db/schema";
+import { sparks, transactions, users } from "../db/schema";
 import type { AppEnv, Db } from "../env";
 import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { iso } from "../lib/time";
@@ -73,7 +74,7 @@ export const userRoutes = new Hono<AppEnv>()
     return c.json(userJson(user), 201);
   })
 
-  /** Choices for the assignment dialogs: card nicknames, media buyers and sparks that exist. */
+  /** Choices for the assignment dialogs (and the campaign dialog's media buyer): card nicknames, media buyers and sparks that exist. */
   .get("/assignment-options", async (c) => {
     const db = c.get("db");
     const [vcns, buyers, sparkRows] = await db.batch([
@@ -82,7 +83,7 @@ export const userRoutes = new Hono<AppEnv>()
         .from(transactions)
         .where(sql`${transactions.vcnNickname} is not null and ${transactions.vcnNickname} <> ''`)
         .orderBy(asc(transactions.vcnNickname)),
-      db.selectDistinct({ v: cakeStats.subid1 }).from(cakeStats).where(ne(cakeStats.subid1, "")).orderBy(asc(cakeStats.subid1)),
+      knownMediaBuyers(db),
       db.select({ id: sparks.id, name: sparks.name, sparkId: sparks.sparkId }).from(sparks).orderBy(asc(sparks.name)),
     ]);
     return c.json(

@@ -27,7 +27,7 @@ export async function trackedCampaign(db: Db, id: number, now = Date.now()): Pro
   return value;
 }
 
-/** Call after any write to campaigns, landers or offers. */
+/** Call after any write to campaigns, landers or offers, and after a spark is deleted. */
 export function invalidateTrackedCampaigns() {
   generation++;
   entries.clear();

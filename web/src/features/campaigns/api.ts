@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
-import { campaignsQuery, entityKeys } from "@/lib/entities";
+import { assignmentOptionsQuery, campaignsQuery, entityKeys } from "@/lib/entities";
 import type { CreateCampaignInput, UpdateCampaignInput } from "../../../../worker/src/schemas/campaigns";
 
 export type Campaign = InferResponseType<typeof api.campaigns.$get, 200>[number];
@@ -16,13 +16,23 @@ export const trackingDomainsQuery = queryOptions({
 });
 
 // The dialog's choices are the shared entity lists (lib/entities.ts).
-export { landersQuery as landerChoicesQuery, offersQuery as offerChoicesQuery } from "@/lib/entities";
+export {
+  assignmentOptionsQuery as mediaBuyerChoicesQuery,
+  landersQuery as landerChoicesQuery,
+  offersQuery as offerChoicesQuery,
+  sparksQuery as sparkChoicesQuery,
+} from "@/lib/entities";
+
+/** A saved campaign may name a media buyer no list knew yet: it joins the choices. */
+function invalidateAfterSave(qc: ReturnType<typeof useQueryClient>) {
+  return Promise.all([qc.invalidateQueries({ queryKey: key }), qc.invalidateQueries({ queryKey: assignmentOptionsQuery.queryKey })]);
+}
 
 export function useCreateCampaign() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (json: CreateCampaignInput) => unwrap(api.campaigns.$post({ json })),
-    onSuccess: () => qc.invalidateQueries({ queryKey: key }),
+    onSuccess: () => invalidateAfterSave(qc),
   });
 }
 
@@ -30,7 +40,7 @@ export function useUpdateCampaign() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ id, ...json }: UpdateCampaignInput & { id: number }) => unwrap(api.campaigns[":id"].$patch({ param: { id: String(id) }, json })),
-    onSuccess: () => qc.invalidateQueries({ queryKey: key }),
+    onSuccess: () => invalidateAfterSave(qc),
   });
 }
 
@@ -41,12 +51,3 @@ export function useDeleteCampaign() {
     onSuccess: () => qc.invalidateQueries({ queryKey: key }),
   });
 }
-
-/** What deleting the campaign takes along; read fresh each time the confirmation opens. */
-export const campaignDeletionImpactQuery = (id: number) =>
-  queryOptions({
-    queryKey: [...key, id, "deletion-impact"],
-    queryFn: () => unwrap(api.campaigns[":id"]["deletion-impact"].$get({ param: { id: String(id) } })),
-    staleTime: 0,
-    gcTime: 0,
-  });

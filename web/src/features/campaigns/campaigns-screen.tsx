@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, Code2, Link2, Megaphone, Plus } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
-import { DeletionImpactSummary } from "@/components/deletion-impact";
+import { DeletionImpactSummary, useDeletionImpact } from "@/components/deletion-impact";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useCopy } from "@/components/ui/copy-button";
@@ -13,7 +13,7 @@ import { RowActions } from "@/components/ui/row-actions";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
-import { campaignDeletionImpactQuery, trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
+import { trackingDomainsQuery, useCampaigns, useDeleteCampaign, useUpdateCampaign, type Campaign } from "./api";
 import { CampaignDialog } from "./components/campaign-dialog";
 import { CodeDialog } from "./components/code-dialog";
 
@@ -58,7 +58,7 @@ export default function CampaignsScreen() {
   const [editing, setEditing] = useState<Campaign | null | undefined>(undefined);
   const [viewing, setViewing] = useState<Campaign | null>(null);
   const [deleting, setDeleting] = useState<Campaign | null>(null);
-  const impact = useQuery({ ...campaignDeletionImpactQuery(deleting?.id ?? 0), enabled: deleting !== null });
+  const impact = useDeletionImpact("campaigns", deleting);
   const rows = campaigns.data ?? [];
   const columns = admin ? 6 : 5;
 

@@ -10,10 +10,7 @@ export const invoicesQuery = queryOptions({ queryKey: key, queryFn: () => unwrap
 export const useInvoices = () => useQuery(invoicesQuery);
 
 /** Known media buyers (CAKE sub1 values) as suggestions for the form. */
-export const mediaBuyerSuggestionsQuery = queryOptions({
-  queryKey: ["users", "assignment-options"],
-  queryFn: () => unwrap(api.users["assignment-options"].$get()),
-});
+export { assignmentOptionsQuery as mediaBuyerSuggestionsQuery } from "@/lib/entities";
 
 export function useSaveInvoice() {
   const qc = useQueryClient();

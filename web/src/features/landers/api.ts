@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import { entityKeys, landersQuery } from "@/lib/entities";
@@ -26,12 +26,3 @@ export function useDeleteLander() {
     onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: key }), qc.invalidateQueries({ queryKey: entityKeys.campaigns })]),
   });
 }
-
-/** What deleting the lander takes along; read fresh each time the confirmation opens. */
-export const landerDeletionImpactQuery = (id: number) =>
-  queryOptions({
-    queryKey: [...key, id, "deletion-impact"],
-    queryFn: () => unwrap(api.landers[":id"]["deletion-impact"].$get({ param: { id: String(id) } })),
-    staleTime: 0,
-    gcTime: 0,
-  });

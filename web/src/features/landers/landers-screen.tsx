@@ -1,7 +1,6 @@
-import { useQuery } from "@tanstack/react-query";
 import { PanelsTopLeft, Plus } from "lucide-react";
 import { useState } from "react";
-import { DeletionImpactSummary } from "@/components/deletion-impact";
+import { DeletionImpactSummary, useDeletionImpact } from "@/components/deletion-impact";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { DeleteDialog } from "@/components/ui/delete-dialog";
@@ -15,7 +14,7 @@ import { toast } from "@/components/ui/toast";
 import { isAdmin, useUser } from "@/lib/auth";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { createLanderSchema, type CreateLanderInput } from "../../../../worker/src/schemas/landers";
-import { landerDeletionImpactQuery, useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
+import { useDeleteLander, useLanders, useSaveLander, type Lander } from "./api";
 
 function LanderDialog({ lander, open, onOpenChange }: { lander: Lander | null; open: boolean; onOpenChange(o: boolean): void }) {
   const save = useSaveLander();
@@ -77,7 +76,7 @@ export default function LandersScreen() {
   const remove = useDeleteLander();
   const [editing, setEditing] = useState<Lander | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<Lander | null>(null);
-  const impact = useQuery({ ...landerDeletionImpactQuery(deleting?.id ?? 0), enabled: deleting !== null });
+  const impact = useDeletionImpact("landers", deleting);
   const columns = admin ? 3 : 2;
   const rows = landers.data ?? [];
 

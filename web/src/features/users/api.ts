@@ -18,10 +18,7 @@ export type UserRow = InferResponseType<typeof api.users.$get, 200>[number];
 const usersKey = entityKeys.users;
 export const useUsers = () => useQuery(usersQuery);
 
-export const assignmentOptionsQuery = queryOptions({
-  queryKey: [...usersKey, "assignment-options"],
-  queryFn: () => unwrap(api.users["assignment-options"].$get()),
-});
+export { assignmentOptionsQuery } from "@/lib/entities";
 
 export function useCreateUser() {
   const qc = useQueryClient();

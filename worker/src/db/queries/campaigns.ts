@@ -1,6 +1,6 @@
 import { and, desc, eq, isNotNull, ne } from "drizzle-orm";
 import type { Db } from "../../env";
-import { campaigns, domains, landers, offers } from "../schema";
+import { campaigns, domains, landers, offers, sparks } from "../schema";
 
 const viewColumns = {
   id: campaigns.id,
@@ -14,6 +14,8 @@ const viewColumns = {
   subdomain: domains.subdomain,
   domainStatus: domains.status,
   bhToggle: campaigns.bhToggle,
+  mediaBuyer: campaigns.mediaBuyer,
+  sparkId: campaigns.sparkId,
   createdAt: campaigns.createdAt,
 };
 
@@ -38,12 +40,23 @@ export interface CampaignValues {
   offerId: number | null;
   domainId: number | null;
   bhToggle: boolean;
+  /** Left out: none (the columns default to null). */
+  mediaBuyer?: string | null;
+  sparkId?: number | null;
 }
 
 /** The stored fields, for the audit's before → after. */
 export const getCampaign = (db: Db, id: number) =>
   db
-    .select({ name: campaigns.name, landerId: campaigns.landerId, offerId: campaigns.offerId, domainId: campaigns.domainId, bhToggle: campaigns.bhToggle })
+    .select({
+      name: campaigns.name,
+      landerId: campaigns.landerId,
+      offerId: campaigns.offerId,
+      domainId: campaigns.domainId,
+      bhToggle: campaigns.bhToggle,
+      mediaBuyer: campaigns.mediaBuyer,
+      sparkId: campaigns.sparkId,
+    })
     .from(campaigns)
     .where(eq(campaigns.id, id))
     .get();
@@ -64,20 +77,22 @@ export const updateCampaign = (db: Db, id: number, values: Partial<CampaignValue
 export const deleteCampaign = (db: Db, id: number) => db.delete(campaigns).where(eq(campaigns.id, id)).returning({ id: campaigns.id });
 
 /**
- * Why the referenced lander, offer or domain cannot be used, one per field (empty: all fine).
+ * Why the referenced lander, offer, domain or spark cannot be used, one per field (empty: all fine).
  * A tracking domain must be active with a subdomain, as the campaign dialog offers them.
  */
-export async function referenceProblems(db: Db, refs: { landerId?: number; offerId?: number | null; domainId?: number | null }) {
-  const [lander, offer, domain] = await Promise.all([
+export async function referenceProblems(db: Db, refs: { landerId?: number; offerId?: number | null; domainId?: number | null; sparkId?: number | null }) {
+  const [lander, offer, domain, spark] = await Promise.all([
     refs.landerId ? db.select({ id: landers.id }).from(landers).where(eq(landers.id, refs.landerId)).get() : undefined,
     refs.offerId ? db.select({ id: offers.id }).from(offers).where(eq(offers.id, refs.offerId)).get() : undefined,
     refs.domainId
       ? db.select({ domain: domains.domain, subdomain: domains.subdomain, status: domains.status }).from(domains).where(eq(domains.id, refs.domainId)).get()
       : undefined,
+    refs.sparkId ? db.select({ id: sparks.id }).from(sparks).where(eq(sparks.id, refs.sparkId)).get() : undefined,
   ]);
   const problems: { field: string; message: string }[] = [];
   if (refs.landerId && !lander) problems.push({ field: "landerId", message: `Lander ${refs.landerId} does not exist` });
   if (refs.offerId && !offer) problems.push({ field: "offerId", message: `Offer ${refs.offerId} does not exist` });
+  if (refs.sparkId && !spark) problems.push({ field: "sparkId", message: `Spark ${refs.sparkId} does not exist` });
   if (refs.domainId) {
     if (!domain) problems.push({ field: "domainId", message: `Domain ${refs.domainId} does not exist` });
     else if (domain.status !== "active" || !domain.subdomain) {
@@ -87,11 +102,13 @@ export async function referenceProblems(db: Db, refs: { landerId?: number; offer
   return problems;
 }
 
-/** What /r/ and /click need to answer for a campaign. */
+/** What /r/ and /click need to answer for a campaign, {mediaBuyer} and {spark} (the spark's sparkId) included. */
 export interface TrackedCampaign {
   id: number;
   bhToggle: boolean;
   landerUrl: string;
+  mediaBuyer: string | null;
+  spark: string | null;
   offer: { id: number; url: string; template: string } | null;
 }
 
@@ -101,6 +118,8 @@ export async function findTrackedCampaign(db: Db, id: number): Promise<TrackedCa
       id: campaigns.id,
       bhToggle: campaigns.bhToggle,
       landerUrl: landers.url,
+      mediaBuyer: campaigns.mediaBuyer,
+      spark: sparks.sparkId,
       offerId: offers.id,
       offerUrl: offers.url,
       template: offers.utmTemplate,
@@ -108,6 +127,7 @@ export async function findTrackedCampaign(db: Db, id: number): Promise<TrackedCa
     .from(campaigns)
     .innerJoin(landers, eq(landers.id, campaigns.landerId))
     .leftJoin(offers, eq(offers.id, campaigns.offerId))
+    .leftJoin(sparks, eq(sparks.id, campaigns.sparkId))
     .where(eq(campaigns.id, id))
     .get();
   if (!row) return null;

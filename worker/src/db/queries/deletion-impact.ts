@@ -42,4 +42,10 @@ async function impactOf(db: Db, where: SQL): Promise<DeletionImpact> {
 /** Deleting a lander deletes the campaigns that use it, and theirs. */
 export const landerDeletionImpact = (db: Db, landerId: number) => impactOf(db, sql`c.lander_id = ${landerId}`);
 
+/**
+ * Deleting an offer deletes no campaign: the campaigns using it keep running without an exit
+ * destination (their offer is set null). Same answer, so the confirmation names them the same way.
+ */
+export const offerDeletionImpact = (db: Db, offerId: number) => impactOf(db, sql`c.offer_id = ${offerId}`);
+
 export const campaignDeletionImpact = (db: Db, campaignId: number) => impactOf(db, sql`c.id = ${campaignId}`);

@@ -1,6 +1,18 @@
-import { count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { asc, count, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import { union } from "drizzle-orm/sqlite-core";
 import { rawBatch } from "../raw-batch";
-import { sparks, userPermissions, users, userSparkAssignments, userSubid1Assignments, userVcnAssignments, type Feature, type Role } from "../schema";
+import {
+  cakeStats,
+  campaigns,
+  sparks,
+  userPermissions,
+  users,
+  userSparkAssignments,
+  userSubid1Assignments,
+  userVcnAssignments,
+  type Feature,
+  type Role,
+} from "../schema";
 import type { Db } from "../../env";
 
 const publicColumns = { id: users.id, username: users.username, role: users.role, createdAt: users.createdAt };
@@ -100,6 +112,20 @@ export const listMediaBuyerAssignments = (db: Db, userId: string) =>
     .from(userSubid1Assignments)
     .where(eq(userSubid1Assignments.userId, userId))
     .orderBy(userSubid1Assignments.subid1);
+
+/**
+ * Every media buyer (CAKE sub1 value) known so far: seen in CAKE's stats, assigned to a member, or
+ * set on a campaign before its first conversion. The choices wherever a media buyer is picked.
+ */
+export const knownMediaBuyers = (db: Db) =>
+  union(
+    db.select({ v: cakeStats.subid1 }).from(cakeStats).where(ne(cakeStats.subid1, "")),
+    db.select({ v: userSubid1Assignments.subid1 }).from(userSubid1Assignments).where(ne(userSubid1Assignments.subid1, "")),
+    db
+      .select({ v: sql<string>`${campaigns.mediaBuyer}`.as("v") })
+      .from(campaigns)
+      .where(isNotNull(campaigns.mediaBuyer)),
+  ).orderBy(asc(sql`v`));
 
 export const replaceMediaBuyerAssignments = (db: Db, userId: string, subid1s: string[]) =>
   [

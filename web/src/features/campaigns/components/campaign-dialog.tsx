@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useId } from "react";
 import type { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
@@ -9,10 +10,20 @@ import { Switch } from "@/components/ui/switch";
 import { toast } from "@/components/ui/toast";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { createCampaignSchema } from "../../../../../worker/src/schemas/campaigns";
-import { landerChoicesQuery, offerChoicesQuery, trackingDomainsQuery, useCreateCampaign, useUpdateCampaign, type Campaign } from "../api";
+import {
+  landerChoicesQuery,
+  mediaBuyerChoicesQuery,
+  offerChoicesQuery,
+  sparkChoicesQuery,
+  trackingDomainsQuery,
+  useCreateCampaign,
+  useUpdateCampaign,
+  type Campaign,
+} from "../api";
 
 // Radix Select values must be non-empty: these stand for "nothing chosen".
 const NO_OFFER = "none";
+const NO_SPARK = "none";
 const DEFAULT_DOMAIN = "default";
 /** A Select's value for an id field: the id as text, or `none` when there is none. */
 const fromId = (id: number | null | undefined, none: string) => (id == null ? none : String(id));
@@ -22,6 +33,9 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
   const landers = useQuery(landerChoicesQuery);
   const offers = useQuery(offerChoicesQuery);
   const domains = useQuery(trackingDomainsQuery);
+  const sparks = useQuery(sparkChoicesQuery);
+  const buyers = useQuery(mediaBuyerChoicesQuery);
+  const buyerListId = useId();
   const create = useCreateCampaign();
   const update = useUpdateCampaign();
   // The API's own schema for a new campaign: the values are what the call sends (ids as numbers,
@@ -32,6 +46,8 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
     offerId: campaign?.offerId ?? null,
     domainId: campaign?.domainId ?? null,
     bhToggle: campaign?.bhToggle ?? false,
+    mediaBuyer: campaign?.mediaBuyer ?? "",
+    sparkId: campaign?.sparkId ?? null,
   });
   const { errors } = form.formState;
   const busy = create.isPending || update.isPending;
@@ -43,15 +59,40 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
         onClose();
       },
       onError: (err: unknown) => {
-        showRefusal(form, err, ["name", "landerId", "offerId", "domainId"], "Error", editing ? "Failed to update campaign" : "Failed to create campaign");
+        showRefusal(
+          form,
+          err,
+          ["name", "landerId", "offerId", "domainId", "mediaBuyer", "sparkId"],
+          "Error",
+          editing ? "Failed to update campaign" : "Failed to create campaign",
+        );
       },
     };
     if (editing) {
-      update.mutate({ id: campaign.id, ...values, offerId: values.offerId ?? null, domainId: values.domainId ?? null }, done);
+      update.mutate(
+        {
+          id: campaign.id,
+          ...values,
+          offerId: values.offerId ?? null,
+          domainId: values.domainId ?? null,
+          mediaBuyer: values.mediaBuyer ?? null,
+          sparkId: values.sparkId ?? null,
+        },
+        done,
+      );
     } else {
-      // docs/screens.md §7: offerId and domainId are omitted when none / default.
-      const { offerId, domainId, ...rest } = values;
-      create.mutate({ ...rest, ...(offerId != null && { offerId }), ...(domainId != null && { domainId }) }, done);
+      // docs/screens.md §7: offerId and domainId are omitted when none / default; so are a media buyer and a spark.
+      const { offerId, domainId, mediaBuyer, sparkId, ...rest } = values;
+      create.mutate(
+        {
+          ...rest,
+          ...(offerId != null && { offerId }),
+          ...(domainId != null && { domainId }),
+          ...(mediaBuyer != null && { mediaBuyer }),
+          ...(sparkId != null && { sparkId }),
+        },
+        done,
+      );
     }
   };
   // docs/screens.md §8's toast when the name or the lander is missing; each field says so too.
@@ -83,6 +124,32 @@ export function CampaignDialog({ campaign, onClose }: { campaign: Campaign | nul
             value={fromId(form.watch("offerId"), NO_OFFER)}
             onValueChange={(v) => form.setValue("offerId", v === NO_OFFER ? null : Number(v))}
             options={[{ value: NO_OFFER, label: "No Offer" }, ...(offers.data ?? []).map((o) => ({ value: String(o.id), label: o.name }))]}
+          />
+        </Field>
+        <Field
+          label="Media Buyer (optional)"
+          error={errors.mediaBuyer?.message}
+          hint="Sent to the network as sub1 ({mediaBuyer}): the Stats' Media Buyer for this campaign's conversions."
+        >
+          <Input {...form.register("mediaBuyer")} list={buyerListId} maxLength={50} placeholder="Pick a known one or type a new one" autoComplete="off" />
+        </Field>
+        <datalist id={buyerListId}>
+          {(buyers.data?.mediaBuyers ?? []).map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+        <Field
+          label="Spark (optional)"
+          error={errors.sparkId?.message}
+          hint={sparks.data?.length === 0 ? "No sparks yet: add one on the Sparks screen." : "Its Spark ID is sent as sub3 ({spark}): the Stats' Spark."}
+        >
+          <Select
+            value={fromId(form.watch("sparkId"), NO_SPARK)}
+            onValueChange={(v) => form.setValue("sparkId", v === NO_SPARK ? null : Number(v))}
+            options={[
+              { value: NO_SPARK, label: "No Spark" },
+              ...(sparks.data ?? []).map((sp) => ({ value: String(sp.id), label: `${sp.name} (${sp.sparkId})` })),
+            ]}
           />
         </Field>
         <Field label="Tracking Domain (optional)">
