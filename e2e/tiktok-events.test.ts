@@ -86,16 +86,25 @@ test("clicks are flagged and a conversion reaches TikTok once, shown on the pane
     event: "CompletePayment",
     event_id: "e2e-lead-1",
     user: { ttclid: "E.C.P.e2e-ttclid-123", user_agent: UA.person },
-    properties: { value: 42.5, currency: "USD" },
+    properties: { value: 42.5, currency: "USD", content_type: "product", contents: [{ content_id: "5", price: 42.5, quantity: 1 }] },
     pixelCode: "CE2EPIXEL0001",
     testEventCode: "TEST777",
   });
   expect(fakes.events.state.duplicates).toBe(0);
+  expect(fakes.events.state.diagnostics).toEqual([]);
 
   await page.reload();
   const sent = panel.locator("dt", { hasText: "Sent" }).locator("xpath=following-sibling::dd");
   await expect.poll(() => sent.textContent(), POLL).toBe("1");
+  // The test code left set: the screen says so, who set it, and clears it in one click.
+  const banner = page.getByRole("region", { name: "Conversions are going to Test Events" });
+  await banner.getByText("set by founder on", { exact: false }).waitFor();
+  await panel.getByText(", Test Events only").waitFor();
   await shots(page, "02-stats-panel");
+  await banner.getByRole("button", { name: "Clear the test code" }).click();
+  await page.getByText("Test event code cleared").first().waitFor();
+  await banner.waitFor({ state: "detached" });
+  expect(await panel.getByText(", Test Events only").count()).toBe(0);
 
   // The Click Log: visitor fields, the bot badge with its reason, and the bot filter.
   await page.goto("/clicks");
@@ -115,4 +124,6 @@ test("clicks are flagged and a conversion reaches TikTok once, shown on the pane
   await page.getByRole("cell", { name: "TikTok", exact: true }).waitFor();
   await shots(page, "05-stats-browser");
   await ctx.close();
-});
+  // Five screens, twelve screenshots and round trips through the local queue: 100 s here with the
+  // machine's two cores shared by other test runs, so twice that.
+}, 200_000);

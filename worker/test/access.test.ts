@@ -158,7 +158,8 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
     path: "/api/tiktok-events/settings",
     json: { pixelCode: "", testEventCode: "", pendingEvent: "", currency: "USD" },
   }),
-  "POST /api/tiktok-events/resend": () => ({ path: "/api/tiktok-events/resend", json: {} }),
+  // No pixel code is set here: nothing is resent until sending is configured.
+  "POST /api/tiktok-events/resend": () => ({ path: "/api/tiktok-events/resend", json: {}, status: 409 }),
   "GET /api/tiktok/spend": () => ({ path: "/api/tiktok/spend?startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/cake/offers": () => ({ path: "/api/cake/offers?startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/cake/stats": () => ({ path: "/api/cake/stats?startDate=2025-01-01&endDate=2025-01-31" }),

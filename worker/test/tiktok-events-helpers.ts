@@ -20,8 +20,8 @@ export const PIXEL = "CPIXEL0123456789ABCD";
 
 export const testEnv = (overrides: Partial<Bindings> = {}): Bindings => ({ ...(env as Bindings), ...overrides });
 
-export const configure = (overrides: Partial<TikTokEventSettings> = {}) =>
-  writeEventSettings(db(), { pixelCode: PIXEL, testEventCode: "", pendingEvent: "", currency: "USD", ...overrides });
+export const configure = (overrides: Partial<TikTokEventSettings> = {}, by = "test-admin") =>
+  writeEventSettings(db(), { pixelCode: PIXEL, testEventCode: "", pendingEvent: "", currency: "USD", ...overrides }, by);
 
 /**
  * The fake answers the test Worker's TikTok host, for the queue consumer the queue itself runs

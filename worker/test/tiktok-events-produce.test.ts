@@ -1,9 +1,11 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { claimSends } from "../src/db/queries/tiktok-events";
 import { dayIn } from "../src/lib/calendar-days";
 import { STALE_SEND_MS, sweepTikTokEventsJob } from "../src/jobs/tiktok-events";
 import { runSync } from "../src/sync/run-sync";
+import { consumeEvents, TIKTOK_EVENTS_QUEUE_NAME } from "../src/tiktok-events/consume";
 import { eventFor, produceSends } from "../src/tiktok-events/produce";
 import { createTikTokEventsFake, type TikTokEventsFake } from "./fakes/tiktok-events-fake";
 import { call, db, makeAdmin, makeUser } from "./helpers";
@@ -73,6 +75,9 @@ describe("conversions handed on to TikTok", () => {
     const received = fake.received().filter((e) => e.event_id === a || e.event_id === b);
     expect(received.map((e) => e.event_id).sort()).toEqual([a, b].sort());
     expect(fake.state.duplicates).toBe(0);
+    // The offer (CAKE's #oid#) goes as what was bought, so Events Manager flags nothing.
+    for (const e of received) expect(e.properties).toMatchObject({ content_type: "product", contents: [{ content_id: "11", price: 12.5, quantity: 1 }] });
+    expect(fake.state.diagnostics.filter((d) => d.event_id === a || d.event_id === b)).toEqual([]);
   });
 
   it("records why a conversion is not sent: no ttclid, not TikTok, outside the 28-day window", async () => {
@@ -128,6 +133,49 @@ describe("conversions handed on to TikTok", () => {
     await pull([{ id, clickId: click.clickId }]);
     await settled(id);
     expect(await sendOf(id)).toMatchObject({ status: "sent" });
+  });
+
+  it("skips what was queued when sending is switched off, and sends it once it is on again and the sweep or a pull sees it", async () => {
+    // Queued while sending was on: their messages are still on the queue (kept back here).
+    const [a, b] = [await storedClick(), await storedClick()];
+    const [viaSweep, viaPull] = [leadId(), leadId()];
+    const held = { ...sendingEnv(), TIKTOK_EVENTS_QUEUE: { send: async () => undefined, sendBatch: async () => undefined } };
+    await postback(viaSweep, a.clickId, "5.00", held as unknown as ReturnType<typeof sendingEnv>);
+    await postback(viaPull, b.clickId, "6.00", held as unknown as ReturnType<typeof sendingEnv>);
+    const ids = [(await sendOf(viaSweep)).id, (await sendOf(viaPull)).id];
+    expect([(await sendOf(viaSweep)).status, (await sendOf(viaPull)).status]).toEqual(["queued", "queued"]);
+
+    // Switched off (the pixel cleared); then the queue delivers them.
+    await configure({ pixelCode: "" });
+    const batch = createMessageBatch(TIKTOK_EVENTS_QUEUE_NAME, [{ id: `off-${viaSweep}`, timestamp: new Date(), attempts: 1, body: { ids } }]);
+    await consumeEvents(batch, testEnv());
+    expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toHaveLength(1);
+    for (const id of [viaSweep, viaPull]) {
+      expect(await sendOf(id)).toMatchObject({ status: "skipped", skipReason: "not_configured", message: expect.stringContaining("no pixel code") });
+    }
+    expect(fake.received().filter((e) => e.event_id === viaSweep || e.event_id === viaPull)).toEqual([]);
+
+    // Still off: the sweep leaves them skipped.
+    await sweepTikTokEventsJob.run({ db: db(), env: testEnv(), now: Date.now() });
+    expect(await sendOf(viaSweep)).toMatchObject({ status: "skipped", skipReason: "not_configured" });
+
+    // On again: the cron's sweep sends one, a pull the other (the sweep is kept out of that one's way).
+    await configure();
+    await db().run(sql`update tiktok_event_sends set event_at = event_at - ${30 * DAY} where conversion_id = ${viaPull}`);
+    await sweepTikTokEventsJob.run({ db: db(), env: testEnv(), now: Date.now() });
+    await settled(viaSweep);
+    expect(await sendOf(viaSweep)).toMatchObject({ status: "sent", valueCents: 500 });
+    expect(await sendOf(viaPull)).toMatchObject({ status: "skipped", skipReason: "not_configured" });
+    await pull([{ id: viaPull, clickId: b.clickId }]);
+    await settled(viaPull);
+    expect(await sendOf(viaPull)).toMatchObject({ status: "sent" });
+    expect(
+      fake
+        .received()
+        .filter((e) => e.event_id === viaSweep || e.event_id === viaPull)
+        .map((e) => e.event_id),
+    ).toEqual([viaSweep, viaPull]);
+    expect(fake.state.duplicates).toBe(0);
   });
 
   it("counts the postback even when handing it on fails, and the cron's sweep hands it on later", async () => {
@@ -190,6 +238,43 @@ describe("GET /api/tiktok-events, settings and resend", () => {
     expect(body.today.sent).toBe(sent[0]!.n);
     expect(body.today.skipped.no_ttclid).toBe(skipped[0]!.n);
     expect(Object.keys(body.today.skipped).sort()).toEqual(["no_ttclid", "not_configured", "not_tiktok", "outside_window"]);
+  });
+
+  it("records who set the test event code and when, keeps that while the code stays, and forgets it once cleared", async () => {
+    const [first, second] = [await makeAdmin(), await makeAdmin()];
+    const put = (json: unknown, cookie: string) => call("/api/tiktok-events/settings", { method: "PUT", json, cookie });
+    const testEvents = async () => ((await (await call("/api/tiktok-events", { cookie: first.cookie })).json()) as { testEvents: unknown }).testEvents;
+    const settings = { pixelCode: "CABC123", testEventCode: "TEST1", pendingEvent: "", currency: "USD" };
+
+    const before = Date.now();
+    expect((await put(settings, first.cookie)).status).toBe(200);
+    const set = (await testEvents()) as { code: string; setBy: string; setAt: string };
+    expect(set).toEqual({ code: "TEST1", setBy: first.username, setAt: expect.any(String) });
+    expect(Date.parse(set.setAt)).toBeGreaterThanOrEqual(before - 1000);
+    // Another admin saves other settings: the code stays, and so does who set it.
+    await put({ ...settings, currency: "EUR" }, second.cookie);
+    expect(await testEvents()).toEqual(set);
+    await put({ ...settings, testEventCode: "TEST2" }, second.cookie);
+    expect(await testEvents()).toMatchObject({ code: "TEST2", setBy: second.username });
+    await put({ ...settings, testEventCode: "" }, first.cookie);
+    expect(await testEvents()).toBeNull();
+  });
+
+  it("says where the missing token goes: the secret's name, that it is a secret, and what to put there", async () => {
+    const admin = await makeAdmin();
+    const res = await callWith(configuredEnv({ TIKTOK_BASE_URL: EVENTS_HOST }), "/api/tiktok-events", { cookie: admin.cookie });
+    expect(await res.json()).toMatchObject({
+      configured: false,
+      problems: ["TIKTOK_EVENTS_ACCESS_TOKEN is not set"],
+      fix: [
+        {
+          name: "TIKTOK_EVENTS_ACCESS_TOKEN",
+          secret: true,
+          problem: "TIKTOK_EVENTS_ACCESS_TOKEN is not set",
+          what: expect.stringContaining("Events API access token"),
+        },
+      ],
+    });
   });
 
   it("takes the settings whole and refuses bad ones with a reason; members may not", async () => {

@@ -3,7 +3,16 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { claimSends, type SendClaim } from "../src/db/queries/tiktok-events";
 import { tiktokEventSends } from "../src/db/schema";
-import { consumeDeadLetters, consumeEvents, retryDelaySeconds, TIKTOK_EVENTS_DLQ_NAME, TIKTOK_EVENTS_QUEUE_NAME } from "../src/tiktok-events/consume";
+import { sql } from "drizzle-orm";
+import {
+  consumeDeadLetters,
+  consumeEvents,
+  LEASE_MS,
+  retryDelaySeconds,
+  TIKTOK_EVENTS_DLQ_NAME,
+  TIKTOK_EVENTS_QUEUE_NAME,
+  type ConsumeDeps,
+} from "../src/tiktok-events/consume";
 import { createTikTokEventsFake, type TikTokEventsFake } from "./fakes/tiktok-events-fake";
 import { call, db, makeAdmin } from "./helpers";
 import { configure, PIXEL, serveFake, sendOf, sha256Hex, statusesOf, storedClick, storedClicks, testEnv } from "./tiktok-events-helpers";
@@ -40,16 +49,19 @@ function batchOf(groups: number[][], attempts = 1, queue = TIKTOK_EVENTS_QUEUE_N
   );
 }
 
-async function consume(groups: number[][], { attempts = 1, env = testEnv() } = {}) {
+async function consume(groups: number[][], { attempts = 1, env = testEnv(), deps = {} as ConsumeDeps } = {}) {
   const batch = batchOf(groups, attempts);
   const ctx = createExecutionContext();
-  await consumeEvents(batch, env, { fetch: fake.fetch });
+  await consumeEvents(batch, env, { fetch: fake.fetch, ...deps });
   return getQueueResult(batch, ctx);
 }
 
 describe("the Events API consumer", () => {
-  it("sends each conversion as TikTok's event and confirms it: event_id, ttclid, hashed click id, ip, user agent, value", async () => {
+  it("sends each conversion as TikTok's event and confirms it: event_id, ttclid, hashed click id, ip, user agent, value, the offer as what was bought", async () => {
     const click = await storedClick({ ttclid: "E.C.P.real-ttclid" });
+    await db().run(sql`
+      insert into cake_conversions (conversion_id, source, date, offer_id, offer_name, subid2, revenue_cents, counted, pulled_at)
+      values ('lead-77', 'pull', '2025-06-15', 11, 'Sweeps $750', ${click.clickId}, 4250, 1, ${Date.now()})`);
     const [id] = await claimSends(
       db(),
       [{ conversionId: "lead-77", event: "CompletePayment", subid2: click.clickId, valueCents: 4250, eventAt: 1_750_000_000_500 }],
@@ -69,12 +81,35 @@ describe("the Events API consumer", () => {
         event_time: 1_750_000_000,
         user: { ttclid: "E.C.P.real-ttclid", external_id: await sha256Hex(click.clickId), ip: "198.51.100.23", user_agent: click.userAgent },
         page: { url: "https://lander.test/lp" },
-        properties: { value: 42.5, currency: "EUR" },
+        properties: {
+          value: 42.5,
+          currency: "EUR",
+          content_type: "product",
+          contents: [{ content_id: "11", content_name: "Sweeps $750", price: 42.5, quantity: 1 }],
+        },
         pixelCode: PIXEL,
         testEventCode: null,
       },
     ]);
+    // Nothing Events Manager's diagnostics would flag on a CompletePayment.
+    expect(fake.state.diagnostics).toEqual([]);
     expect(await sendOf("lead-77")).toMatchObject({ status: "sent", attempts: 1, message: null });
+  });
+
+  it("names the offer from another of its conversions when this one's postback did not (a postback carries only the id)", async () => {
+    const { ids, claims } = await claimed(1);
+    await db().run(sql`
+      insert into cake_conversions (conversion_id, source, date, offer_id, offer_name, subid2, revenue_cents, counted, postback_at)
+      values (${claims[0]!.conversionId}, 'postback', '2025-06-15', 904, '', '', 1250, 1, ${Date.now()}),
+             (${`${claims[0]!.conversionId}-earlier`}, 'pull', '2025-06-14', 904, 'Gift card quiz', '', 1250, 1, ${Date.now()})`);
+    await consume([ids]);
+    const [event] = fake.received();
+    expect(event!.properties).toEqual({
+      value: 12.5,
+      currency: "USD",
+      content_type: "product",
+      contents: [{ content_id: "904", content_name: "Gift card quiz", price: 12.5, quantity: 1 }],
+    });
   });
 
   it("sends the test event code when one is set", async () => {
@@ -132,6 +167,7 @@ describe("the Events API consumer", () => {
     for (const c of claims) {
       expect(await sendOf(c.conversionId)).toMatchObject({
         status: "failed",
+        failureKind: "setup",
         code: 40105,
         message: expect.stringMatching(/TIKTOK_EVENTS_ACCESS_TOKEN.*TikTok: Access token is incorrect/),
       });
@@ -151,18 +187,20 @@ describe("the Events API consumer", () => {
     await db().update(tiktokEventSends).set({ eventAt: -5_000 }).where(eq(tiktokEventSends.conversionId, bad));
     const result = await consume([ids]);
     expect(result.retryMessages).toEqual([]);
-    expect(await sendOf(bad)).toMatchObject({ status: "failed", code: 40002, message: expect.stringContaining("event_time") });
+    expect(await sendOf(bad)).toMatchObject({ status: "failed", failureKind: "refused", code: 40002, message: expect.stringContaining("event_time") });
     for (const c of claims.filter((c) => c.conversionId !== bad)) expect((await sendOf(c.conversionId)).status).toBe("sent");
     expect(fake.state.events.size).toBe(8);
     expect(fake.state.calls.length).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(9)));
   });
 
-  it("fails the events when sending is not configured at send time (token unset), losing none", async () => {
+  it("skips the events as not configured when sending was switched off after they were queued (token unset), losing none", async () => {
     const { ids, claims } = await claimed(1);
     const result = await consume([ids], { env: testEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: undefined }) });
     expect(result.explicitAcks).toHaveLength(1);
     expect(await sendOf(claims[0]!.conversionId)).toMatchObject({
-      status: "failed",
+      status: "skipped",
+      skipReason: "not_configured",
+      failureKind: null,
       message: expect.stringContaining("TIKTOK_EVENTS_ACCESS_TOKEN is not set"),
     });
     expect(fake.state.calls).toEqual([]);
@@ -178,8 +216,121 @@ describe("the Events API consumer", () => {
     expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
     expect(await sendOf(claims[0]!.conversionId)).toMatchObject({
       status: "failed",
+      failureKind: "temporary",
       message: expect.stringMatching(/^The queue gave up after its retries: TikTok's rate limit/),
     });
+  });
+
+  it("resends the failures that can succeed (TikTok's trouble, the token) and leaves those TikTok refused as malformed, saying how many of each", async () => {
+    const { ids, claims } = await claimed(3);
+    const [timedOut, badToken, malformed] = claims.map((c) => c.conversionId) as [string, string, string];
+    await db().run(sql`update tiktok_event_sends set event_at = -5000 where conversion_id = ${malformed}`);
+    // The first call is refused (a bad event among them); the halves find it, the others hit a
+    // revoked token and the queue's last try.
+    fake.failNext({ code: 40105, message: "Access token is incorrect or has been revoked" });
+    await consume([[ids[1]!]]);
+    await consume([[ids[2]!]]);
+    fake.failNext({ code: 50002, message: "Internal error" });
+    await consume([[ids[0]!]]);
+    const dead = batchOf([[ids[0]!]], 11, TIKTOK_EVENTS_DLQ_NAME);
+    await consumeDeadLetters(dead, testEnv());
+    expect([await sendOf(timedOut), await sendOf(badToken), await sendOf(malformed)].map((r) => [r.status, r.failureKind])).toEqual([
+      ["failed", "temporary"],
+      ["failed", "setup"],
+      ["failed", "refused"],
+    ]);
+
+    const admin = await makeAdmin();
+    const status = (await (await call("/api/tiktok-events", { cookie: admin.cookie })).json()) as {
+      failed: { temporary: number; setup: number; refused: number };
+      failures: { conversionId: string; kind: string }[];
+    };
+    const counts = await db().all<{ kind: string; n: number }>(
+      sql`select failure_kind as kind, count(*) as n from tiktok_event_sends where status = 'failed' group by 1`,
+    );
+    expect(status.failed).toEqual({ temporary: 0, setup: 0, refused: 0, ...Object.fromEntries(counts.map((r) => [r.kind, r.n])) });
+    expect(status.failures).toEqual(expect.arrayContaining([expect.objectContaining({ conversionId: malformed, kind: "refused" })]));
+
+    // Sending switched off: nothing is resent, and the answer says why.
+    await configure({ pixelCode: "" });
+    const off = await call("/api/tiktok-events/resend", { json: {}, cookie: admin.cookie });
+    expect(off.status).toBe(409);
+    expect(((await off.json()) as { error: string }).error).toMatch(/not configured \(no pixel code is set\)/);
+    await configure();
+
+    serveFake(fake);
+    const res = await call("/api/tiktok-events/resend", { json: {}, cookie: admin.cookie });
+    expect(res.status).toBe(200);
+    await vi.waitUntil(async () => (await statusesOf(ids.slice(0, 2))).every((s) => s === "sent"), { timeout: 10_000, interval: 50 });
+    expect(await sendOf(malformed)).toMatchObject({ status: "failed", failureKind: "refused" });
+    expect(fake.received().map((e) => e.event_id)).not.toContain(malformed);
+  });
+
+  it("lets only the consumer holding the lease write the outcome: one whose lease ran out and was taken over changes nothing", async () => {
+    const later = Date.now() + LEASE_MS + 1000;
+    /** A leases the rows and its call is held at TikTok past its lease; B finds the lease run out, takes the rows, and its call is held too. */
+    async function race(ids: number[], envOfB = testEnv()) {
+      const holdA = fake.holdNext();
+      const a = consume([ids]);
+      await holdA.arrived;
+      const holdB = fake.holdNext();
+      const b = consume([ids], { env: envOfB, deps: { now: () => later } });
+      await holdB.arrived;
+      return { a, b, holdA, holdB };
+    }
+
+    // TikTok answers A first, refusing the token; then B, taking the events: B's result stands.
+    const first = await claimed(2);
+    const one = await race(first.ids);
+    fake.failNext({ code: 40105, message: "Access token is incorrect or has been revoked" });
+    one.holdA.release();
+    await one.a;
+    expect(await statusesOf(first.ids)).toEqual(["sending", "sending"]);
+    one.holdB.release();
+    await one.b;
+    expect(await statusesOf(first.ids)).toEqual(["sent", "sent"]);
+
+    // The other way round: A's late success does not overwrite B's failure (its token is revoked).
+    const second = await claimed(2);
+    const two = await race(second.ids, testEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "revoked-token" }));
+    two.holdA.release();
+    await two.a;
+    expect(await statusesOf(second.ids)).toEqual(["sending", "sending"]);
+    two.holdB.release();
+    await two.b;
+    const rows = await db().all<{ status: string; failureKind: string; attempts: number }>(
+      sql`select status, failure_kind as failureKind, attempts from tiktok_event_sends where id in (${second.ids[0]!}, ${second.ids[1]!}) order by id`,
+    );
+    expect(rows).toEqual([
+      { status: "failed", failureKind: "setup", attempts: 2 },
+      { status: "failed", failureKind: "setup", attempts: 2 },
+    ]);
+  });
+
+  it("starts a call only if it can end inside the batch's lease: a slow batch hands the rest back to the queue, which sends it", async () => {
+    const { ids } = await claimed(1_100, { eventAt: Date.now() - 5_000 });
+    // The first call takes 9 of the lease's 10 minutes: the second could not end in time.
+    let clock = Date.now();
+    const slow: ConsumeDeps = {
+      now: () => clock,
+      fetch: async (input, init) => {
+        clock += 9 * 60 * 1000;
+        return fake.fetch(input, init);
+      },
+    };
+    const first = ids.slice(0, 1000);
+    const rest = ids.slice(1000);
+    const result = await consume([first, rest], { deps: slow });
+    expect(fake.state.calls.map((c) => c.events)).toEqual([1000]);
+    expect(result.explicitAcks).toEqual([expect.stringMatching(/-0$/)]);
+    expect(result.retryMessages).toEqual([expect.objectContaining({ msgId: expect.stringMatching(/-1$/) })]);
+    expect(new Set(await statusesOf(first))).toEqual(new Set(["sent"]));
+    expect(new Set(await statusesOf(rest))).toEqual(new Set(["queued"]));
+    expect((await db().all<{ message: string }>(sql`select message from tiktok_event_sends where id = ${rest[0]!}`))[0]!.message).toMatch(/lease ran out/);
+
+    await consume([rest], { attempts: 2 });
+    expect(new Set(await statusesOf(ids))).toEqual(new Set(["sent"]));
+    expect(fake.state.events.size).toBe(1_100);
   });
 
   it("doubles the retry delay per attempt, up to 30 minutes", () => {

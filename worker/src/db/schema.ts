@@ -701,13 +701,21 @@ export const cakeAudienceDaily = sqliteTable(
 
 /**
  * `queued`: claimed and handed to the queue; `sending`: a consumer holds it (until `leaseUntil`);
- * `sent`: TikTok answered code 0; `failed`: TikTok refused it (its message kept) or the queue gave
- * up; `skipped`: not sent, for `skipReason`.
+ * `sent`: TikTok answered code 0; `failed`: it could not be sent, for `failureKind` (TikTok's
+ * message kept); `skipped`: not sent, for `skipReason`.
  */
 export const TIKTOK_SEND_STATUSES = ["queued", "sending", "sent", "failed", "skipped"] as const;
 export type TikTokSendStatus = (typeof TIKTOK_SEND_STATUSES)[number];
 export const TIKTOK_SKIP_REASONS = ["no_ttclid", "not_tiktok", "outside_window", "not_configured"] as const;
 export type TikTokSkipReason = (typeof TIKTOK_SKIP_REASONS)[number];
+/**
+ * Why a row failed, which decides whether 'Resend failed' sends it again (docs/integrations.md,
+ * "TikTok Events API"): `temporary` (TikTok's trouble, its rate limit or the network, until the
+ * queue gave up) and `setup` (the token, its permission, the address) can succeed once retried or
+ * fixed; `refused` is TikTok's verdict on the event itself, which fails again as it is.
+ */
+export const TIKTOK_FAILURE_KINDS = ["temporary", "setup", "refused"] as const;
+export type TikTokFailureKind = (typeof TIKTOK_FAILURE_KINDS)[number];
 
 /**
  * One row per CAKE conversion and TikTok event: the send state that makes each event reach the
@@ -737,7 +745,14 @@ export const tiktokEventSends = sqliteTable(
     /** TikTok's `code` and `message` of the last failed attempt. */
     code: integer("code"),
     message: text("message"),
+    /** Set while `failed`. */
+    failureKind: text("failure_kind", { enum: TIKTOK_FAILURE_KINDS }),
     leaseUntil: integer("lease_until"),
+    /**
+     * Which consumer holds the row while `sending`: only that one may write its outcome, so one
+     * whose lease ran out and was taken over cannot overwrite the new holder's result.
+     */
+    leaseToken: text("lease_token"),
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull().default(nowMs),
     sentAt: integer("sent_at"),
@@ -746,6 +761,10 @@ export const tiktokEventSends = sqliteTable(
     uniqueIndex("tiktok_event_sends_conversion_event_unique").on(t.conversionId, t.event),
     index("tiktok_event_sends_status_idx").on(t.status, t.updatedAt),
     index("tiktok_event_sends_updated_idx").on(t.updatedAt),
+    // The cron's sweep decides these again once sending is configured; few, so a partial index.
+    index("tiktok_event_sends_not_configured_idx")
+      .on(t.eventAt)
+      .where(sql`skip_reason = 'not_configured'`),
   ],
 );
 

@@ -2,11 +2,11 @@
  * TikTok Events API (server-side conversions): `POST /open_api/v1.3/event/track/` with header
  * `Access-Token` and `{ event_source: "web", event_source_id, test_event_code?, data: [...] }`
  * (docs in the README, "Conversions sent to TikTok"). Success is HTTP 2xx **and** `code` 0: TikTok
- * answers most refusals with HTTP 200 and a code. Its codes as we read them: 40100 / 40016 /
- * 40133 rate limited and 5xxxx temporary (both retried), 40102 / 40104 / 40105 token expired,
- * missing or invalid, 40001 no permission (neither gets better by retrying), and any other
- * 4xxxx a refused request, which for this endpoint can be one malformed event failing the whole
- * call (⚠ reported by third parties, not documented): the caller then splits the call to find it.
+ * answers most refusals with HTTP 200 and a code. How each code is read is the table in
+ * docs/integrations.md ("TikTok Events API"): rate limits and 5xxxx are retried, the token and
+ * permission codes are ours to fix, and any other 4xxxx is TikTok refusing the request, which for
+ * this endpoint can be one malformed event failing the whole call (⚠ reported by third parties,
+ * not documented): the caller then splits the call to find it.
  */
 import { ExternalApiError, isRecord, readJson, send, type HttpOptions } from "./http";
 
@@ -31,7 +31,16 @@ export interface TikTokEvent {
   event_id: string;
   user: { ttclid?: string; external_id?: string; ip?: string; user_agent?: string };
   page?: { url: string };
-  properties?: { value: number; currency: string };
+  /**
+   * What was bought, as TikTok's own server-side template fills it: without `contents` Events
+   * Manager's diagnostics flag a CompletePayment (docs/integrations.md).
+   */
+  properties?: {
+    value?: number;
+    currency?: string;
+    content_type?: "product";
+    contents?: { content_id: string; content_name?: string; price?: number; quantity: number }[];
+  };
 }
 
 /** How a call ended. `kind` says what the caller does with its events. */
@@ -39,8 +48,8 @@ export type EventsOutcome =
   | { kind: "sent" }
   /** Worth trying again later (rate limit, TikTok's trouble, the network). */
   | { kind: "retry"; code: number | null; message: string }
-  /** Nothing in the events can fix it (token, permission): every event of the call failed. */
-  | { kind: "refused"; code: number | null; message: string }
+  /** Ours to fix (token, permission, address), not the events': every event of the call failed, and can be resent once fixed. */
+  | { kind: "setup"; code: number | null; message: string }
   /** TikTok refused the request: possibly one bad event among good ones. */
   | { kind: "invalid"; code: number | null; message: string };
 
@@ -58,12 +67,15 @@ export function eventsOutcome(code: number, theirs: string): EventsOutcome {
   if (code === 0) return { kind: "sent" };
   if (RATE_LIMITED.has(code)) return { kind: "retry", code, message: message("TikTok's rate limit was reached") };
   if (code >= 50000 && code < 60000) return { kind: "retry", code, message: message(`TikTok had a temporary problem (code ${code})`) };
-  const fatal = TOKEN_OR_PERMISSION[code];
-  if (fatal) return { kind: "refused", code, message: message(fatal) };
+  const setup = TOKEN_OR_PERMISSION[code];
+  if (setup) return { kind: "setup", code, message: message(setup) };
   return { kind: "invalid", code, message: message(`TikTok refused the events (code ${code})`) };
 }
 
-/** One call to the Events API. Never throws: every failure is an outcome. */
+/**
+ * One call to the Events API. Never throws: every failure is an outcome. An HTTP 4xx without
+ * TikTok's code (a wrong TIKTOK_BASE_URL, a proxy) is about how we reach TikTok, not the events.
+ */
 export async function sendEvents(config: TikTokEventsConfig, data: TikTokEvent[], options: HttpOptions = {}): Promise<EventsOutcome> {
   const url = new URL(config.baseUrl.replace(/\/+$/, "") + TIKTOK_EVENTS_PATH);
   const body = {
@@ -89,12 +101,12 @@ export async function sendEvents(config: TikTokEventsConfig, data: TikTokEvent[]
     if (Number.isInteger(code) && code !== 0) return eventsOutcome(code, theirs);
     if (!res.ok) {
       const retry = res.status >= 500 || res.status === 429;
-      return { kind: retry ? "retry" : "refused", code: null, message: `TikTok answered HTTP ${res.status}${theirs ? ` (TikTok: ${theirs})` : ""}` };
+      return { kind: retry ? "retry" : "setup", code: null, message: `TikTok answered HTTP ${res.status}${theirs ? ` (TikTok: ${theirs})` : ""}` };
     }
     if (code !== 0) return { kind: "retry", code: null, message: "TikTok answered without a code: the events' fate is unknown, so they are sent again" };
     return { kind: "sent" };
   } catch (err) {
-    if (err instanceof ExternalApiError) return { kind: err.retryable ? "retry" : "refused", code: null, message: err.message };
+    if (err instanceof ExternalApiError) return { kind: err.retryable ? "retry" : "setup", code: null, message: err.message };
     throw err;
   }
 }

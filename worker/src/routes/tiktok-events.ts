@@ -4,14 +4,15 @@
  */
 import { Hono } from "hono";
 import { reportTimeZone } from "../db/queries/settings";
-import { requeueFailed, sendOverview, writeEventSettings } from "../db/queries/tiktok-events";
+import { readTestCodeSetting, requeueFailed, sendOverview, writeEventSettings } from "../db/queries/tiktok-events";
 import { TIKTOK_SKIP_REASONS, type TikTokSkipReason } from "../db/schema";
 import type { AppEnv } from "../env";
-import { dayIn } from "../lib/calendar-days";
+import { dayIn, dayStartMs } from "../lib/calendar-days";
+import { ApiError } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validate } from "../lib/validate";
-import { dayStartMs } from "../lib/calendar-days";
 import { tiktokEventSettingsSchema } from "../schemas/tiktok-events";
+import { EVENTS_SETTINGS, settingsToFix } from "../sync/config";
 import { enqueueSends } from "../tiktok-events/produce";
 import { loadEventsSetup } from "../tiktok-events/setup";
 
@@ -22,7 +23,11 @@ export const tiktokEventsRoutes = new Hono<AppEnv>()
     const now = Date.now();
     const timeZone = await reportTimeZone(db);
     const day = dayIn(now, timeZone);
-    const [{ settings, problems }, overview] = await Promise.all([loadEventsSetup(db, c.env), sendOverview(db, dayStartMs(day, timeZone))]);
+    const [{ settings, problems }, overview, testCode] = await Promise.all([
+      loadEventsSetup(db, c.env),
+      sendOverview(db, dayStartMs(day, timeZone)),
+      readTestCodeSetting(db),
+    ]);
     const skipped = Object.fromEntries(TIKTOK_SKIP_REASONS.map((r) => [r, 0])) as Record<TikTokSkipReason, number>;
     const today = { sent: 0, failed: 0, waiting: 0, skipped };
     for (const row of overview.today) {
@@ -31,15 +36,22 @@ export const tiktokEventsRoutes = new Hono<AppEnv>()
       else if (row.status === "skipped" && row.skipReason) skipped[row.skipReason] += row.count;
       else today.waiting += row.count;
     }
+    const { failed } = overview;
     return c.json(
       {
         configured: problems.length === 0,
         problems,
+        /** The Worker settings to set or correct, and where each lives (a secret, or a var). */
+        fix: settingsToFix(EVENTS_SETTINGS, problems),
         tokenSet: Boolean(c.env.TIKTOK_EVENTS_ACCESS_TOKEN?.trim()),
         settings,
+        /** Set: every event goes to Events Manager's Test Events, where it counts for nothing. */
+        testEvents: testCode ? { code: testCode.code, setBy: testCode.by, setAt: testCode.at === null ? null : iso(testCode.at) } : null,
         day,
         today,
-        failedTotal: overview.failedTotal,
+        failedTotal: failed.temporary + failed.setup + failed.refused,
+        /** Failed rows by kind: 'Resend failed' sends the temporary and setup ones, never the refused. */
+        failed,
         failures: overview.failures.map((f) => ({ ...f, at: iso(f.at) })),
       },
       200,
@@ -48,13 +60,19 @@ export const tiktokEventsRoutes = new Hono<AppEnv>()
 
   .put("/settings", validate("json", tiktokEventSettingsSchema), async (c) => {
     const value = c.req.valid("json");
-    await writeEventSettings(c.get("db"), value);
+    await writeEventSettings(c.get("db"), value, c.get("user")?.username ?? "unknown");
     return c.json(value, 200);
   })
 
-  /** Every failed conversion back on the queue (after the token or pixel was fixed). */
+  /**
+   * The failed conversions that can succeed now back on the queue (after the token or pixel was
+   * fixed, or TikTok's trouble passed); those TikTok refused as malformed stay failed.
+   */
   .post("/resend", async (c) => {
-    const ids = await requeueFailed(c.get("db"), Date.now());
+    const db = c.get("db");
+    const { problems } = await loadEventsSetup(db, c.env);
+    if (problems.length) throw new ApiError(409, `Sending to TikTok is not configured (${problems.join("; ")}): nothing is resent until it is`);
+    const ids = await requeueFailed(db, Date.now());
     // Should the enqueue fail, the rows are queued in D1 all the same and the cron's sweep sends them.
     const enqueued = await enqueueSends(c.env.TIKTOK_EVENTS_QUEUE, ids).then(
       () => true,

@@ -49,3 +49,16 @@ export const SKIP_REASON_LABELS = {
   outside_window: "outside the 28-day window",
   not_configured: "not configured",
 } as const;
+
+/** The setup problem the panel's own Settings fix (worker/src/tiktok-events/setup.ts), not a Worker setting. */
+export const NO_PIXEL_CODE = "no pixel code is set";
+
+/**
+ * Why a conversion failed (tiktok_event_sends.failure_kind), in the panel's words: the first two
+ * are resent by 'Resend failed', a refusal is not (it would fail again).
+ */
+export const FAILURE_KIND_LABELS = {
+  temporary: "TikTok's trouble or the network",
+  setup: "token or access",
+  refused: "refused as malformed",
+} as const;

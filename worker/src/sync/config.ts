@@ -43,12 +43,18 @@ export const SOURCE_SETTINGS: Record<SyncSource, SettingHelp[]> = {
   ],
 };
 
+/** The Worker settings of conversions sent to TikTok (the pixel code is set on the panel itself). */
+export const EVENTS_SETTINGS: SettingHelp[] = [
+  { name: "TIKTOK_EVENTS_ACCESS_TOKEN", secret: true, what: "the Events API access token generated for the pixel (Events Manager, the pixel's Settings)" },
+  SOURCE_SETTINGS.tiktok.find((s) => s.name === "TIKTOK_BASE_URL")!,
+];
+
 /**
  * The settings behind a source's problems, each with the first problem that names it. Every
  * problem starts with the name of the setting it is about.
  */
-export function settingsToFix(source: SyncSource, problems: string[]): (SettingHelp & { problem: string })[] {
-  return SOURCE_SETTINGS[source].flatMap((setting) => {
+export function settingsToFix(source: SyncSource | SettingHelp[], problems: string[]): (SettingHelp & { problem: string })[] {
+  return (typeof source === "string" ? SOURCE_SETTINGS[source] : source).flatMap((setting) => {
     const problem = problems.find((p) => p.startsWith(`${setting.name} `));
     return problem ? [{ ...setting, problem }] : [];
   });

@@ -2,7 +2,7 @@
  * The producer side: a CAKE conversion seen by the postback, a pull or the cron's sweep becomes
  * claimed send rows (db/queries/tiktok-events.ts) and queue messages carrying their ids.
  */
-import { claimSends, type SendClaim } from "../db/queries/tiktok-events";
+import { claimSends, unconfiguredSends, type SendClaim } from "../db/queries/tiktok-events";
 import type { Bindings, Db, TikTokEventsMessage } from "../env";
 import { isCountedDisposition, type CakeConversion } from "../integrations/cake";
 import { TIKTOK_EVENTS_PER_CALL } from "../integrations/tiktok-events";
@@ -68,6 +68,21 @@ export async function produceSends(db: Db, env: Bindings, conversions: readonly 
     if (event) claims.push({ conversionId: c.conversionId, event, subid2: c.subid2, valueCents: c.revenueCents, eventAt: Math.min(c.eventAt, now) });
   }
   const ids = await claimSends(db, claims, { configured: config !== null, currency: settings.currency, now });
+  await enqueueSends(env.TIKTOK_EVENTS_QUEUE, ids);
+  return { claimed: ids.length };
+}
+
+/**
+ * The cron's half of "decided again when sending is configured": conversions skipped as not
+ * configured whose event happened since `since` are claimed again, as a pull that saw them would
+ * (a postback-only install has no pull). Nothing while sending is still not configured.
+ */
+export async function reconsiderUnconfigured(db: Db, env: Bindings, since: number, now: number) {
+  const { settings, config } = await loadEventsSetup(db, env);
+  if (!config) return { claimed: 0 };
+  const claims = await unconfiguredSends(db, since);
+  if (!claims.length) return { claimed: 0 };
+  const ids = await claimSends(db, claims, { configured: true, currency: settings.currency, now });
   await enqueueSends(env.TIKTOK_EVENTS_QUEUE, ids);
   return { claimed: ids.length };
 }

@@ -3,8 +3,10 @@
  * documented shapes: HTTP 200 with `{ code, message, request_id, data }`; 40104 without a token,
  * 40105 for a wrong one; 40002 when any event of the call is malformed, failing the whole call
  * (nothing of it is kept, as TikTok is reported to do); and on request, 40100 (rate limit),
- * 5xxxx or an HTTP 5xx. It de-duplicates on event + event_id as TikTok does, and counts what it
- * received so a test can say "each exactly once".
+ * 5xxxx or an HTTP 5xx, or an answer held back until the test lets it go. It de-duplicates on
+ * event + event_id as TikTok does, and counts what it received so a test can say "each exactly
+ * once". Like Events Manager's diagnostics, it notes the purchases it took without what TikTok
+ * asks of them (value, currency, content_type and contents with a content_id: docs/integrations.md).
  *
  * A plain fetch handler (`handle(Request)`) with no Worker-only APIs: the worker tests inject it,
  * and scripts/fakes/worker.ts serves it over HTTP to `npm start` and the benchmark.
@@ -15,7 +17,12 @@ export interface ReceivedEvent {
   event_id: string;
   event_time: number;
   user: Record<string, unknown>;
-  properties?: { value?: number; currency?: string };
+  properties?: {
+    value?: number;
+    currency?: string;
+    content_type?: string;
+    contents?: { content_id?: string; content_name?: string; price?: number; quantity?: number }[];
+  };
   page?: { url?: string };
   pixelCode: string;
   testEventCode: string | null;
@@ -63,8 +70,42 @@ function eventProblem(e: unknown, now: number): string | null {
     const { value, currency } = e.properties;
     if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) return "properties.value: must be a number";
     if (currency !== undefined && (typeof currency !== "string" || !/^[A-Z]{3}$/.test(currency))) return "properties.currency: must be an ISO 4217 code";
+    const { content_type: contentType, contents } = e.properties;
+    if (contentType !== undefined && contentType !== "product" && contentType !== "product_group") {
+      return "properties.content_type: must be product or product_group";
+    }
+    if (contents !== undefined) {
+      if (!Array.isArray(contents)) return "properties.contents: must be an array";
+      for (const [i, c] of contents.entries()) {
+        const at = `properties.contents[${i}]`;
+        if (!isObject(c)) return `${at}: must be an object`;
+        for (const key of ["content_id", "content_name", "content_category", "brand"]) {
+          if (c[key] !== undefined && typeof c[key] !== "string") return `${at}.${key}: must be a string`;
+        }
+        if (c.price !== undefined && (typeof c.price !== "number" || !Number.isFinite(c.price) || c.price < 0)) return `${at}.price: must be a number`;
+        if (c.quantity !== undefined && (typeof c.quantity !== "number" || !Number.isInteger(c.quantity) || c.quantity < 1)) {
+          return `${at}.quantity: must be a whole number of at least 1`;
+        }
+      }
+    }
   }
   return null;
+}
+
+/** Purchase events: Events Manager's diagnostics ask these for value, currency and what was bought. */
+const PURCHASE_EVENTS = new Set(["CompletePayment", "PlaceAnOrder"]);
+
+/** What Events Manager's diagnostics would flag in an event it took (not a refusal: the event counts). */
+function diagnosticsOf(e: ReceivedEvent): string[] {
+  if (!PURCHASE_EVENTS.has(e.event)) return [];
+  const p = e.properties ?? {};
+  const issues: string[] = [];
+  if (p.value === undefined) issues.push("missing value");
+  if (p.currency === undefined) issues.push("missing currency");
+  if (p.content_type === undefined) issues.push("missing content_type");
+  if (!p.contents?.length) issues.push("missing contents");
+  else if (p.contents.some((c) => !c.content_id)) issues.push("missing content_id");
+  return issues;
 }
 
 export function createTikTokEventsFake(options: EventsFakeOptions = {}) {
@@ -72,6 +113,10 @@ export function createTikTokEventsFake(options: EventsFakeOptions = {}) {
     accessToken: options.accessToken ?? "events-test-token",
     pixelCodes: options.pixelCodes ? new Set(options.pixelCodes) : null,
     failures: [] as EventsFakeFailure[],
+    /** Set by `holdNext`: the next call waits for it before it is answered. */
+    hold: null as (() => Promise<void>) | null,
+    /** Per event taken, what Events Manager's diagnostics would flag. */
+    diagnostics: [] as { event: string; event_id: string; issues: string[] }[],
     /** Unique events by event + event_id, in arrival order. */
     events: new Map<string, ReceivedEvent>(),
     /** Events that repeated one already received (TikTok drops these). */
@@ -93,6 +138,11 @@ export function createTikTokEventsFake(options: EventsFakeOptions = {}) {
     }
     const data = isObject(body) && Array.isArray(body.data) ? body.data : null;
     const count = data?.length ?? 0;
+    if (state.hold) {
+      const hold = state.hold;
+      state.hold = null;
+      await hold();
+    }
     const failure = state.failures.shift();
     if (failure) {
       if ("code" in failure) return answer(count, failure.code, failure.message);
@@ -120,7 +170,11 @@ export function createTikTokEventsFake(options: EventsFakeOptions = {}) {
     for (const e of data as ReceivedEvent[]) {
       const key = `${e.event}\u0000${e.event_id}`;
       if (state.events.has(key)) state.duplicates++;
-      else state.events.set(key, { ...e, pixelCode: body.event_source_id, testEventCode });
+      else {
+        state.events.set(key, { ...e, pixelCode: body.event_source_id, testEventCode });
+        const issues = diagnosticsOf(e);
+        if (issues.length) state.diagnostics.push({ event: e.event, event_id: e.event_id, issues });
+      }
     }
     return answer(count, 0, "OK");
   }
@@ -137,6 +191,18 @@ export function createTikTokEventsFake(options: EventsFakeOptions = {}) {
     fetch: (input: Request | string | URL, init?: RequestInit) => handle(new Request(input, init)),
     /** The next calls answer these, one each, before any check. */
     failNext: (...failures: EventsFakeFailure[]) => state.failures.push(...failures),
+    /**
+     * The next call waits, once it has arrived (`arrived` settles), until `release` is called;
+     * it is then answered as any other (a `failNext` queued meanwhile included).
+     */
+    holdNext() {
+      let release!: () => void;
+      let arrived!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const reached = new Promise<void>((r) => (arrived = r));
+      state.hold = () => (arrived(), gate);
+      return { arrived: reached, release };
+    },
     received: () => [...state.events.values()],
   };
 }

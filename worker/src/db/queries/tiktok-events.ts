@@ -3,10 +3,12 @@
  * settings. How exactly-once holds:
  * - claim: a producer inserts the (conversion, event) row before it enqueues; the unique key makes
  *   the second producer of the same conversion (postback and pull) a no-op, so only one enqueues;
- * - lease: the consumer moves `queued` rows to `sending` in one statement, so two deliveries of
- *   the same message (queues deliver at least once) cannot both send a row;
+ * - lease: the consumer moves `queued` rows to `sending` in one statement, with a token of its
+ *   own, so two deliveries of the same message (queues deliver at least once) cannot both send a
+ *   row; every outcome is written only where the row still carries that token, so a consumer
+ *   whose lease ran out and was taken over cannot overwrite the new holder's result;
  * - confirm: `sent` only after TikTok answered code 0; a retryable failure puts the row back to
- *   `queued`, a final one to `failed` with TikTok's message.
+ *   `queued`, a final one to `failed` with TikTok's message and the kind of failure.
  * The one gap no database closes: a consumer cut off after TikTok accepted but before `sent` was
  * written sends the row again after its lease runs out, and TikTok drops it (it de-duplicates on
  * event + event_id, the conversion id).
@@ -16,7 +18,7 @@ import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
 import { DEFAULT_EVENTS_CURRENCY, PENDING_EVENT_CHOICES, type PendingEvent, type TikTokEventSettings } from "../../schemas/tiktok-events";
 import { rawBatch } from "../raw-batch";
-import type { TikTokSendStatus, TikTokSkipReason } from "../schema";
+import { TIKTOK_FAILURE_KINDS, type TikTokFailureKind, type TikTokSendStatus, type TikTokSkipReason } from "../schema";
 
 // ---------------------------------------------------------------------------------------------
 // Settings (rows of `settings`, under keys of their own)
@@ -48,16 +50,37 @@ export async function readEventSettings(db: Db): Promise<TikTokEventSettings> {
   };
 }
 
-/** All four at once, in one batch. */
-export async function writeEventSettings(db: Db, value: TikTokEventSettings, now = Date.now()) {
-  await rawBatch(
-    db,
-    (Object.keys(SETTING_KEYS) as (keyof TikTokEventSettings)[]).map(
+/**
+ * Who set the test event code in use, and when (the row's `updated_at`): a code left set sends
+ * every event to Test Events, so the panel names who to ask. Written only when the code changes.
+ */
+const TEST_CODE_SET_BY_KEY = "tiktok_events_test_event_code_set_by";
+
+/** All four at once, in one batch, with who set a new test event code (`by`, a username). */
+export async function writeEventSettings(db: Db, value: TikTokEventSettings, by: string, now = Date.now()) {
+  await rawBatch(db, [
+    // Before the code itself is written, so the code stored until now is what it is compared with.
+    sql`delete from settings where key = ${TEST_CODE_SET_BY_KEY} and ${value.testEventCode} = ''`,
+    sql`insert into settings (key, value, updated_at)
+        select ${TEST_CODE_SET_BY_KEY}, ${by}, ${now}
+        where ${value.testEventCode} <> ''
+          and ${value.testEventCode} is not coalesce((select value from settings where key = ${SETTING_KEYS.testEventCode}), '')
+        on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
+    ...(Object.keys(SETTING_KEYS) as (keyof TikTokEventSettings)[]).map(
       (k) => sql`
         insert into settings (key, value, updated_at) values (${SETTING_KEYS[k]}, ${value[k]}, ${now})
         on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
     ),
-  );
+  ]);
+}
+
+/** The test event code in use, who set it and when; null when none is set. `by` is null for a code set before this was recorded. */
+export async function readTestCodeSetting(db: Db) {
+  const [row] = await db.all<{ code: string; by: string | null; at: number | null }>(sql`
+    select code.value as code, who.value as by, who.updated_at as at
+    from settings code left join settings who on who.key = ${TEST_CODE_SET_BY_KEY}
+    where code.key = ${SETTING_KEYS.testEventCode} and code.value <> ''`);
+  return row ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,7 +147,7 @@ export async function claimSends(db: Db, claims: SendClaim[], opts: ClaimOptions
           status = excluded.status, skip_reason = excluded.skip_reason, click_id = excluded.click_id, ttclid = excluded.ttclid,
           ip_address = excluded.ip_address, user_agent = excluded.user_agent, page_url = excluded.page_url,
           value_cents = excluded.value_cents, currency = excluded.currency, event_at = excluded.event_at,
-          updated_at = excluded.updated_at
+          code = null, message = null, updated_at = excluded.updated_at
         where tiktok_event_sends.status = 'skipped' and tiktok_event_sends.skip_reason = 'not_configured'
           and excluded.skip_reason is not 'not_configured'
         returning id, status`,
@@ -150,67 +173,117 @@ export interface LeasedSend {
   currency: string | null;
   eventAt: number;
   attempts: number;
+  /** CAKE's offer of the conversion (0 when CAKE never named it), and its name when known. */
+  offerId: number;
+  offerName: string;
 }
 
 const idList = (ids: readonly number[]) => sql`(select value from json_each(${JSON.stringify(ids)}))`;
 
+/** The rows among `ids` that the consumer holding `token` still holds: only it writes their outcome. */
+const heldBy = (token: string, ids: readonly number[]) => sql`id in ${idList(ids)} and status = 'sending' and lease_token = ${token}`;
+
 /**
  * Takes the rows among `ids` that wait to be sent (`queued`, or `sending` whose holder's lease ran
- * out) for this consumer until `leaseUntil`. Rows sent, failed, skipped or held by another
- * consumer are left out: the caller acknowledges their messages.
+ * out) for the consumer `token` until `leaseUntil`, and reads them with their CAKE offer (the
+ * pull may have named it after the postback claimed the row). Rows sent, failed, skipped or held
+ * by another consumer are left out: the caller acknowledges their messages.
  */
-export async function leaseSends(db: Db, ids: readonly number[], now: number, leaseUntil: number): Promise<LeasedSend[]> {
+export async function leaseSends(db: Db, ids: readonly number[], token: string, now: number, leaseUntil: number): Promise<LeasedSend[]> {
   if (!ids.length) return [];
-  return db.all<LeasedSend>(sql`
-    update tiktok_event_sends set status = 'sending', lease_until = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now}
-    where id in ${idList(ids)} and (status = 'queued' or (status = 'sending' and lease_until < ${now}))
-    returning id, conversion_id as conversionId, event, click_id as clickId, ttclid, ip_address as ipAddress,
-      user_agent as userAgent, page_url as pageUrl, value_cents as valueCents, currency, event_at as eventAt, attempts`);
+  const [, leased] = await rawBatch(db, [
+    sql`update tiktok_event_sends set status = 'sending', lease_until = ${leaseUntil}, lease_token = ${token}, attempts = attempts + 1, updated_at = ${now}
+        where id in ${idList(ids)} and (status = 'queued' or (status = 'sending' and lease_until < ${now}))`,
+    sql`select s.id, s.conversion_id as conversionId, s.event, s.click_id as clickId, s.ttclid, s.ip_address as ipAddress,
+          s.user_agent as userAgent, s.page_url as pageUrl, s.value_cents as valueCents, s.currency, s.event_at as eventAt, s.attempts,
+          coalesce(c.offer_id, 0) as offerId,
+          coalesce(nullif(c.offer_name, ''), (select o.offer_name from cake_conversions o
+            where o.offer_id = c.offer_id and o.offer_name <> '' limit 1), '') as offerName
+        from tiktok_event_sends s left join cake_conversions c on c.conversion_id = s.conversion_id
+        where s.id in ${idList(ids)} and s.status = 'sending' and s.lease_token = ${token}
+        order by s.id`,
+  ]);
+  return (leased?.results ?? []) as LeasedSend[];
 }
 
-/** TikTok took them (code 0). Only rows this consumer still holds. */
-export const markSent = (db: Db, ids: readonly number[], now: number) =>
+/** TikTok took them (code 0). */
+export const markSent = (db: Db, token: string, ids: readonly number[], now: number) =>
   ids.length
     ? db.run(sql`
-        update tiktok_event_sends set status = 'sent', sent_at = ${now}, updated_at = ${now}, lease_until = null, code = null, message = null
-        where id in ${idList(ids)} and status = 'sending'`)
+        update tiktok_event_sends set status = 'sent', sent_at = ${now}, updated_at = ${now}, lease_until = null, lease_token = null,
+          code = null, message = null, failure_kind = null
+        where ${heldBy(token, ids)}`)
     : Promise.resolve();
 
-/** TikTok refused them for good: kept as `failed` with TikTok's code and message, for 'Resend failed'. */
-export const markFailed = (db: Db, ids: readonly number[], code: number | null, message: string, now: number) =>
+/** They cannot be sent as things are: kept as `failed` with TikTok's code and message and the kind, for 'Resend failed'. */
+export const markFailed = (
+  db: Db,
+  token: string,
+  ids: readonly number[],
+  failure: { kind: TikTokFailureKind; code: number | null; message: string },
+  now: number,
+) =>
   ids.length
     ? db.run(sql`
-        update tiktok_event_sends set status = 'failed', code = ${code}, message = ${message}, updated_at = ${now}, lease_until = null
-        where id in ${idList(ids)} and status = 'sending'`)
+        update tiktok_event_sends set status = 'failed', failure_kind = ${failure.kind}, code = ${failure.code}, message = ${failure.message},
+          updated_at = ${now}, lease_until = null, lease_token = null
+        where ${heldBy(token, ids)}`)
+    : Promise.resolve();
+
+/** Sending was switched off (pixel cleared, token removed) after they were queued: skipped as not configured, decided again later. */
+export const skipUnconfigured = (db: Db, token: string, ids: readonly number[], message: string, now: number) =>
+  ids.length
+    ? db.run(sql`
+        update tiktok_event_sends set status = 'skipped', skip_reason = 'not_configured', code = null, message = ${message},
+          updated_at = ${now}, lease_until = null, lease_token = null
+        where ${heldBy(token, ids)}`)
     : Promise.resolve();
 
 /** A retryable failure: back to `queued` with the reason, for the queue's next delivery of their message. */
-export const releaseSends = (db: Db, ids: readonly number[], code: number | null, message: string, now: number) =>
+export const releaseSends = (db: Db, token: string, ids: readonly number[], code: number | null, message: string, now: number) =>
   ids.length
     ? db.run(sql`
-        update tiktok_event_sends set status = 'queued', code = ${code}, message = ${message}, updated_at = ${now}, lease_until = null
-        where id in ${idList(ids)} and status = 'sending'`)
+        update tiktok_event_sends set status = 'queued', code = ${code}, message = ${message}, updated_at = ${now}, lease_until = null, lease_token = null
+        where ${heldBy(token, ids)}`)
     : Promise.resolve();
 
 /**
  * The queue gave up on their message (it reached the dead-letter queue): the rows still waiting
- * become `failed`, with the last reason, so the panel shows them and 'Resend failed' can retry.
+ * become `failed` (temporary: the last reason was worth retrying), so the panel shows them and
+ * 'Resend failed' can retry.
  */
 export const giveUpSends = (db: Db, ids: readonly number[], now: number) =>
   ids.length
     ? db.run(sql`
-        update tiktok_event_sends set status = 'failed', updated_at = ${now}, lease_until = null,
+        update tiktok_event_sends set status = 'failed', failure_kind = 'temporary', updated_at = ${now}, lease_until = null, lease_token = null,
           message = 'The queue gave up after its retries' || coalesce(': ' || message, '')
         where id in ${idList(ids)} and (status = 'queued' or (status = 'sending' and lease_until < ${now}))`)
     : Promise.resolve();
 
-/** 'Resend failed': every failed row back to `queued`; returns their ids to enqueue. */
+/**
+ * 'Resend failed': the failed rows that can succeed now (not those TikTok refused as malformed)
+ * back to `queued`; returns their ids to enqueue.
+ */
 export async function requeueFailed(db: Db, now: number): Promise<number[]> {
   const rows = await db.all<{ id: number }>(sql`
-    update tiktok_event_sends set status = 'queued', updated_at = ${now}, attempts = 0
-    where status = 'failed' returning id`);
+    update tiktok_event_sends set status = 'queued', updated_at = ${now}, attempts = 0, failure_kind = null
+    where status = 'failed' and failure_kind is not 'refused' returning id`);
   return rows.map((r) => r.id);
 }
+
+/**
+ * Conversions skipped because sending was not configured, whose event happened since `since`,
+ * as claims to decide again (the cron's sweep, once sending is configured). Their sub2 is the
+ * click copied in when they were claimed, or CAKE's.
+ */
+export const unconfiguredSends = (db: Db, since: number, limit = 10_000) =>
+  db.all<SendClaim>(sql`
+    select s.conversion_id as conversionId, s.event, coalesce(s.click_id, c.subid2, '') as subid2, coalesce(s.value_cents, 0) as valueCents,
+      s.event_at as eventAt
+    from tiktok_event_sends s indexed by tiktok_event_sends_not_configured_idx
+    left join cake_conversions c on c.conversion_id = s.conversion_id
+    where s.skip_reason = 'not_configured' and s.status = 'skipped' and s.event_at >= ${since}
+    limit ${limit}`);
 
 /**
  * Rows nobody is looking after: `queued` untouched for `staleMs` (their enqueue failed, or the
@@ -219,7 +292,7 @@ export async function requeueFailed(db: Db, now: number): Promise<number[]> {
  */
 export async function takeStaleSends(db: Db, now: number, staleMs: number, limit = 10_000): Promise<number[]> {
   const rows = await db.all<{ id: number }>(sql`
-    update tiktok_event_sends set status = 'queued', updated_at = ${now}, lease_until = null
+    update tiktok_event_sends set status = 'queued', updated_at = ${now}, lease_until = null, lease_token = null
     where id in (
       select id from tiktok_event_sends indexed by tiktok_event_sends_status_idx
       where status = 'queued' and updated_at < ${now - staleMs}
@@ -249,18 +322,35 @@ export interface SendCounts {
   count: number;
 }
 
-/** Rows per state whose state was set since `since` (the day's start), and every failed row. */
-export async function sendOverview(db: Db, since: number, failuresShown = 5) {
-  const [today, failedTotal, failures] = await rawBatch(db, [
+export interface SendFailure {
+  conversionId: string;
+  event: string;
+  kind: TikTokFailureKind;
+  code: number | null;
+  message: string | null;
+  at: number;
+}
+
+/**
+ * Rows per state whose state was set since `since` (the day's start), every failed row counted by
+ * kind, and the latest failures of each kind (so a refusal is not hidden behind newer timeouts).
+ */
+export async function sendOverview(db: Db, since: number, failuresPerKind = 3) {
+  const [today, failed, failures] = await rawBatch(db, [
     sql`select status, skip_reason as skipReason, count(*) as count from tiktok_event_sends indexed by tiktok_event_sends_updated_idx
         where updated_at >= ${since} group by status, skip_reason`,
-    sql`select count(*) as count from tiktok_event_sends where status = 'failed'`,
-    sql`select conversion_id as conversionId, event, code, message, updated_at as at from tiktok_event_sends
-        where status = 'failed' order by updated_at desc limit ${failuresShown}`,
+    sql`select coalesce(failure_kind, 'temporary') as kind, count(*) as count from tiktok_event_sends where status = 'failed' group by 1`,
+    sql`select conversionId, event, kind, code, message, at from (
+          select conversion_id as conversionId, event, coalesce(failure_kind, 'temporary') as kind, code, message, updated_at as at,
+            row_number() over (partition by failure_kind order by updated_at desc, id desc) as n
+          from tiktok_event_sends where status = 'failed')
+        where n <= ${failuresPerKind} order by at desc`,
   ]);
+  const failedByKind = Object.fromEntries(TIKTOK_FAILURE_KINDS.map((k) => [k, 0])) as Record<TikTokFailureKind, number>;
+  for (const row of (failed?.results ?? []) as { kind: TikTokFailureKind; count: number }[]) failedByKind[row.kind] += row.count;
   return {
     today: (today?.results ?? []) as SendCounts[],
-    failedTotal: ((failedTotal?.results[0] as { count?: number } | undefined)?.count ?? 0) as number,
-    failures: (failures?.results ?? []) as { conversionId: string; event: string; code: number | null; message: string | null; at: number }[],
+    failed: failedByKind,
+    failures: (failures?.results ?? []) as SendFailure[],
   };
 }

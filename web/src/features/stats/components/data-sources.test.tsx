@@ -46,11 +46,14 @@ const STATUS = {
 const EVENTS = {
   configured: true,
   problems: [],
+  fix: [],
   tokenSet: true,
   settings: { pixelCode: "CPIXEL1", testEventCode: "", pendingEvent: "", currency: "USD" },
+  testEvents: null,
   day: "2026-11-22",
   today: { sent: 0, failed: 0, waiting: 0, skipped: { no_ttclid: 0, not_tiktok: 0, outside_window: 0, not_configured: 0 } },
   failedTotal: 0,
+  failed: { temporary: 0, setup: 0, refused: 0 },
   failures: [],
 };
 

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
-import { AlertTriangle, CheckCircle2, RotateCcw, Settings2, XCircle } from "lucide-react";
+import { AlertTriangle, CheckCircle2, FlaskConical, RotateCcw, Settings2, XCircle } from "lucide-react";
 import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
@@ -12,14 +13,23 @@ import { cn } from "@/lib/cn";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import {
+  FAILURE_KIND_LABELS,
+  NO_PIXEL_CODE,
   PENDING_EVENT_CHOICES,
   SKIP_REASON_LABELS,
   tiktokEventSettingsSchema,
   type TikTokEventSettings,
 } from "../../../../../worker/src/schemas/tiktok-events";
 import { tiktokEventsQuery, useResendFailed, useSaveEventSettings, type TikTokEventsStatus } from "../api";
+import { SetupSteps } from "./setup-steps";
 
 const count = (n: number) => n.toLocaleString("en-US");
+const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+
+type TestEvents = NonNullable<TikTokEventsStatus["testEvents"]>;
+
+/** "set by alice on Nov 22, 2026 10:14:03", or that nobody knows (a code set before this was recorded). */
+const setByLine = ({ setBy, setAt }: TestEvents) => (setBy && setAt ? `set by ${setBy} on ${formatDateTime(setAt)}` : "who set it was not recorded");
 
 function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpenChange(open: boolean): void; current: TikTokEventSettings }) {
   // The four fields only: the schema is strict, as the API is.
@@ -27,10 +37,16 @@ function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpen
   const form = useSchemaForm(tiktokEventSettingsSchema, { pixelCode, testEventCode, pendingEvent, currency });
   const { errors } = form.formState;
   const save = useSaveEventSettings();
+  const testing = Boolean(form.watch("testEventCode")?.trim());
   const submit = (settings: TikTokEventSettings) =>
     save.mutate(settings, {
       onSuccess: () => {
-        toast({ title: "Settings updated", description: settings.pixelCode ? "Conversions go to TikTok from now on." : "Sending to TikTok is off." });
+        const description = !settings.pixelCode
+          ? "Sending to TikTok is off."
+          : settings.testEventCode
+            ? "Conversions go to Test Events only until the test event code is cleared."
+            : "Conversions go to TikTok from now on.";
+        toast({ title: "Settings updated", description });
         onOpenChange(false);
       },
       onError: (err) => {
@@ -48,7 +64,17 @@ function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpen
         <Field label="Pixel code" error={errors.pixelCode?.message} hint="Events Manager → your pixel's ID (event_source_id). Empty turns sending off.">
           <Input {...form.register("pixelCode")} placeholder="C4A1B2C3D4E5F6G7H8I9" autoComplete="off" />
         </Field>
-        <Field label="Test event code" error={errors.testEventCode?.message} hint="Optional: events then show under Test Events instead of counting.">
+        <Field
+          label="Test event code"
+          error={errors.testEventCode?.message}
+          hint={
+            testing ? (
+              <span className="text-amber-800">While set, every conversion goes to Test Events and counts for nothing: clear it once testing is done.</span>
+            ) : (
+              "Optional, for testing: events then show under Test Events instead of counting."
+            )
+          }
+        >
           <Input {...form.register("testEventCode")} placeholder="TEST12345" autoComplete="off" />
         </Field>
         <Field label="Pending conversions" error={errors.pendingEvent?.message}>
@@ -100,6 +126,27 @@ function Counts({ status }: { status: TikTokEventsStatus }) {
   );
 }
 
+/** Failed conversions 'Resend failed' sends again: the temporary ones and those of a token or access problem. */
+const resendable = ({ failed }: TikTokEventsStatus) => failed.temporary + failed.setup;
+
+/** What Resend failed will do, in a sentence: how many go again and why, and how many stay failed and why. */
+function resendSentence(status: TikTokEventsStatus) {
+  const { temporary, setup, refused } = status.failed;
+  const why = [
+    temporary ? `${count(temporary)} after ${FAILURE_KIND_LABELS.temporary}` : "",
+    setup ? `${count(setup)} after a ${FAILURE_KIND_LABELS.setup} problem` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const again = resendable(status) ? `Resend failed sends ${plural(resendable(status), "conversion", "conversions")} again (${why}).` : "";
+  const stay = refused
+    ? `${plural(refused, "conversion", "conversions")} TikTok refused as malformed ${refused === 1 ? "stays" : "stay"} failed: resending would fail again.`
+    : "";
+  return [again, stay].filter(Boolean).join(" ");
+}
+
+const KIND_BADGE = { temporary: "secondary", setup: "warning", refused: "destructive" } as const;
+
 /** Whether today has anything to show; a new install's row of zeros would only push the figures down. */
 const hasAnyToday = ({ today }: TikTokEventsStatus) => today.sent + today.failed + today.waiting + Object.values(today.skipped).reduce((s, n) => s + n, 0) > 0;
 
@@ -109,11 +156,14 @@ export function TikTokEvents() {
   const resend = useResendFailed();
   const [editing, setEditing] = useState(false);
   const data = status.data;
-  const Icon = !data?.configured ? XCircle : data.failedTotal ? AlertTriangle : CheckCircle2;
+  const testing = data?.testEvents ?? null;
+  const Icon = !data?.configured ? XCircle : data.failedTotal || testing ? AlertTriangle : CheckCircle2;
+  const toResend = data ? resendable(data) : 0;
 
   const resendFailed = () =>
     resend.mutate(undefined, {
-      onSuccess: ({ requeued }) => toast({ title: "Resending", description: `${count(requeued)} failed conversions are on their way to TikTok again.` }),
+      onSuccess: ({ requeued }) =>
+        toast({ title: "Resending", description: `${plural(requeued, "failed conversion is", "failed conversions are")} on their way to TikTok again.` }),
       onError: (err) => toastError("Resend failed", err, "Could not resend the failed conversions"),
     });
 
@@ -122,7 +172,7 @@ export function TikTokEvents() {
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start sm:justify-between">
         <div className="flex min-w-0 items-start gap-2">
           <Icon
-            className={cn("mt-0.5 size-4 shrink-0", !data?.configured ? "text-slate-400" : data.failedTotal ? "text-amber-600" : "text-success-600")}
+            className={cn("mt-0.5 size-4 shrink-0", !data?.configured ? "text-slate-400" : data.failedTotal || testing ? "text-amber-600" : "text-success-600")}
             aria-hidden="true"
           />
           <div className="min-w-0 text-sm">
@@ -135,19 +185,45 @@ export function TikTokEvents() {
               ) : data!.configured ? (
                 <span className="text-slate-600">
                   sending to pixel <span className="font-mono">{data!.settings.pixelCode}</span>
-                  {data!.settings.testEventCode ? ` (test code ${data!.settings.testEventCode})` : ""}
+                  {testing ? <span className="font-medium text-amber-800">, Test Events only</span> : null}
                 </span>
               ) : (
                 <span className="text-slate-500">not configured</span>
               )}
             </p>
-            {data && !data.configured ? <p className="text-xs text-slate-500">{data.problems.join("; ")}</p> : null}
+            {testing ? (
+              <p className="text-xs text-amber-800">
+                Test event code <span className="font-mono">{testing.code}</span>, {setByLine(testing)}: nothing sent counts in your campaigns until it is
+                cleared.
+              </p>
+            ) : null}
+            {data && !data.configured ? (
+              <>
+                {data.problems.includes(NO_PIXEL_CODE) ? (
+                  <p className="mt-1 text-xs text-slate-600">No pixel code is set: put your pixel's code in Settings on this card.</p>
+                ) : null}
+                {data.problems.some((p) => p !== NO_PIXEL_CODE) ? (
+                  <SetupSteps
+                    label="Conversions to TikTok"
+                    fix={data.fix}
+                    problems={data.problems.filter((p) => p !== NO_PIXEL_CODE)}
+                    readme="Conversions sent to TikTok"
+                  />
+                ) : null}
+              </>
+            ) : null}
           </div>
         </div>
         <div className="flex shrink-0 gap-2">
-          <Button variant="secondary" size="sm" onClick={resendFailed} disabled={!data?.failedTotal || resend.isPending}>
+          <Button
+            variant="secondary"
+            size="sm"
+            onClick={resendFailed}
+            disabled={!toResend || !data?.configured || resend.isPending}
+            title={data ? resendSentence(data) || undefined : undefined}
+          >
             <RotateCcw className={cn(resend.isPending && "animate-spin")} />
-            Resend failed{data?.failedTotal ? ` (${count(data.failedTotal)})` : ""}
+            Resend failed{toResend ? ` (${count(toResend)})` : ""}
           </Button>
           <Button variant="secondary" size="sm" onClick={() => setEditing(true)} disabled={!data}>
             <Settings2 />
@@ -161,11 +237,20 @@ export function TikTokEvents() {
             <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Today ({data.day})</p>
             <Counts status={data} />
           </div>
+          {data.failedTotal ? (
+            <p className="text-xs text-slate-600">
+              {resendSentence(data)}
+              {toResend && !data.configured ? " Set sending up first." : ""}
+            </p>
+          ) : null}
           {data.failures.length ? (
-            <ul className="grid gap-1 border-t border-slate-100 pt-2 text-xs" aria-label="Latest failures">
+            <ul className="grid gap-1.5 border-t border-slate-100 pt-2 text-xs" aria-label="Latest failures">
               {data.failures.map((f) => (
-                <li key={`${f.conversionId}-${f.event}`} className="grid gap-0.5 sm:flex sm:gap-2">
-                  <span className="shrink-0 font-mono text-slate-700">{f.conversionId}</span>
+                <li key={`${f.conversionId}-${f.event}`} className="grid gap-0.5 sm:flex sm:items-start sm:gap-2">
+                  <span className="flex shrink-0 items-center gap-2">
+                    <span className="font-mono text-slate-700">{f.conversionId}</span>
+                    <Badge variant={KIND_BADGE[f.kind]}>{FAILURE_KIND_LABELS[f.kind]}</Badge>
+                  </span>
                   <span className="min-w-0 text-danger-700">{f.message ?? "failed"}</span>
                   <time className="shrink-0 text-slate-500 sm:ml-auto" dateTime={f.at} title={formatDateTime(f.at)}>
                     {formatRelative(f.at)}
@@ -178,5 +263,46 @@ export function TikTokEvents() {
       ) : null}
       {data && editing ? <SettingsDialog open={editing} onOpenChange={setEditing} current={data.settings} /> : null}
     </Card>
+  );
+}
+
+/**
+ * Admins, at the top of the Stats screen: a test event code left set sends every conversion to
+ * Test Events, where TikTok does not count it, so the campaigns stop learning. Says so, who set
+ * it, and clears it in one click.
+ */
+export function TestEventsBanner() {
+  const status = useQuery(tiktokEventsQuery);
+  const save = useSaveEventSettings();
+  const testing = status.data?.testEvents;
+  if (!status.data || !testing) return null;
+  const { settings } = status.data;
+  const stop = () =>
+    save.mutate(
+      { pixelCode: settings.pixelCode, testEventCode: "", pendingEvent: settings.pendingEvent, currency: settings.currency },
+      {
+        onSuccess: () => toast({ title: "Test event code cleared", description: "Conversions count in your campaigns from now on." }),
+        onError: (err) => toastError("Not cleared", err, "Could not clear the test event code"),
+      },
+    );
+  return (
+    <section
+      aria-label="Conversions are going to Test Events"
+      className="flex flex-col gap-3 rounded-lg bg-amber-50 p-4 text-sm text-amber-900 ring-1 ring-inset ring-amber-300 sm:flex-row sm:items-center sm:justify-between"
+    >
+      <div className="flex min-w-0 items-start gap-2">
+        <FlaskConical className="mt-0.5 size-4 shrink-0 text-amber-700" aria-hidden="true" />
+        <div className="min-w-0">
+          <p className="font-medium">Conversions are going to TikTok's Test Events, not to your campaigns</p>
+          <p className="text-amber-800">
+            The test event code <span className="font-mono">{testing.code}</span> ({setByLine(testing)}) sends every conversion to Events Manager → Test Events,
+            where it counts for nothing. Clear it once testing is done (here, or in Conversions to TikTok → Settings).
+          </p>
+        </div>
+      </div>
+      <Button variant="secondary" size="sm" onClick={stop} disabled={save.isPending} className="self-start sm:self-center">
+        {save.isPending ? "Clearing..." : "Clear the test code"}
+      </Button>
+    </section>
   );
 }
