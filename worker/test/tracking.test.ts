@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertClicks } from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
@@ -100,7 +100,7 @@ describe("GET /r/:campaignId", () => {
     expect(new Set(ids).size).toBe(300);
     const stored = await clicksOf(campaignId);
     expect(stored.map((c) => c.clickId).sort()).toEqual([...ids].sort());
-  });
+  }, 60_000);
 
   it("writes a batch as soon as it is full, and gathers the next one", async () => {
     const { campaignId } = await setup();
@@ -108,7 +108,7 @@ describe("GET /r/:campaignId", () => {
     const responses = await Promise.all(Array.from({ length: count }, () => visit(`/r/${campaignId}`)));
     expect(responses.every((r) => r.status === 302)).toBe(true);
     expect(await clicksOf(campaignId)).toHaveLength(count);
-  });
+  }, 120_000);
 
   it("still stores the other clicks of a batch when one campaign is deleted before the write", async () => {
     const kept = await setup();
@@ -316,8 +316,8 @@ describe("GET /click", () => {
     const { campaignId } = await setup();
     const clickId = await recordedClick(campaignId);
     await visit(`/click?clickId=${clickId}`);
-    const first = (await clickRow(clickId))!.exitedAt;
-    await new Promise((r) => setTimeout(r, 5));
+    const first = (await clickRow(clickId))!.exitedAt!;
+    await vi.waitUntil(() => Date.now() > first, { interval: 1 });
     await visit(`/click?clickId=${clickId}`);
     expect((await clickRow(clickId))!.exitedAt).toBe(first);
     expect(await exitsOf(clickId)).toHaveLength(2);
@@ -375,9 +375,12 @@ describe("GET /click", () => {
     const { campaignId } = await setup();
     const clickId = crypto.randomUUID();
     const started = Date.now();
+    const timers = vi.spyOn(globalThis, "setTimeout");
     const exit = visit(`/click?clickId=${clickId}`);
-    // The click lands while the exit waits, as another isolate's batch would.
-    await new Promise((r) => setTimeout(r, 200));
+    // The click lands once the exit has found nothing and waits to look again, as another
+    // isolate's batch would.
+    await vi.waitUntil(() => timers.mock.calls.some(([, ms]) => (ms ?? 0) >= BATCH_MAX_WAIT_MS), { timeout: 10_000, interval: 5 });
+    timers.mockRestore();
     await insertClicks(db(), [{ clickId, campaignId, placement: "late", clickedAt: started }]);
     const res = await exit;
     expect(res.headers.get("location")).toBe(`https://offer.test/go?sub1=${clickId}&sub2=&sub3=&sub4=&sub5=late`);
