@@ -52,7 +52,7 @@ const lanes = [
 const started = Date.now();
 const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
 console.log(`Running the tests in two lanes: ${lanes.map((l) => l.name).join(" and ")} (their output: test-results/lanes/)`);
-const codes = await Promise.all(
+const results = await Promise.all(
   lanes.map(async (lane) => {
     const log = path.join(LOGS, `${lane.name}.log`);
     const blob = path.join(REPORTS, `${lane.name}.json`);
@@ -61,15 +61,15 @@ const codes = await Promise.all(
     const args = ["run", ...lane.projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=blob", `--outputFile.blob=${blob}`];
     const code = await vitest(args, log);
     console.log(`${lane.name} lane finished after ${seconds()} (exit code ${code})`);
-    if (!existsSync(blob)) {
-      // A lane that stopped before writing its report shows why here; failed tests show below.
-      const lines = readFileSync(log, "utf8").trimEnd().split("\n");
-      console.log(`last lines of test-results/lanes/${lane.name}.log:\n${lines.slice(-30).join("\n")}`);
-    }
-    return code;
+    return { lane, log, code, reported: existsSync(blob) };
   }),
 );
 
-const merged = await vitest(["--merge-reports", REPORTS, "--reporter=default", `--reporter=${FAILED_TESTS_REPORTER}`]);
-console.log(`Both lanes: ${seconds()} in all. Each lane's full output: ${lanes.map((l) => path.relative(ROOT, path.join(LOGS, `${l.name}.log`))).join(", ")}`);
-process.exit(merged !== 0 ? merged : (codes.find((c) => c !== 0) ?? 0));
+const merged = results.some((r) => r.reported) ? await vitest(["--merge-reports", REPORTS, "--reporter=default", `--reporter=${FAILED_TESTS_REPORTER}`]) : 1;
+// A lane that stopped before writing its report is in no list above: its own last lines say why.
+for (const { lane, log, code } of results.filter((r) => !r.reported)) {
+  const lines = readFileSync(log, "utf8").trimEnd().split("\n");
+  console.log(`\nThe ${lane.name} lane wrote no report (exit code ${code}). The last lines of ${path.relative(ROOT, log)}:\n${lines.slice(-30).join("\n")}`);
+}
+console.log(`\nBoth lanes: ${seconds()} in all. Each lane's whole output: ${results.map((r) => path.relative(ROOT, r.log)).join(", ")}`);
+process.exit(merged !== 0 ? merged : (results.find((r) => r.code !== 0)?.code ?? 0));

@@ -13,7 +13,7 @@ const MESSAGE_LINES = 6;
  * @param {string | undefined} stack
  * @param {string} root
  */
-export function repositoryFrame(stack, root) {
+function repositoryFrame(stack, root) {
   for (const line of (stack ?? "").split("\n")) {
     const match = /(?:\(|at |@)((?:file:\/\/)?\/[^\s()]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim());
     if (!match) continue;
@@ -30,7 +30,7 @@ export function repositoryFrame(stack, root) {
  * @param {{ name?: string, message?: string, stack?: string }} error
  * @param {string} root
  */
-export function errorLines(error, root) {
+function errorLines(error, root) {
   const name = error.name && !error.message?.startsWith(`${error.name}:`) ? `${error.name}: ` : "";
   const message = `${name}${error.message ?? "(no message)"}`.split("\n").filter((l) => l.trim() !== "");
   const lines = message.slice(0, MESSAGE_LINES);
@@ -64,7 +64,7 @@ function titlePath(entity) {
  * @param {string} root
  * @returns {Failure[]}
  */
-export function collectFailures(testModules, unhandledErrors, root) {
+function collectFailures(testModules, unhandledErrors, root) {
   /** @type {Failure[]} */
   const failures = [];
   for (const module of testModules) {
@@ -90,7 +90,7 @@ export function collectFailures(testModules, unhandledErrors, root) {
  * @param {Failure[]} failures
  * @param {string} root
  */
-export function formatFailures(failures, root) {
+function formatFailures(failures, root) {
   if (!failures.length) return "";
   const out = [`Failed tests (${failures.length}):`];
   for (const { where, errors } of failures) {
