@@ -7,8 +7,8 @@ import { ROOT } from "../scripts/lib/server.mjs";
 import { createFirstAdmin, useHarness } from "./support/harness";
 
 const h = useHarness("billing");
-/** Screens settle after a request or two; Playwright's own waits allow 30 s, these allow 10. */
-const POLL = { timeout: 10_000, interval: 100 };
+/** Screens settle after a request or two: seconds on a loaded machine (harness.ts says how long Playwright's own waits allow). */
+const POLL = { timeout: 30_000, interval: 100 };
 
 // ---------------------------------------------------------------------------------------------
 // What the sample export holds, read here from the file itself (not from Trackyard's parser), so

@@ -8,7 +8,7 @@ import { createFirstAdmin, useHarness } from "./support/harness";
  */
 const h = useHarness("first-week");
 
-const POLL = { timeout: 10_000, interval: 100 };
+const POLL = { timeout: 30_000, interval: 100 };
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
 
@@ -68,7 +68,7 @@ async function shot(page: Page, name: string) {
 let campaignId = 0;
 let landerId = 0;
 
-test("the first click shows on Stats within one refresh, with our own figures, and macros left unfilled are empty", { timeout: 120_000 }, async () => {
+test("the first click shows on Stats within one refresh, with our own figures, and macros left unfilled are empty", { timeout: 300_000 }, async () => {
   const ctx = await h.newContext();
   const page = await ctx.newPage();
   // The page's timers run on a clock the test moves, so "one refresh" (30 s) takes no real time.
@@ -176,7 +176,7 @@ test("the date picker shows last month and this month, in the app's colours", as
   await ctx.close();
 });
 
-test("wide tables on a phone: pinned first column, a sign they scroll, actions and empty states on screen", { timeout: 90_000 }, async () => {
+test("wide tables on a phone: pinned first column, a sign they scroll, actions and empty states on screen", { timeout: 240_000 }, async () => {
   const ctx = await h.browser.newContext({ baseURL: h.url, viewport: PHONE });
   const page = await ctx.newPage();
   await signIn(page, "founder");
@@ -345,7 +345,7 @@ test("Escape closes dialogs back to the control that opened them, also with a to
   await member.getByRole("heading", { name: "Click Log" }).waitFor();
   await api(page, "POST", `/api/users/${mia.id}/permissions`, { features: ["dashboard"] });
   // The Click Log refreshes every 10 s; its 403 takes the member home, without a reload.
-  await member.getByRole("heading", { name: "Dashboard" }).waitFor({ timeout: 20_000 });
+  await member.getByRole("heading", { name: "Dashboard" }).waitFor();
   expect(await member.getByRole("navigation", { name: "Main" }).getByRole("link").allInnerTexts()).not.toContain("Click Log");
   await memberCtx.close();
   await ctx.close();

@@ -228,7 +228,7 @@ describe("parsing a statement", () => {
       error: "The file has more than 100,000 transactions",
       details: ["Upload the statement in parts (for example one month at a time)."],
     });
-  });
+  }, 60_000);
 
   it("notes refunds exported with a positive amount, stored as exported", () => {
     const text = "Registered Card Last 4,Status,Type,Authorization Billing Amount,Reference Id\n*1234,CLEARED,CREDIT,45.00,c-1\n";

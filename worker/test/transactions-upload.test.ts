@@ -179,7 +179,7 @@ describe("uploading a statement", () => {
     expect((await all()).at(-1)).toMatchObject({ referenceId: "bulk-5999", authBillingAmountCents: 599925 });
     const second = await upload(admin, text);
     expect(await second.json()).toMatchObject({ count: 0, duplicateCount: 6000 });
-  });
+  }, 60_000);
 });
 
 describe("files the upload refuses whole", () => {
@@ -220,7 +220,7 @@ describe("files the upload refuses whole", () => {
     const huge = await upload(admin, "x".repeat(11 * 1024 * 1024));
     expect(huge.status).toBe(413);
     expect(await huge.json()).toEqual({ error: "The request body is larger than 10 MB" });
-  });
+  }, 60_000);
 
   it("refuses other file types, a missing file and a JSON body", async () => {
     const admin = await makeAdmin();

@@ -257,7 +257,7 @@ describe("Stats screen", () => {
 
     // One save for the burst, with everything but EPV and the last width.
     expect(puts()).toEqual([]);
-    await waitFor(() => expect(puts()).toHaveLength(1), { timeout: 2000 });
+    await waitFor(() => expect(puts()).toHaveLength(1));
     expect(puts()[0]).toEqual({
       visibleColumns: [
         "name",
