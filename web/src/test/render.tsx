@@ -31,6 +31,7 @@ export const member = (permissions: CurrentUser["permissions"] = []): CurrentUse
   permissions,
   twoFactorEnabled: false,
   mustSetUpTwoFactor: false,
+  accessKey: `member-${permissions.join(",")}`,
 });
 
 export const admin = (): CurrentUser => ({
@@ -40,4 +41,5 @@ export const admin = (): CurrentUser => ({
   permissions: [],
   twoFactorEnabled: false,
   mustSetUpTwoFactor: false,
+  accessKey: "admin",
 });

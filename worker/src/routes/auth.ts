@@ -2,6 +2,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { audit, type Actor } from "../audit/record";
+import { accessKey } from "../auth/access-key";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../auth/password";
 import { deleteSession, loadSecondFactorSession, prepareSession, readSessionToken, SECOND_FACTOR_TTL_SECONDS, SESSION_COOKIE } from "../auth/session";
 import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
@@ -24,6 +25,8 @@ export const publicUser = (user: Pick<SessionUser, "id" | "username" | "role" | 
   twoFactorEnabled: user.twoFactorEnabled,
   /** An admin requires two-factor sign-in and this user has none yet: they may only set it up. */
   mustSetUpTwoFactor: user.stage === "enroll",
+  /** What every later answer's X-Access-Key must match for this to be current (auth/access-key.ts). */
+  accessKey: accessKey(user),
 });
 
 /** Starts a session (its row written in one batch with the sign-in's audit entry) and sets its cookie. */

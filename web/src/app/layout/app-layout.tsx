@@ -8,6 +8,7 @@ import { Tooltip, TooltipProvider } from "@/components/ui/tooltip";
 import { reportTimeZoneQuery } from "@/lib/report-days";
 import { useUser } from "@/lib/auth";
 import { cn } from "@/lib/cn";
+import { useFollowAccess } from "../follow-access";
 import { allows, type Screen } from "../screens";
 import { useSidebar } from "./sidebar-state";
 
@@ -91,6 +92,8 @@ export default function AppLayout({ screens }: { screens: Screen[] }) {
   // Every data screen counts days in the report time zone: known before the first one opens, its
   // route loader can ask for the screen's data at once (app/router.tsx).
   useQuery(reportTimeZoneQuery);
+  // A feature an admin grants or takes away shows here within seconds (app/follow-access.ts).
+  useFollowAccess();
 
   // Tooltips live in the signed-in frame only, so the sign-in screen does not load them.
   return (
