@@ -42,3 +42,25 @@ describe("the access key on every answer", () => {
     expect(keyOf(res)).toBeNull();
   });
 });
+
+describe("what scopes a member's view", () => {
+  it("names a member's media buyers, cards and sparks; an admin is not scoped", { timeout: 20_000 }, async () => {
+    const admin = await makeAdmin();
+    const member = await makeUser("user", ["dashboard", "sparks"]);
+    expect(await bodyOf(await client(member).user.scope.$get(), 200)).toEqual({ scoped: true, mediaBuyers: [], vcnNicknames: [], sparks: [] });
+
+    const as = client(admin).users[":id"];
+    const param = { id: member.id };
+    await bodyOf(await as["media-buyers"].$post({ param, json: { subid1s: ["bob", "anna"] } }), 200);
+    await bodyOf(await as["vcn-assignments"].$post({ param, json: { vcnNicknames: ["Ads card"] } }), 200);
+    const spark = await bodyOf(await client(member).sparks.$post({ json: { name: "Quiz spark", code: "<!-- q -->" } }), 201);
+    expect(await bodyOf(await client(member).user.scope.$get(), 200)).toEqual({
+      scoped: true,
+      mediaBuyers: ["anna", "bob"],
+      vcnNicknames: ["Ads card"],
+      sparks: [spark.name],
+    });
+    expect(await bodyOf(await client(admin).user.scope.$get(), 200)).toEqual({ scoped: false });
+    expect((await call("/api/user/scope")).status).toBe(401);
+  });
+});

@@ -8,7 +8,15 @@ import { deleteSession, loadSecondFactorSession, prepareSession, readSessionToke
 import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
 import { decryptSecret, hashRecoveryCode, matchTotp, normaliseRecoveryCode, twoFactorKeys } from "../auth/two-factor";
 import { claimTotpStep, recoveryCodesLeft, twoFactorRequired, twoFactorState, useRecoveryCode } from "../db/queries/two-factor";
-import { countUsers, findUserByUsername, insertFirstAdmin, listPermissions } from "../db/queries/users";
+import {
+  countUsers,
+  findUserByUsername,
+  insertFirstAdmin,
+  listMediaBuyerAssignments,
+  listPermissions,
+  listSparkAssignments,
+  listVcnAssignments,
+} from "../db/queries/users";
 import type { SessionStage } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
 import { ApiError } from "../lib/errors";
@@ -169,4 +177,31 @@ export const authRoutes = new Hono<AppEnv>()
     const user = c.get("user");
     if (!user) throw new ApiError(401, "You are not signed in");
     return c.json(publicUser(user), 200);
+  })
+
+  /**
+   * What limits the caller's view of the data (docs/product-rules.md "Who may do what"), so a
+   * member's screens can say it: the media buyers (Stats, Offers), cards (Billing) and sparks
+   * assigned to them. Admins see everything. Its own call, not part of /api/user: only the
+   * screens that show it ask, and the session load stays one read.
+   */
+  .get("/user/scope", async (c) => {
+    const user = c.get("user");
+    if (!user) throw new ApiError(401, "You are not signed in");
+    if (user.role === "admin") return c.json({ scoped: false as const }, 200);
+    const db = c.get("db");
+    const [buyers, cards, sparkRows] = await db.batch([
+      listMediaBuyerAssignments(db, user.id),
+      listVcnAssignments(db, user.id),
+      listSparkAssignments(db, user.id),
+    ]);
+    return c.json(
+      {
+        scoped: true as const,
+        mediaBuyers: buyers.map((b) => b.subid1),
+        vcnNicknames: cards.map((v) => v.vcnNickname),
+        sparks: sparkRows.map((s) => s.name),
+      },
+      200,
+    );
   });
