@@ -1,5 +1,4 @@
 import { Check, Clock, Copy, Inbox, KeyRound, ListChecks, RefreshCw } from "lucide-react";
-import { SecondaryNav } from "@/components/layout/secondary-nav";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, CardTitle, StatCard } from "@/components/ui/card";
 import { useCopy } from "@/components/ui/copy-button";
@@ -58,7 +57,6 @@ export default function CodesScreen() {
 
   return (
     <>
-      <SecondaryNav />
       <PageHeader title="Verification Code Dashboard" description="Codes taken from emails forwarded to the monitored address, newest first." />
       <div className="grid grid-cols-1 gap-6">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">

@@ -1,7 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { CreditCard, ShieldCheck, Sparkles, Trash2, UserCog, UserPlus, Users as UsersIcon, Wallet } from "lucide-react";
 import { useState } from "react";
-import { SecondaryNav } from "@/components/layout/secondary-nav";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -89,7 +88,6 @@ export default function UsersScreen() {
 
   return (
     <>
-      <SecondaryNav />
       <PageHeader
         title="User Management"
         description="Create team accounts, grant features and assign cards, media buyers and sparks."
