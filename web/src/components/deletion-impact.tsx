@@ -1,6 +1,7 @@
 import type { InferResponseType } from "hono/client";
 import type { api } from "@/lib/api";
-import { formatDate, formatNumber } from "@/lib/format";
+import { formatNumber } from "@/lib/format";
+import { useReportTime } from "@/lib/report-time";
 
 /** What deleting a lander or a campaign takes along (GET /api/{landers,campaigns}/:id/deletion-impact). */
 export type DeletionImpact = InferResponseType<(typeof api.campaigns)[":id"]["deletion-impact"]["$get"], 200>;
@@ -22,10 +23,11 @@ function campaignList(impact: DeletionImpact) {
   return more > 0 ? `${names.join(", ")} and ${more} more` : names.join(", ");
 }
 
-function history(impact: DeletionImpact) {
+/** The days of the first and last click, in the report time zone like every day of the stats. */
+function history(impact: DeletionImpact, day: (iso: string) => string) {
   if (!impact.firstClickAt || !impact.lastClickAt) return null;
-  const first = formatDate(impact.firstClickAt);
-  const last = formatDate(impact.lastClickAt);
+  const first = day(impact.firstClickAt);
+  const last = day(impact.lastClickAt);
   return first === last ? `on ${first}` : `from ${first} to ${last}`;
 }
 
@@ -44,6 +46,7 @@ export function DeletionImpactSummary({
   impact: ImpactQuery;
   consequence: string;
 }) {
+  const { day } = useReportTime();
   if (impact.isPending) return <p>Counting what goes with {name}...</p>;
   if (impact.isError || !impact.data) {
     return (
@@ -57,7 +60,7 @@ export function DeletionImpactSummary({
     );
   }
   const data = impact.data;
-  const days = history(data);
+  const days = history(data, day);
   if (kind === "lander" && data.campaigns.length === 0) return <p>No campaign uses {name}: only the lander is deleted.</p>;
   return (
     <>

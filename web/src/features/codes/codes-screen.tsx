@@ -1,4 +1,5 @@
 import { Check, Clock, Copy, Inbox, KeyRound, ListChecks, RefreshCw } from "lucide-react";
+import { Instant } from "@/components/instant";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, CardTitle, StatCard } from "@/components/ui/card";
 import { useCopy } from "@/components/ui/copy-button";
@@ -6,7 +7,7 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Skeleton } from "@/components/ui/spinner";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
-import { formatDateTime, formatRelative } from "@/lib/format";
+import { formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { useCodes, type Code } from "./api";
 
@@ -26,9 +27,7 @@ function CodeRow({ code }: { code: Code }) {
         </button>
       </TableCell>
       <TableCell className="whitespace-nowrap text-slate-600">
-        <time dateTime={code.receivedAt} title={formatDateTime(code.receivedAt)}>
-          {formatRelative(code.receivedAt)}
-        </time>
+        <Instant at={code.receivedAt} show="relative" />
       </TableCell>
       <TableCell className="hidden max-w-md truncate text-slate-600 md:table-cell" title={code.subject}>
         {code.subject || "—"}

@@ -1,5 +1,6 @@
 import { Download, ShieldCheck, ShieldOff } from "lucide-react";
 import { useState } from "react";
+import { Instant } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -9,7 +10,6 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
-import { formatDate } from "@/lib/format";
 import { useSchemaForm } from "@/lib/schema-form";
 import { passwordCheckSchema, totpCodeSchema } from "../../../../../worker/src/schemas/auth";
 import { useConfirmSetup, useDisableTwoFactor, useStartSetup, useTwoFactor } from "../api";
@@ -203,7 +203,7 @@ export function TwoFactorCard({ required }: { required: boolean }) {
           <div className="grid gap-3">
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
               <dt className="text-slate-500">On since</dt>
-              <dd className="tabular text-slate-800">{s.enabledAt ? formatDate(s.enabledAt) : "—"}</dd>
+              <dd className="tabular text-slate-800">{s.enabledAt ? <Instant at={s.enabledAt} show="day" /> : "—"}</dd>
               <dt className="text-slate-500">Recovery codes left</dt>
               <dd className="tabular text-slate-800">{s.recoveryCodesLeft} of 10</dd>
             </dl>

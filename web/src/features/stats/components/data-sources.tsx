@@ -2,12 +2,12 @@ import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, CheckCircle2, ChevronRight, RefreshCw, XCircle } from "lucide-react";
 import { useId, useState } from "react";
 import { ReadmeLink } from "@/components/readme-link";
+import { Instant } from "@/components/instant";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
-import { formatDateTime, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { syncStatusQuery, useSyncNow, type SyncStatus } from "../api";
 import { TikTokEvents } from "./tiktok-events";
@@ -38,10 +38,7 @@ function SourceState({ source }: { source: Source }) {
             <span className="text-slate-500">not configured</span>
           ) : source.lastSuccessAt ? (
             <span className="text-slate-600">
-              last synced{" "}
-              <time dateTime={source.lastSuccessAt} title={formatDateTime(source.lastSuccessAt)}>
-                {formatRelative(source.lastSuccessAt)}
-              </time>
+              last synced <Instant at={source.lastSuccessAt} show="relative" />
             </span>
           ) : (
             <span className="text-slate-500">never synced</span>

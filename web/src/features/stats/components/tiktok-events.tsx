@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, CheckCircle2, RotateCcw, Settings2, XCircle } from "lucide-react";
 import { useState } from "react";
+import { Instant } from "@/components/instant";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
@@ -9,7 +10,6 @@ import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
-import { formatDateTime, formatRelative } from "@/lib/format";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import {
   PENDING_EVENT_CHOICES,
@@ -167,9 +167,7 @@ export function TikTokEvents() {
                 <li key={`${f.conversionId}-${f.event}`} className="grid gap-0.5 sm:flex sm:gap-2">
                   <span className="shrink-0 font-mono text-slate-700">{f.conversionId}</span>
                   <span className="min-w-0 text-danger-700">{f.message ?? "failed"}</span>
-                  <time className="shrink-0 text-slate-500 sm:ml-auto" dateTime={f.at} title={formatDateTime(f.at)}>
-                    {formatRelative(f.at)}
-                  </time>
+                  <Instant at={f.at} show="relative" className="shrink-0 text-slate-500 sm:ml-auto" />
                 </li>
               ))}
             </ul>
