@@ -83,3 +83,25 @@ describe("the signed-in frame follows the member's rights", () => {
     await waitFor(() => expect(sidebarLinks()).toContain("Click Log"));
   });
 });
+
+describe("the phone navigation sheet", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("gives focus back to the menu button when it closes", { timeout: 15_000 }, async () => {
+    vi.stubGlobal("matchMedia", (query: string) => ({ matches: true, media: query, addEventListener() {}, removeEventListener() {} }));
+    renderApp(member(["dashboard"]));
+    const menu = screen.getByRole("button", { name: "Toggle sidebar" });
+    menu.focus();
+    fireEvent.click(menu);
+    const sheet = await screen.findByRole("dialog", { name: "Navigation" });
+    fireEvent.keyDown(sheet, { key: "Escape" });
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    await waitFor(() => expect(document.activeElement).toBe(menu));
+
+    // Following a link closes it too, and focus still lands on the button, not the page body.
+    fireEvent.click(menu);
+    fireEvent.click(within(await screen.findByRole("dialog", { name: "Navigation" })).getByRole("link", { name: "Transactions" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole("button", { name: "Toggle sidebar" })));
+  });
+});

@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { Dialog } from "@/components/ui/dialog";
+import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
@@ -74,8 +74,12 @@ function SetupSteps({ secret, uri, onDone }: { secret: string; uri: string; onDo
   );
 }
 
-/** The ten recovery codes, shown once right after setup. */
+/**
+ * The ten recovery codes, shown once right after setup. "I saved them" closes it; Escape, the X or
+ * a click outside ask first, since the codes cannot be shown again.
+ */
 function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void }) {
+  const [confirmingClose, setConfirmingClose] = useState(false);
   const text = `Trackyard recovery codes (each works once)\n\n${codes.join("\n")}\n`;
   const download = () => {
     const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
@@ -84,35 +88,45 @@ function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void })
     URL.revokeObjectURL(url);
   };
   return (
-    <Dialog
-      open
-      onOpenChange={(o) => !o && onClose()}
-      title="Save your recovery codes"
-      description="If you lose your phone, each of these signs you in once instead of a code. They are shown only now."
-      footer={
-        <>
-          <Button variant="secondary" onClick={download}>
-            <Download />
-            Download
-          </Button>
-          <CopyButton text={codes.join("\n")} label="Copy recovery codes" description="Keep them somewhere safe.">
-            Copy
-          </CopyButton>
-          <Button onClick={onClose}>I saved them</Button>
-        </>
-      }
-    >
-      <ul
-        aria-label="Recovery codes"
-        className="grid grid-cols-2 gap-2 rounded-md bg-slate-50 p-4 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200"
+    <>
+      <Dialog
+        open
+        onOpenChange={(o) => !o && setConfirmingClose(true)}
+        title="Save your recovery codes"
+        description="If you lose your phone, each of these signs you in once instead of a code. They are shown only now."
+        footer={
+          <>
+            <Button variant="secondary" onClick={download}>
+              <Download />
+              Download
+            </Button>
+            <CopyButton text={codes.join("\n")} label="Copy recovery codes" description="Keep them somewhere safe.">
+              Copy
+            </CopyButton>
+            <Button onClick={onClose}>I saved them</Button>
+          </>
+        }
       >
-        {codes.map((c) => (
-          <li key={c} className="tabular">
-            {c}
-          </li>
-        ))}
-      </ul>
-    </Dialog>
+        <ul
+          aria-label="Recovery codes"
+          className="grid grid-cols-2 gap-2 rounded-md bg-slate-50 p-4 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200"
+        >
+          {codes.map((c) => (
+            <li key={c} className="tabular">
+              {c}
+            </li>
+          ))}
+        </ul>
+      </Dialog>
+      <ConfirmDialog
+        open={confirmingClose}
+        onOpenChange={setConfirmingClose}
+        title="Close without saving the codes?"
+        description="These recovery codes will not be shown again. Without them, losing your phone means asking an admin to reset your two-factor sign-in."
+        confirmLabel="Close anyway"
+        onConfirm={onClose}
+      />
+    </>
   );
 }
 
