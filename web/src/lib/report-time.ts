@@ -4,9 +4,10 @@ import { useReportDays } from "./report-days";
 
 /**
  * Instants (a click, an audit entry, a code's arrival) as the clock reads them in the report time
- * zone, the zone the days of every range are counted in (docs/product-rules.md "Data
- * conventions"): a click listed under "Nov 19 – Nov 25" reads as a time of those days, wherever
- * the browser is. Screens name the zone beside the times (a column header, a tooltip).
+ * zone, the zone the days of every range are counted in
+ * (docs/product-rules.md "Data conventions"): a click listed under "Nov 19 – Nov 25" reads as a
+ * time of those days, wherever the browser is. Screens name the zone beside the times (a column
+ * header, a tooltip).
  */
 
 /** "Nov 26, 2026 00:23:05": the instant `iso` on the clock of `timeZone`. */
