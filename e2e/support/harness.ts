@@ -24,6 +24,8 @@ export interface Harness {
   newContext(): Promise<BrowserContext>;
   /** Saves a full-page screenshot under test-results/screenshots/<suite>-<name>.png. */
   shot(page: Page, name: string): Promise<void>;
+  /** The same at 1280x860 and at a phone's 390x844 (`<name>-1280`, `<name>-390`), back at 1280 after. */
+  shotBothSizes(page: Page, name: string): Promise<void>;
 }
 
 /**
@@ -69,6 +71,13 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
     h.newContext = () => h.browser.newContext({ baseURL: h.url, viewport: { width: 1280, height: 860 }, permissions: ["clipboard-read", "clipboard-write"] });
     h.shot = async (page, name) => {
       await page.screenshot({ path: path.join(SCREENSHOTS, `${suite}-${name}.png`), fullPage: true });
+    };
+    h.shotBothSizes = async (page, name) => {
+      await page.setViewportSize({ width: 1280, height: 860 });
+      await h.shot(page, `${name}-1280`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await h.shot(page, `${name}-390`);
+      await page.setViewportSize({ width: 1280, height: 860 });
     };
   });
   afterAll(async () => {

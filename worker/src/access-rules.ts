@@ -49,6 +49,8 @@ export const ACCESS = {
   "POST /api/login/second-factor": "public",
   "POST /api/logout": "public",
   "GET /api/user": "signed-in",
+  // what scopes the caller's view of the data (their assignments), for the screens to say
+  "GET /api/user/scope": "signed-in",
   // each user's own account: password and two-factor sign-in
   "POST /api/account/password": "signed-in",
   "GET /api/account/two-factor": "signed-in",

@@ -85,6 +85,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/login/second-factor": () => ({ path: "/api/login/second-factor", json: { code: "123456" }, status: 401 }),
   "POST /api/logout": () => ({ path: "/api/logout" }),
   "GET /api/user": () => ({ path: "/api/user" }),
+  "GET /api/user/scope": () => ({ path: "/api/user/scope" }),
   "POST /api/account/password": (_t, caller) => ({
     path: "/api/account/password",
     json: { currentPassword: caller?.password ?? "x", newPassword: "a-brand-new-password" },

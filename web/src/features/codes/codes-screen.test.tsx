@@ -55,6 +55,31 @@ describe("Codes screen", () => {
     expect(screen.getAllByTestId("copied-icon")).toHaveLength(1);
   });
 
+  it("tells codes that arrived together apart by their service: the subject with its sender, or the sender alone", { timeout: 15_000 }, async () => {
+    fetchMock.mockResolvedValue(
+      Response.json(
+        {
+          items: [
+            { ...code(3, "111111", 5), subject: "Your TikTok verification code", sender: "no-reply@tiktok.com" },
+            { ...code(2, "222222", 5), subject: "", sender: "noreply@accounts.google.com" },
+          ],
+          total: 2,
+          limit: 100,
+        },
+        { headers: { etag: '"v3"' } },
+      ),
+    );
+    renderScreen();
+    await screen.findByRole("button", { name: "Copy code 111111" });
+    const header = screen.getByRole("columnheader", { name: "Service" });
+    // Shown at every width: nothing hides the column or its cells below a breakpoint.
+    expect(header.className).not.toMatch(/hidden/);
+    const tiktok = screen.getByText("Your TikTok verification code");
+    expect(tiktok.closest("td")!.className).not.toMatch(/hidden/);
+    expect(screen.getByText("no-reply@tiktok.com")).toBeTruthy();
+    expect(screen.getByText("noreply@accounts.google.com")).toBeTruthy();
+  });
+
   it("sends the ETag back and keeps the list on 304", async () => {
     fetchMock.mockResolvedValueOnce(Response.json({ items: [code(1, "111222", 5)], total: 1, limit: 100 }, { headers: { etag: '"v1"' } }));
     fetchMock.mockResolvedValueOnce(new Response(null, { status: 304, headers: { etag: '"v1"' } }));

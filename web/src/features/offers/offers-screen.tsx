@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { DollarSign, MousePointerClick, Target } from "lucide-react";
 import { z } from "zod";
+import { ScopeNote } from "@/components/scope-note";
 import { Button } from "@/components/ui/button";
 import { Card, StatCard } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page";
@@ -63,6 +64,7 @@ export default function OffersScreen() {
           {rangeLabel(range)}
           {offers.isFetching && offers.data ? <Spinner className="ml-2 align-middle [&>span:first-child]:size-3.5" label="Updating" /> : null}
         </p>
+        <ScopeNote kind="mediaBuyers" />
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
           <StatCard label="Total Revenue" icon={<DollarSign />} value={totals ? formatMoney(totals.revenueCents / 100) : "—"} />
           <StatCard label="Total Clicks" icon={<MousePointerClick />} value={totals ? formatNumber(totals.clicks) : "—"} />

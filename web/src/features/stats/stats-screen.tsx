@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Download, X } from "lucide-react";
 import { lazy, Suspense, useMemo } from "react";
+import { ScopeNote } from "@/components/scope-note";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -98,7 +99,7 @@ export default function StatsScreen() {
       />
       {/* minmax(0, 1fr): a wide table or tab list scrolls inside its box instead of widening the page. */}
       <div className="grid grid-cols-[minmax(0,1fr)] gap-5">
-        {admin ? <DataSources /> : null}
+        {admin ? <DataSources /> : <ScopeNote kind="mediaBuyers" />}
 
         <Tabs
           value={filters.variable === "none" ? tab : ""}

@@ -1,10 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, CheckCircle2, RefreshCw, XCircle } from "lucide-react";
+import { Instant } from "@/components/instant";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
-import { formatDateTime, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { syncStatusQuery, useSyncNow, type SyncStatus } from "../api";
 import { SetupSteps } from "./setup-steps";
@@ -36,10 +36,7 @@ function SourceState({ source }: { source: Source }) {
             <span className="text-slate-500">not configured</span>
           ) : source.lastSuccessAt ? (
             <span className="text-slate-600">
-              last synced{" "}
-              <time dateTime={source.lastSuccessAt} title={formatDateTime(source.lastSuccessAt)}>
-                {formatRelative(source.lastSuccessAt)}
-              </time>
+              last synced <Instant at={source.lastSuccessAt} show="relative" />
             </span>
           ) : (
             <span className="text-slate-500">never synced</span>
