@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { userSubid1Assignments } from "../src/db/schema";
 import { rollUpClicks } from "../src/jobs/roll-up-clicks";
 import { NO_CAKE_KEY, type StatsReport } from "../src/schemas/stats";
-import { db, makeAdmin, makeUser, type TestUser } from "./helpers";
+import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 import { report, rowByKey, seedCake, seedCampaign, seedClicks, seedLander, seedSpend } from "./stats-helpers";
 
 let admin: TestUser;
@@ -174,5 +174,24 @@ describe("our own traffic in the groupings only CAKE's rows know (offer, media b
     const devices = await get(member.cookie, "device");
     expect(devices.traffic.linkClicks).toBe(2);
     expect(rowsSum(devices)).toBe(2);
+  });
+});
+
+describe("money per CAKE click on the Offers screen and in Stats", () => {
+  it("gives an offer's EPC on Offers as the Offers tab's EPV: revenue per CAKE click, three decimals", { timeout: 30_000 }, async () => {
+    const day = "2024-06-12";
+    await seedCake([
+      { date: day, offerId: 91, offerName: "Thirds", subid2: "epc-a", clicks: 3, conversions: 1, revenueCents: 1000 },
+      { date: day, offerId: 92, offerName: "Tiny", subid2: "epc-b", clicks: 3, revenueCents: 2 },
+    ]);
+    const res = await call(`/api/cake/offers?startDate=${day}&endDate=${day}`, { cookie: admin.cookie });
+    expect(res.status).toBe(200);
+    const offers = await res.json<{ offerId: number; clicks: number; epc: string }[]>();
+    expect(offers.map((o) => [o.offerId, o.clicks, o.epc])).toEqual([
+      [91, 3, "3.333"],
+      [92, 3, "0.007"], // $0.02 / 3 = 0.00667
+    ]);
+    const stats = await report(admin.cookie, { startDate: day, endDate: day, groupBy: "offer" });
+    expect(offers.map((o) => o.epc)).toEqual(["91", "92"].map((key) => rowByKey(stats, key).epv));
   });
 });
