@@ -259,14 +259,14 @@ export function reportStatement(q: ReportQuery): SQL {
     const f = conditions.length ? all(conditions) : sql`1`;
     ctes.push(sql`
       cake_groups as materialized (
-        select ${cakeKey(q.groupBy)} as key, r.tiktok_campaign_id as t,
+        select ${cakeKey(q.groupBy)} as key, r.tiktok_campaign_id as t, r.campaign_id as cid,
           (r.campaign_id <> 0 and r.tiktok_campaign_id <> '') as m, max(${f}) as hasf,
           max(case when ${f} then r.offer_name end) as hint,
           sum(case when ${f} then r.clicks else 0 end) as vis, sum(case when ${f} then r.conversions else 0 end) as conv,
           sum(case when ${f} then r.revenue_cents else 0 end) as rev, sum(r.clicks) as wall
         from ${cakeFrom(q.groupBy)}
         where r.${days}
-        group by key, t, m),
+        group by key, t, cid, m),
       link_weights as (select t, key, vis as w from cake_groups where m and vis > 0),
       link_totals as materialized (select t, sum(wall) as w from cake_groups where m group by t having sum(wall) > 0)`);
     parts.push(sql`select 'group_revenue', key, max(hint), sum(vis), sum(conv), sum(rev), 0, 0, 0, 0 from cake_groups where hasf group by key`);
@@ -304,7 +304,8 @@ export function reportStatement(q: ReportQuery): SQL {
     );
   }
   parts.push(sql`select 'range_spend', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from ad_spend`);
-  if (cakeOnly || cakeNarrowed) ctes.push(reportCampaignsCte(q, conditions, cakeOnly));
+  // Only CAKE's rows place our campaigns in these groups; they are read with CAKE clicks as weights.
+  if (link === "cake-clicks") ctes.push(reportCampaignsCte(cakeOnly));
   // Our clicks in the report: those the filters keep, and with a narrowing only CAKE's rows know,
   // only the campaigns CAKE's rows place in it (our clicks know no spark or media buyer).
   const inReport = [...clickFilters, ...(cakeNarrowed ? [sql`o.campaign_id in (select campaign_id from report_campaigns)`] : [])];
@@ -317,16 +318,14 @@ export function reportStatement(q: ReportQuery): SQL {
 
 /**
  * CTE `report_campaigns` (key, campaign_id): the campaigns of ours CAKE's rows of the range place
- * in each group (`key` = the grouping's CAKE key for the groupings only CAKE knows, '' otherwise),
- * under the report's filters. How our clicks reach the groups our clicks do not record.
+ * in each group under the report's filters (`key` the group for the groupings only CAKE knows, ''
+ * otherwise), from `cake_groups`, so CAKE's rows are not read again. How our clicks reach the
+ * groups our clicks do not record, and the campaigns a spark, media buyer or member narrows to.
  */
-function reportCampaignsCte(q: ReportQuery, conditions: SQL[], keyed: boolean): SQL {
-  const key = keyed ? cakeKey(q.groupBy) : sql.raw("''");
-  return sql`
+function reportCampaignsCte(keyed: boolean): SQL {
+  return sql.raw(`
     report_campaigns as materialized (
-      select ${key} as key, r.campaign_id from cake_attributed_daily r
-      where r.date between ${q.range.startDate} and ${q.range.endDate} and r.campaign_id <> 0${andAll(conditions)}
-      group by key, r.campaign_id)`;
+      select ${keyed ? "key" : "''"} as key, cid as campaign_id from cake_groups where hasf and cid <> 0 group by 1, 2)`);
 }
 
 /**
