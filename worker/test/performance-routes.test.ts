@@ -219,13 +219,13 @@ describe("the performance reads", () => {
     return user;
   }
 
-  it("gives offer performance with revenue as a decimal string and EPC to 4 decimals", async () => {
+  it("gives offer performance with revenue as a decimal string and EPC (per CAKE click) to 3 decimals, as Stats gives EPV", async () => {
     const admin = await makeAdmin();
     const res = await call(`/api/cake/offers?startDate=${DAY}&endDate=${DAY}`, { cookie: admin.cookie });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual([
-      { offerId: 22, offerName: "Offer 22", clicks: 1, conversions: 1, revenue: "10.00", epc: "10.0000" },
-      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.5000" },
+      { offerId: 22, offerName: "Offer 22", clicks: 1, conversions: 1, revenue: "10.00", epc: "10.000" },
+      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.500" },
     ]);
     expect(await (await call("/api/cake/offers?startDate=2026-03-11&endDate=2026-03-31", { cookie: admin.cookie })).json()).toEqual([]);
   });
@@ -233,7 +233,7 @@ describe("the performance reads", () => {
   it("shows a member only their media buyers' offers, and nothing without one", async () => {
     const a = await member(["offers"], ["rd-mb-a"]);
     expect(await (await call(`/api/cake/offers?startDate=${DAY}&endDate=${DAY}`, { cookie: a.cookie })).json()).toEqual([
-      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.5000" },
+      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.500" },
     ]);
     const none = await member(["offers"], []);
     expect(await (await call(`/api/cake/offers?startDate=${DAY}&endDate=${DAY}`, { cookie: none.cookie })).json()).toEqual([]);
