@@ -61,6 +61,12 @@ export interface SyncVars {
   TIKTOK_EVENTS_RETRY_SECONDS?: string;
 }
 
+/** The app's own hosts besides workers.dev and this machine (middleware/app-hosts.ts, README "Configuration"). */
+export interface AppHostVars {
+  /** Comma-separated host names the app (its pages, sign-in, /api, the postback) answers on, e.g. a custom domain of its own. */
+  APP_HOSTS?: string;
+}
+
 /** [vars] of domain automation; optional so a missing one falls back to its default. */
 export interface DomainVars {
   NAMECHEAP_API_URL?: string;
@@ -81,7 +87,7 @@ export interface ClickStoreBindings {
   CLICKS_RETENTION_DAYS?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars & DomainVars & CodesVars & ClickStoreBindings;
+export type Bindings = Env & Secrets & SyncVars & DomainVars & AppHostVars & CodesVars & ClickStoreBindings;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {
