@@ -21,6 +21,7 @@ export default defineConfig({
                 TWO_FACTOR_KEY: "test-two-factor-key-that-is-long-enough-for-hkdf",
                 // The deployed default (wrangler.toml), whatever a local .dev.vars says: the inbox fails closed.
                 CODES_RECIPIENTS: "",
+                CODES_SENDERS: "",
                 // The tests' app origin (worker/test/helpers.ts ORIGIN), listed as a custom app domain
                 // would be; every other host in the tests is a tracking domain.
                 APP_HOSTS: "trackyard.test",

@@ -43,7 +43,7 @@ export interface Secrets {
 
 /** Optional [vars] of the code inbox (README "Verification codes"). */
 export interface CodesVars {
-  /** Comma-separated forwarding mailboxes (or `@domain`s) mail must come from; unset: any sender. */
+  /** Comma-separated forwarding mailboxes (or `@domain`s) mail must come from; unset: any sender, with a warning; `*`: any sender, chosen. */
   CODES_SENDERS?: string;
 }
 

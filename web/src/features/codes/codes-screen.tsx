@@ -10,6 +10,7 @@ import { toast, toastError } from "@/components/ui/toast";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { useCodes, type Code } from "./api";
+import { InboxSetupNotice } from "./inbox-setup-notice";
 
 function CodeRow({ code }: { code: Code }) {
   const { copied, copy } = useCopy("Code copied!");
@@ -60,6 +61,7 @@ export default function CodesScreen() {
     <>
       <SecondaryNav />
       <PageHeader title="Verification Code Dashboard" description="Codes taken from emails forwarded to the monitored address, newest first." />
+      <InboxSetupNotice />
       <div className="grid grid-cols-1 gap-6">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
           <StatCard label="Total Codes" icon={<ListChecks />} value={codes.data ? codes.data.total.toLocaleString("en-US") : "—"} />
