@@ -31,6 +31,10 @@ export default defineConfig({
                 TWO_FACTOR_KEY: "test-two-factor-key-that-is-long-enough-for-hkdf",
                 // The deployed default (wrangler.toml), whatever a local .dev.vars says: the inbox fails closed.
                 CODES_RECIPIENTS: "",
+                CODES_SENDERS: "",
+                // The tests' app origin (worker/test/helpers.ts ORIGIN), listed as a custom app domain
+                // would be; every other host in the tests is a tracking domain.
+                APP_HOSTS: "trackyard.test",
                 // The Events API as the tests' fake answers it (worker/test/tiktok-events-*.test.ts
                 // route this host to it). Sending also needs a pixel code, which only those tests set.
                 TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",

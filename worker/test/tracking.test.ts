@@ -603,7 +603,7 @@ describe("GET /exit-tracker.js", () => {
   });
 
   it("keeps the app's own pages same-origin only", async () => {
-    const res = await visit("/api/setup");
+    const res = await call("/api/setup");
     expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
   });
 

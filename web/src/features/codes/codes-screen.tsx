@@ -10,6 +10,7 @@ import { toast, toastError } from "@/components/ui/toast";
 import { formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { useCodes, type Code } from "./api";
+import { InboxSetupNotice } from "./inbox-setup-notice";
 
 /**
  * Which service a code is from, on every width: codes that arrive together are told apart by it.
@@ -85,6 +86,7 @@ export default function CodesScreen() {
   return (
     <>
       <PageHeader title="Verification Code Dashboard" description="Codes taken from emails forwarded to the monitored address, newest first." />
+      <InboxSetupNotice />
       <div className="grid grid-cols-1 gap-6">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
           <StatCard label="Total Codes" icon={<ListChecks />} value={codes.data ? codes.data.total.toLocaleString("en-US") : "—"} />
