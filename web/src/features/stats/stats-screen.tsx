@@ -124,21 +124,6 @@ export default function StatsScreen() {
       <div className="grid grid-cols-[minmax(0,1fr)] gap-5">
         {admin ? <DataSources /> : <ScopeNote kind="mediaBuyers" />}
 
-        <Tabs
-          value={filters.variable === "none" ? tab : ""}
-          // A tab is a grouping of its own: it replaces a chosen tracking-field variable.
-          onValueChange={(v) => update({ tab: v as Tab, variable: "none" })}
-          activationMode="manual"
-        >
-          <TabsList aria-label="Group by">
-            {TABS.map((t) => (
-              <TabsTrigger key={t.value} value={t.value}>
-                {t.label}
-              </TabsTrigger>
-            ))}
-          </TabsList>
-        </Tabs>
-
         <FilterRow filters={filters} onChange={setFilters} range={range} />
 
         <Checkbox
@@ -182,6 +167,22 @@ export default function StatsScreen() {
             )}
           </div>
         </Card>
+
+        {/* The tabs choose the table's grouping, so they sit on it; the filters above apply to everything. */}
+        <Tabs
+          value={filters.variable === "none" ? tab : ""}
+          // A tab is a grouping of its own: it replaces a chosen tracking-field variable.
+          onValueChange={(v) => update({ tab: v as Tab, variable: "none" })}
+          activationMode="manual"
+        >
+          <TabsList aria-label="Group by">
+            {TABS.map((t) => (
+              <TabsTrigger key={t.value} value={t.value}>
+                {t.label}
+              </TabsTrigger>
+            ))}
+          </TabsList>
+        </Tabs>
 
         <Card className="overflow-hidden">
           <div className="flex items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">

@@ -5,7 +5,6 @@ import { Instant } from "@/components/instant";
 import { useReportTime } from "@/lib/report-time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
@@ -171,7 +170,7 @@ export function TikTokEvents() {
     });
 
   return (
-    <Card className="grid gap-3 p-4" aria-label="Conversions sent to TikTok" role="region">
+    <section className="grid gap-3 border-t border-slate-200 p-4" aria-label="Conversions sent to TikTok">
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start sm:justify-between">
         <div className="flex min-w-0 items-start gap-2">
           <Icon
@@ -263,7 +262,7 @@ export function TikTokEvents() {
         </>
       ) : null}
       {data && editing ? <SettingsDialog open={editing} onOpenChange={setEditing} current={data.settings} /> : null}
-    </Card>
+    </section>
   );
 }
 
