@@ -24,7 +24,7 @@ import {
 import { cakeStats, sparks, transactions, users } from "../db/schema";
 import type { AppEnv, Db } from "../env";
 import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
-import { iso } from "../lib/time";
+import { iso, isoOrNull } from "../lib/time";
 import { validate } from "../lib/validate";
 import { userIdParam } from "../schemas/common";
 import {
@@ -59,7 +59,12 @@ async function requireMember(db: Db, id: string) {
 }
 
 export const userRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => c.json((await listUsers(c.get("db"))).map(userJson), 200))
+  .get("/", async (c) =>
+    c.json(
+      (await listUsers(c.get("db"))).map(({ twoFactorEnabledAt, ...row }) => ({ ...userJson(row), twoFactorEnabledAt: isoOrNull(twoFactorEnabledAt) })),
+      200,
+    ),
+  )
 
   .post("/", validate("json", createUserSchema), async (c) => {
     const db = c.get("db");

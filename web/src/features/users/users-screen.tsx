@@ -50,6 +50,17 @@ const COPY: Record<AssignmentKind, AssignmentCopy> = {
   },
 };
 
+/** Whether the user signs in with a second factor, and since when (the date from sm up). */
+function TwoFactorState({ user }: { user: UserRow }) {
+  if (!user.twoFactorEnabled) return <span className="text-sm text-slate-500">Off</span>;
+  return (
+    <span className="inline-flex flex-wrap items-center gap-x-1.5">
+      <Badge variant="success">On</Badge>
+      {user.twoFactorEnabledAt ? <span className="tabular hidden text-xs text-slate-500 sm:inline">since {formatDate(user.twoFactorEnabledAt)}</span> : null}
+    </span>
+  );
+}
+
 export default function UsersScreen() {
   const { data: me } = useUser();
   const users = useUsers();
@@ -107,12 +118,13 @@ export default function UsersScreen() {
             <TableRow>
               <TableHead>Username</TableHead>
               <TableHead>Role</TableHead>
+              <TableHead>Two-Factor</TableHead>
               <TableHead className="hidden sm:table-cell">Created</TableHead>
               <TableHead className="text-right">Actions</TableHead>
             </TableRow>
           </TableHeader>
           <TableBody>
-            <QueryRows query={users} rows={rows} colSpan={4} loading="Loading users..." emptyState={<EmptyState icon={<UsersIcon />} title="No users yet" />}>
+            <QueryRows query={users} rows={rows} colSpan={5} loading="Loading users..." emptyState={<EmptyState icon={<UsersIcon />} title="No users yet" />}>
               {(u) => (
                 <TableRow key={u.id}>
                   <TableCell className="font-medium text-slate-900">
@@ -120,12 +132,12 @@ export default function UsersScreen() {
                     {u.id === me?.id ? <span className="ml-2 text-xs font-normal text-slate-500">(you)</span> : null}
                   </TableCell>
                   <TableCell>
-                    <div className="flex flex-wrap gap-1">
-                      <Badge variant={u.role === "admin" ? "default" : "secondary"}>{u.role === "admin" ? "Admin" : "User"}</Badge>
-                      {u.twoFactorEnabled ? <Badge variant="success">2FA</Badge> : null}
-                    </div>
+                    <Badge variant={u.role === "admin" ? "default" : "secondary"}>{u.role === "admin" ? "Admin" : "User"}</Badge>
                   </TableCell>
-                  <TableCell className="tabular hidden text-slate-600 sm:table-cell">{formatDate(u.createdAt)}</TableCell>
+                  <TableCell>
+                    <TwoFactorState user={u} />
+                  </TableCell>
+                  <TableCell className="tabular hidden whitespace-nowrap text-slate-600 sm:table-cell">{formatDate(u.createdAt)}</TableCell>
                   <TableCell>
                     <div className="flex flex-wrap justify-end gap-1.5">
                       {u.role === "user" ? (

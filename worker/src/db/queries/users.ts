@@ -1,10 +1,26 @@
 import { count, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { rawBatch } from "../raw-batch";
-import { sparks, userPermissions, users, userSparkAssignments, userSubid1Assignments, userVcnAssignments, type Feature, type Role } from "../schema";
+import {
+  recoveryCodes,
+  sparks,
+  userPermissions,
+  users,
+  userSparkAssignments,
+  userSubid1Assignments,
+  userVcnAssignments,
+  type Feature,
+  type Role,
+} from "../schema";
 import type { Db } from "../../env";
 
 const publicColumns = { id: users.id, username: users.username, role: users.role, createdAt: users.createdAt };
-const listColumns = { ...publicColumns, twoFactorEnabled: sql<number>`${users.totpSecret} is not null`.mapWith((v) => v === 1) };
+const listColumns = {
+  ...publicColumns,
+  twoFactorEnabled: sql<number>`${users.totpSecret} is not null`.mapWith((v) => v === 1),
+  twoFactorEnabledAt: sql<number | null>`case when ${users.totpSecret} is not null then ${users.totpEnabledAt} end`,
+  // Table-qualified by hand: inside a select, Drizzle writes columns unqualified ("id" would be the code's).
+  recoveryCodesLeft: sql<number>`(select count(*) from ${recoveryCodes} rc where rc.user_id = "users"."id" and rc.used_at is null)`,
+};
 
 export const countUsers = async (db: Db) => (await db.select({ n: count() }).from(users).get())?.n ?? 0;
 
