@@ -1,6 +1,6 @@
 import { asc, eq, ne, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { audit, listChange } from "../audit/record";
+import { audit, listChange, named, unlessUnchanged } from "../audit/record";
 import { hashPassword } from "../auth/password";
 import { deleteOtherSessions } from "../auth/session";
 import { twoFactorConfigured } from "../auth/two-factor";
@@ -19,7 +19,7 @@ import {
   replaceSparkAssignments,
   replaceVcnAssignments,
   setRoleKeepingAnAdmin,
-  unknownSparks,
+  sparkNames,
 } from "../db/queries/users";
 import { cakeStats, sparks, transactions, users } from "../db/schema";
 import type { AppEnv, Db } from "../env";
@@ -202,7 +202,9 @@ export const userRoutes = new Hono<AppEnv>()
     const before = (await listPermissions(db, id)).map((p) => p.feature);
     await db.batch([
       ...replacePermissions(db, id, features),
-      audit(c, { action: "user.permissions", kind: "user", id, summary: `${target.username}: ${listChange(before, features)}` }),
+      ...unlessUnchanged(listChange(before, features), (change) =>
+        audit(c, { action: "user.permissions", kind: "user", id, summary: `${target.username}: ${change}` }),
+      ),
     ]);
     return c.json(await listPermissions(db, id), 200);
   })
@@ -221,7 +223,9 @@ export const userRoutes = new Hono<AppEnv>()
     const before = (await listVcnAssignments(db, id)).map((v) => v.vcnNickname);
     await db.batch([
       ...replaceVcnAssignments(db, id, vcnNicknames),
-      audit(c, { action: "user.vcn_assignments", kind: "user", id, summary: `${target.username}: ${listChange(before, vcnNicknames)}` }),
+      ...unlessUnchanged(listChange(before, vcnNicknames), (change) =>
+        audit(c, { action: "user.vcn_assignments", kind: "user", id, summary: `${target.username}: ${change}` }),
+      ),
     ]);
     return c.json(await listVcnAssignments(db, id), 200);
   })
@@ -240,7 +244,9 @@ export const userRoutes = new Hono<AppEnv>()
     const before = (await listMediaBuyerAssignments(db, id)).map((v) => v.subid1);
     await db.batch([
       ...replaceMediaBuyerAssignments(db, id, subid1s),
-      audit(c, { action: "user.media_buyers", kind: "user", id, summary: `${target.username}: ${listChange(before, subid1s)}` }),
+      ...unlessUnchanged(listChange(before, subid1s), (change) =>
+        audit(c, { action: "user.media_buyers", kind: "user", id, summary: `${target.username}: ${change}` }),
+      ),
     ]);
     return c.json(await listMediaBuyerAssignments(db, id), 200);
   })
@@ -256,17 +262,22 @@ export const userRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     const target = await requireMember(db, id);
     const { sparkIds } = c.req.valid("json");
-    const unknown = await unknownSparks(db, sparkIds);
+    const names = await sparkNames(db, sparkIds);
+    const unknown = sparkIds.filter((sparkId) => !names.has(sparkId));
     if (unknown.length)
       throw new ApiError(
         400,
         "Some sparks do not exist",
         unknown.map((s) => `sparkIds: no spark ${s}`),
       );
-    const before = (await listSparkAssignments(db, id)).map((s) => String(s.sparkId));
+    // Sparks by name with their id ("Hook A (#3)"), as every summary names what it points at.
+    const before = (await listSparkAssignments(db, id)).map((s) => named(s.name, s.sparkId));
+    const after = sparkIds.map((sparkId) => named(names.get(sparkId), sparkId));
     await db.batch([
       ...replaceSparkAssignments(db, id, sparkIds),
-      audit(c, { action: "user.spark_assignments", kind: "user", id, summary: `${target.username}: spark ids ${listChange(before, sparkIds.map(String))}` }),
+      ...unlessUnchanged(listChange(before, after), (change) =>
+        audit(c, { action: "user.spark_assignments", kind: "user", id, summary: `${target.username}: sparks ${change}` }),
+      ),
     ]);
     return c.json(await listSparkAssignments(db, id), 200);
   });

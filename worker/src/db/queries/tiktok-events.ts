@@ -11,7 +11,7 @@
  * written sends the row again after its lease runs out, and TikTok drops it (it de-duplicates on
  * event + event_id, the conversion id).
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
 import { DEFAULT_EVENTS_CURRENCY, PENDING_EVENT_CHOICES, type PendingEvent, type TikTokEventSettings } from "../../schemas/tiktok-events";
@@ -49,15 +49,16 @@ export async function readEventSettings(db: Db): Promise<TikTokEventSettings> {
 }
 
 /** All four at once, in one batch. */
-export async function writeEventSettings(db: Db, value: TikTokEventSettings, now = Date.now()) {
-  await rawBatch(
-    db,
-    (Object.keys(SETTING_KEYS) as (keyof TikTokEventSettings)[]).map(
+/** Writes the settings; `also` (an audit entry's SQL) joins the same batch, all or nothing. */
+export async function writeEventSettings(db: Db, value: TikTokEventSettings, now = Date.now(), also: SQL[] = []) {
+  await rawBatch(db, [
+    ...(Object.keys(SETTING_KEYS) as (keyof TikTokEventSettings)[]).map(
       (k) => sql`
         insert into settings (key, value, updated_at) values (${SETTING_KEYS[k]}, ${value[k]}, ${now})
         on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
     ),
-  );
+    ...also,
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -131,12 +131,11 @@ export const listSparkAssignments = (db: Db, userId: string) =>
     .where(eq(userSparkAssignments.userId, userId))
     .orderBy(sparks.name);
 
-/** The spark ids among these that name no spark. */
-export async function unknownSparks(db: Db, sparkIds: number[]): Promise<number[]> {
-  if (!sparkIds.length) return [];
-  const known = await db.select({ id: sparks.id }).from(sparks).where(inArray(sparks.id, sparkIds));
-  const knownIds = new Set(known.map((s) => s.id));
-  return sparkIds.filter((id) => !knownIds.has(id));
+/** The names of the sparks with these ids; an id that names no spark is missing from the map. */
+export async function sparkNames(db: Db, sparkIds: number[]): Promise<Map<number, string>> {
+  if (!sparkIds.length) return new Map();
+  const known = await db.select({ id: sparks.id, name: sparks.name }).from(sparks).where(inArray(sparks.id, sparkIds));
+  return new Map(known.map((s) => [s.id, s.name]));
 }
 
 export const replaceSparkAssignments = (db: Db, userId: string, sparkIds: number[]) =>
