@@ -63,6 +63,9 @@ describe("Users screen", () => {
     expect(within(row("mia")).getByText("On")).toBeTruthy();
     expect(within(row("mia")).getByText("since Nov 20, 2026")).toBeTruthy();
     expect(within(row("noah")).getByText("Off")).toBeTruthy();
+    // On a phone the column is hidden: the badge beside the role says it.
+    expect(within(row("mia")).getByText("2FA").className).toContain("sm:hidden");
+    expect(within(row("noah")).queryByText("2FA")).toBeNull();
 
     fireEvent.click(screen.getByRole("button", { name: "Account of mia" }));
     const dialog = await screen.findByRole("dialog");

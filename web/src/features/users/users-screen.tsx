@@ -50,13 +50,13 @@ const COPY: Record<AssignmentKind, AssignmentCopy> = {
   },
 };
 
-/** Whether the user signs in with a second factor, and since when (the date from sm up). */
+/** Whether the user signs in with a second factor, and since when (from sm up; a phone shows a 2FA badge by the role instead). */
 function TwoFactorState({ user }: { user: UserRow }) {
   if (!user.twoFactorEnabled) return <span className="text-sm text-slate-500">Off</span>;
   return (
     <span className="inline-flex flex-wrap items-center gap-x-1.5">
       <Badge variant="success">On</Badge>
-      {user.twoFactorEnabledAt ? <span className="tabular hidden text-xs text-slate-500 sm:inline">since {formatDate(user.twoFactorEnabledAt)}</span> : null}
+      {user.twoFactorEnabledAt ? <span className="tabular text-xs text-slate-500">since {formatDate(user.twoFactorEnabledAt)}</span> : null}
     </span>
   );
 }
@@ -118,7 +118,7 @@ export default function UsersScreen() {
             <TableRow>
               <TableHead>Username</TableHead>
               <TableHead>Role</TableHead>
-              <TableHead>Two-Factor</TableHead>
+              <TableHead className="hidden sm:table-cell">Two-Factor</TableHead>
               <TableHead className="hidden sm:table-cell">Created</TableHead>
               <TableHead className="text-right">Actions</TableHead>
             </TableRow>
@@ -132,9 +132,17 @@ export default function UsersScreen() {
                     {u.id === me?.id ? <span className="ml-2 text-xs font-normal text-slate-500">(you)</span> : null}
                   </TableCell>
                   <TableCell>
-                    <Badge variant={u.role === "admin" ? "default" : "secondary"}>{u.role === "admin" ? "Admin" : "User"}</Badge>
+                    {/* On a phone the Two-Factor column gives way to the actions: a 2FA badge beside the role says it. */}
+                    <div className="flex flex-wrap gap-1">
+                      <Badge variant={u.role === "admin" ? "default" : "secondary"}>{u.role === "admin" ? "Admin" : "User"}</Badge>
+                      {u.twoFactorEnabled ? (
+                        <Badge variant="success" className="sm:hidden">
+                          2FA
+                        </Badge>
+                      ) : null}
+                    </div>
                   </TableCell>
-                  <TableCell>
+                  <TableCell className="hidden sm:table-cell">
                     <TwoFactorState user={u} />
                   </TableCell>
                   <TableCell className="tabular hidden whitespace-nowrap text-slate-600 sm:table-cell">{formatDate(u.createdAt)}</TableCell>
