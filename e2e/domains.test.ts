@@ -203,6 +203,19 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   await phonePage.getByRole("button", { name: "Check Availability" }).click();
   await phonePage.getByRole("region", { name: "Result for brightdeals2.xyz" }).waitFor();
   await h.shot(phonePage, "08-available-phone");
+  // The purchase confirmation and the Migrate to Workers explanation fit a phone; Cancel buys nothing.
+  await phonePage.getByRole("region", { name: "Result for brightdeals2.xyz" }).getByRole("button", { name: "Purchase Domain" }).click();
+  const phoneConfirm = phonePage.getByRole("alertdialog", { name: "Buy brightdeals2.xyz?" });
+  await phoneConfirm.getByText(/a year after that/).waitFor();
+  await h.shot(phonePage, "08b-confirm-purchase-phone");
+  await phoneConfirm.getByRole("button", { name: "Cancel" }).click();
+  await phoneConfirm.waitFor({ state: "hidden" });
+  await row(phonePage, "brightdeals.xyz").getByRole("button", { name: "Migrate to Workers" }).click();
+  const phoneMigrate = phonePage.getByRole("alertdialog", { name: "Migrate trk.brightdeals.xyz to Workers?" });
+  await phoneMigrate.getByText(/Safe to run again/).waitFor();
+  await h.shot(phonePage, "08c-migrate-explained-phone");
+  await phoneMigrate.getByRole("button", { name: "Cancel" }).click();
+  await phoneMigrate.waitFor({ state: "hidden" });
 
   // Update NS and Migrate to Workers on the active domain.
   await measured("Update NS", async () => {
