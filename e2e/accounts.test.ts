@@ -103,6 +103,14 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   await member.getByRole("heading", { name: /code/i }).first().waitFor();
   expect(new URL(member.url()).pathname).toBe("/codes");
 
+  // Users says who has it on; the account dialog says its state above Reset Two-Factor.
+  await admin.goto("/users");
+  await admin.getByRole("button", { name: "Account of mia" }).click();
+  const account = admin.getByRole("dialog");
+  await account.getByText(/since .+; 10 recovery codes left\./).waitFor();
+  await h.shotBothSizes(admin, "08b-users-account-on");
+  await account.getByRole("button", { name: "Close" }).click();
+
   // 6. The audit screen shows each step.
   await admin.goto("/audit");
   await admin.getByRole("heading", { name: "Audit Log" }).waitFor();
@@ -136,4 +144,5 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
 
   await memberCtx.close();
   await adminCtx.close();
-});
+  // About 30 page steps and 20 full-page screenshots: near a minute on a busy 2-core machine.
+}, 120_000);

@@ -132,8 +132,15 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   const result = page.getByRole("region", { name: "Result for brightdeals.xyz" });
   expect(await result.innerText()).toMatch(/Price:\s*\$1\.36 first year · renews at \$13\.68\/year/);
   await h.shot(page, "03-available");
+  // Purchase Domain only asks: the confirmation names the price and the renewal price.
+  await result.getByRole("button", { name: "Purchase Domain" }).click();
+  const confirmBuy = page.getByRole("alertdialog", { name: "Buy brightdeals.xyz?" });
+  await confirmBuy.getByText("$13.68 a year after that").waitFor();
+  expect(await confirmBuy.innerText()).toContain("$1.36 for the first year");
+  expect(namecheap.state.orders).toEqual([]);
+  await h.shot(page, "03b-confirm-purchase");
   await measured("Purchase Domain", async () => {
-    await result.getByRole("button", { name: "Purchase Domain" }).click();
+    await confirmBuy.getByRole("button", { name: "Buy for $1.36" }).click();
     await toast(page, "Domain purchased").waitFor();
   });
   const bought = row(page, "brightdeals.xyz");
@@ -153,7 +160,8 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   await h.shot(page, "04-configure-dialog");
   await measured("Configure DNS", async () => {
     await dialog.getByRole("button", { name: "Configure DNS" }).click();
-    await toast(page, "Domain configured").waitFor();
+    // The zone waits for Cloudflare: started, not configured.
+    await toast(page, "DNS configuration started").waitFor();
   });
   await bought.getByText("Configuring DNS").waitFor(WAIT);
   await bought.getByText("Waiting for Cloudflare to activate the zone").waitFor(WAIT);
@@ -195,14 +203,31 @@ test("an admin checks, buys and configures a .xyz domain; the cron finishes it; 
   await phonePage.getByRole("button", { name: "Check Availability" }).click();
   await phonePage.getByRole("region", { name: "Result for brightdeals2.xyz" }).waitFor();
   await h.shot(phonePage, "08-available-phone");
+  // The purchase confirmation and the Migrate to Workers explanation fit a phone; Cancel buys nothing.
+  await phonePage.getByRole("region", { name: "Result for brightdeals2.xyz" }).getByRole("button", { name: "Purchase Domain" }).click();
+  const phoneConfirm = phonePage.getByRole("alertdialog", { name: "Buy brightdeals2.xyz?" });
+  await phoneConfirm.getByText(/a year after that/).waitFor();
+  await h.shot(phonePage, "08b-confirm-purchase-phone");
+  await phoneConfirm.getByRole("button", { name: "Cancel" }).click();
+  await phoneConfirm.waitFor({ state: "hidden" });
+  await row(phonePage, "brightdeals.xyz").getByRole("button", { name: "Migrate to Workers" }).click();
+  const phoneMigrate = phonePage.getByRole("alertdialog", { name: "Migrate trk.brightdeals.xyz to Workers?" });
+  await phoneMigrate.getByText(/Safe to run again/).waitFor();
+  await h.shot(phonePage, "08c-migrate-explained-phone");
+  await phoneMigrate.getByRole("button", { name: "Cancel" }).click();
+  await phoneMigrate.waitFor({ state: "hidden" });
 
   // Update NS and Migrate to Workers on the active domain.
   await measured("Update NS", async () => {
     await active.getByRole("button", { name: "Update NS" }).click();
     await toast(page, "Nameservers updated").waitFor();
   });
+  await active.getByRole("button", { name: "Migrate to Workers" }).click();
+  const migrateDialog = page.getByRole("alertdialog", { name: "Migrate trk.brightdeals.xyz to Workers?" });
+  await migrateDialog.getByText(/Safe to run again/).waitFor();
+  await h.shot(page, "06b-migrate-explained");
   await measured("Migrate to Workers", async () => {
-    await active.getByRole("button", { name: "Migrate to Workers" }).click();
+    await migrateDialog.getByRole("button", { name: "Migrate to Workers" }).click();
     await toast(page, "Migrated to Workers").waitFor();
   });
 

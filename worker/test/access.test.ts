@@ -172,7 +172,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/domains": () => ({ path: "/api/domains" }),
   "GET /api/domains/setup": () => ({ path: "/api/domains/setup" }),
   "POST /api/domains/check": () => ({ path: "/api/domains/check", json: { domain: "access-check.xyz" }, status: NOT_SET_UP }),
-  "POST /api/domains/purchase": () => ({ path: "/api/domains/purchase", json: { domain: "access-buy.xyz" }, status: NOT_SET_UP }),
+  "POST /api/domains/purchase": () => ({ path: "/api/domains/purchase", json: { domain: "access-buy.xyz", price: "1.36" }, status: NOT_SET_UP }),
   "POST /api/domains/test-proxy": () => ({ path: "/api/domains/test-proxy", json: {}, status: NOT_SET_UP }),
   "POST /api/domains/:id/configure": async () => ({ path: `/api/domains/${await sampleDomain()}/configure`, json: { subdomain: "trk" }, status: NOT_SET_UP }),
   // A bought domain has no zone yet: there are no nameservers to push.

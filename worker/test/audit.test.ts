@@ -1,8 +1,9 @@
-import { desc, eq } from "drizzle-orm";
+import { asc, desc, eq, gt, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog } from "../src/db/schema";
+import { auditLog, settings, tiktokEventSends } from "../src/db/schema";
+import type { TikTokEventSettingsInput } from "../src/schemas/tiktok-events";
 import type { ApiErrorBody } from "../src/lib/errors";
-import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
+import { bodyOf, call, client, db, makeAdmin, makeUser, uniqueName } from "./helpers";
 
 /** The newest entries about one entity, newest first. */
 const entriesFor = (kind: string, id: string | number) =>
@@ -71,22 +72,34 @@ describe("audit entries of every kind of change", () => {
     const created = await bodyOf(await api.campaigns.$post({ json: { name: "Spring", landerId: lander.id } }), 201);
     await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { bhToggle: true } });
     await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { name: "Summer" } });
+    const offer = await bodyOf(await api.offers.$post({ json: { name: "Sweeps", url: "https://o.test/s", utmTemplate: "s2={clickId}" } }), 201);
+    await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { offerId: offer.id } });
+    // Saving the same values again is no change: nothing is logged.
+    await call(`/api/campaigns/${created.id}`, { method: "PATCH", cookie: admin.cookie, json: { name: "Summer", landerId: lander.id, bhToggle: true } });
     expect(await trail("campaign", created.id)).toEqual([
+      `campaign.update | Summer: Offer: (none) → Sweeps (#${offer.id})`,
       "campaign.update | Spring: Name: Spring → Summer",
       "campaign.bh_toggle | Spring: BH Toggle: off → on",
-      `campaign.create | Name: Spring; Lander ID: ${lander.id}; Offer ID: (none); Domain ID: (none); BH Toggle: off; Media buyer: (none); Spark ID: (none)`,
+      `campaign.create | Name: Spring; Lander: LP (#${lander.id}); Offer: (none); Tracking Domain: (none); BH Toggle: off; Media buyer: (none); Spark: (none)`,
     ]);
+    await call(`/api/campaigns/${created.id}`, { method: "DELETE", cookie: admin.cookie });
+    expect((await trail("campaign", created.id))[0]).toBe(
+      `campaign.delete | Name: Summer; Lander: LP (#${lander.id}); Offer: Sweeps (#${offer.id}); Tracking Domain: (none); BH Toggle: on; Media buyer: (none); Spark: (none)`,
+    );
     const before = (await db().select().from(auditLog)).length;
     const bad = await call("/api/campaigns", { cookie: admin.cookie, json: { name: "Ghost", landerId: 987654 } });
     expect(bad.status).toBe(400);
     expect((await db().select().from(auditLog)).length).toBe(before);
-  });
+  }, 30_000);
 
   it("users: create, permissions, assignments, role, delete", async () => {
     const admin = await makeAdmin();
     const created = await bodyOf(await client(admin).users.$post({ json: { username: "audited-mia", password: "mia-password-1", role: "user" } }), 201);
     await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["campaigns", "clicks"] } });
     await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["clicks", "sparks"] } });
+    await call(`/api/users/${created.id}/permissions`, { cookie: admin.cookie, json: { features: ["sparks", "clicks"] } });
+    const spark = await bodyOf(await client(admin).sparks.$post({ json: { name: "Hook A", code: "<!-- a -->" } }), 201);
+    await call(`/api/users/${created.id}/spark-assignments`, { cookie: admin.cookie, json: { sparkIds: [spark.id] } });
     await call(`/api/users/${created.id}/vcn-assignments`, { cookie: admin.cookie, json: { vcnNicknames: ["Ads 1"] } });
     await call(`/api/users/${created.id}/media-buyers`, { cookie: admin.cookie, json: { subid1s: ["mb7"] } });
     await call(`/api/users/${created.id}`, { method: "DELETE", cookie: admin.cookie });
@@ -94,6 +107,7 @@ describe("audit entries of every kind of change", () => {
       "user.delete | audited-mia (user)",
       "user.media_buyers | audited-mia: added mb7",
       "user.vcn_assignments | audited-mia: added Ads 1",
+      `user.spark_assignments | audited-mia: sparks added Hook A (#${spark.id})`,
       "user.permissions | audited-mia: added sparks; removed campaigns",
       "user.permissions | audited-mia: added campaigns, clicks",
       "user.create | audited-mia (user)",
@@ -102,12 +116,23 @@ describe("audit entries of every kind of change", () => {
     const again = await call("/api/users", { cookie: admin.cookie, json: { username: admin.username, password: "whatever-1", role: "user" } });
     expect(again.status).toBe(409);
     expect((await trail("user")).filter((t) => t.includes(`user.create | ${admin.username}`))).toEqual([]);
-  });
+  }, 30_000);
 
   it("settings, offers, sparks (a member's too) and invoices", async () => {
     const admin = await makeAdmin();
     await call("/api/settings", { cookie: admin.cookie, json: { key: "max_domain_price", value: "9.5" } });
     expect((await trail("setting", "max_domain_price"))[0]).toMatch(/^setting\.update \| max_domain_price: .+ → 9\.50$/);
+    // A form saves all its settings: the unchanged ones log nothing ("(none) → (none)" no more).
+    const count = async () => (await trail("setting")).length;
+    const before = await count();
+    await call("/api/settings", { cookie: admin.cookie, json: { key: "max_domain_price", value: "9.50" } });
+    await call("/api/settings", { cookie: admin.cookie, json: { key: "global_exit_domain", value: "" } });
+    expect(await count()).toBe(before);
+    // And a long value changed past what a summary shows is still a change.
+    const long = `${"a".repeat(60)}.${"b".repeat(60)}.exit`;
+    await call("/api/settings", { cookie: admin.cookie, json: { key: "global_exit_domain", value: `${long}1.com` } });
+    await call("/api/settings", { cookie: admin.cookie, json: { key: "global_exit_domain", value: `${long}2.com` } });
+    expect(await count()).toBe(before + 2);
 
     const offer = await bodyOf(await client(admin).offers.$post({ json: { name: "Sweeps", url: "https://o.test/a", utmTemplate: "s1={clickId}" } }), 201);
     await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie });
@@ -135,11 +160,12 @@ describe("audit entries of every kind of change", () => {
       201,
     );
     await call(`/api/invoices/${invoice.id}`, { method: "PATCH", cookie: admin.cookie, json: { amountPaid: "100.00", profit: "7.5" } });
+    await call(`/api/invoices/${invoice.id}`, { method: "PATCH", cookie: admin.cookie, json: { profit: "7.50" } });
     expect(await trail("invoice", invoice.id)).toEqual([
       "invoice.update | mb1 2025-02-28: Profit: 5.00 → 7.50",
       "invoice.create | Media buyer: mb1; Date: 2025-02-28; Amount paid: 100.00; Revenue share %: 10.00; Profit: 5.00; Notes: (none)",
     ]);
-  });
+  }, 30_000);
 
   it("statement uploads (their counts) and syncs run by hand", async () => {
     const admin = await makeAdmin();
@@ -158,6 +184,87 @@ describe("audit entries of every kind of change", () => {
       expect.stringMatching(/^sync\.run \| TikTok \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: not configured$/),
     ]);
   });
+});
+
+/** The Events API pixel code, written past the API (and so past the audit). */
+const setPixel = (value: string) =>
+  db().insert(settings).values({ key: "tiktok_events_pixel_code", value, updatedAt: Date.now() }).onConflictDoUpdate({ target: settings.key, set: { value } });
+
+describe("audit entries of what is not an edit on a screen", () => {
+  it("the TikTok Events API settings (who set a test event code) and Resend failed", async () => {
+    const admin = await makeAdmin();
+    const put = (json: TikTokEventSettingsInput) => call("/api/tiktok-events/settings", { method: "PUT", json, cookie: admin.cookie });
+    // Two failed conversions, resent once sending is set up (Resend failed refuses while it is
+    // not). The pixel is written straight to settings so the audited changes below are the API's.
+    await setPixel("CRESENDPIXEL");
+    const failed = await db()
+      .insert(tiktokEventSends)
+      .values(["audit-c1", "audit-c2"].map((conversionId) => ({ conversionId, event: "CompletePayment", status: "failed" as const, eventAt: Date.now() })))
+      .returning({ id: tiktokEventSends.id });
+    expect((await call("/api/tiktok-events/resend", { json: {}, cookie: admin.cookie })).status).toBe(200);
+    expect(await trail("sync", "tiktok_events")).toEqual(["sync.tiktok_resend | Resend failed: 2 conversions put back on the queue to TikTok"]);
+    // With nothing failed, a resend resends nothing and logs nothing (the queue finds the rows gone).
+    await db()
+      .delete(tiktokEventSends)
+      .where(
+        inArray(
+          tiktokEventSends.id,
+          failed.map((f) => f.id),
+        ),
+      );
+    await call("/api/tiktok-events/resend", { json: {}, cookie: admin.cookie });
+    expect(await trail("sync", "tiktok_events")).toHaveLength(1);
+    await setPixel("");
+
+    const settings = { pixelCode: "CAUDITPIXEL", testEventCode: "", pendingEvent: "", currency: "USD" } as const;
+    expect((await put(settings)).status).toBe(200);
+    expect((await put({ ...settings, testEventCode: "TEST04812" })).status).toBe(200);
+    expect((await put({ ...settings, testEventCode: "TEST04812" })).status).toBe(200);
+    expect((await put({ ...settings, pixelCode: "" })).status).toBe(200);
+    const rows = await db().select().from(auditLog).where(eq(auditLog.entityId, "tiktok_events")).orderBy(desc(auditLog.id));
+    expect(rows.filter((r) => r.entityKind === "setting").map((r) => [r.action, r.actorName, r.summary])).toEqual([
+      ["setting.update", admin.username, "Conversions to TikTok: Pixel code: CAUDITPIXEL → (none); Test event code: TEST04812 → (none)"],
+      ["setting.update", admin.username, "Conversions to TikTok: Test event code: (none) → TEST04812"],
+      ["setting.update", admin.username, "Conversions to TikTok: Pixel code: (none) → CAUDITPIXEL"],
+    ]);
+  }, 30_000);
+
+  it("failed sign-ins, and a lockout once, when it starts", async () => {
+    const user = await makeUser();
+    const ip = "10.9.0.1";
+    const login = (username: string, password: string) => call("/api/login", { json: { username, password }, headers: { "cf-connecting-ip": ip } });
+    const entries = async () =>
+      (await db().select().from(auditLog).where(eq(auditLog.entityId, user.id)).orderBy(asc(auditLog.id)))
+        .filter((r) => r.entityKind === "session")
+        .map((r) => [r.action, r.actorName, r.summary, r.ip]);
+    for (let i = 0; i < 5; i++) expect((await login(user.username, `wrong password ${i}`)).status).toBe(401);
+    // Locked: the refused tries during the lock are not logged one by one.
+    expect((await login(user.username, user.password)).status).toBe(429);
+    expect((await login(user.username, "wrong again")).status).toBe(429);
+    expect(await entries()).toEqual([
+      ...Array.from({ length: 5 }, () => ["session.sign_in_refused", user.username, "Wrong password", ip]),
+      ["session.locked_out", user.username, `Sign-in for ${user.username} locked for 15 minutes: 5 failed attempts`, ip],
+    ]);
+
+    // An unknown username: refused on record, without what was typed (it may be a password).
+    const typed = uniqueName("typo-password");
+    expect((await call("/api/login", { json: { username: typed, password: "x".repeat(8) }, headers: { "cf-connecting-ip": "10.9.0.2" } })).status).toBe(401);
+    const [unknown] = await db().select().from(auditLog).where(eq(auditLog.action, "session.sign_in_refused")).orderBy(desc(auditLog.id)).limit(1);
+    expect(unknown).toMatchObject({ actorId: null, actorName: "anonymous", entityId: null, ip: "10.9.0.2" });
+    expect(JSON.stringify(unknown)).not.toContain(typed);
+  }, 30_000);
+
+  it("twenty failures from one IP lock it, on record once", async () => {
+    const ip = "10.9.1.1";
+    const since = (await db().select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0]?.id ?? 0;
+    for (let i = 0; i < 21; i++)
+      await call("/api/login", { json: { username: uniqueName("spray"), password: "wrong password" }, headers: { "cf-connecting-ip": ip } });
+    const rows = (await db().select().from(auditLog).where(gt(auditLog.id, since))).filter((r) => r.ip === ip);
+    expect(rows.filter((r) => r.action === "session.sign_in_refused")).toHaveLength(20);
+    expect(rows.filter((r) => r.action === "session.locked_out").map((r) => r.summary)).toEqual([
+      "Sign-in from this IP address locked for 15 minutes: 20 failed attempts",
+    ]);
+  }, 60_000);
 });
 
 describe("the audit screen's calls", () => {

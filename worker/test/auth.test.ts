@@ -73,7 +73,7 @@ describe("sign in and out", () => {
     expect(sixth.status).toBe(429);
     expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThan(800);
     expect((await sixth.json<ApiErrorBody>()).error).toMatch(/Try again in 15 minutes/);
-  });
+  }, 20_000);
 
   it("answers 429 after twenty failures from one IP", async () => {
     const ip = "10.2.0.1";
@@ -83,7 +83,7 @@ describe("sign in and out", () => {
     const user = await makeUser();
     expect((await login(user.username, user.password, { "cf-connecting-ip": ip })).status).toBe(429);
     expect((await login(user.username, user.password, { "cf-connecting-ip": "10.2.0.2" })).status).toBe(200);
-  });
+  }, 30_000);
 
   it("refuses a 10,000-character username with a clear message", async () => {
     const res = await login("a".repeat(10_000), "whatever");

@@ -183,9 +183,9 @@ describe("campaigns", () => {
     expect(cleared).toMatchObject({ mediaBuyer: null, sparkId: null });
 
     expect(await auditOf(c.id)).toEqual([
-      `campaign.update | Attributed: Media buyer: bo → (none); Spark ID: ${second.id} → (none)`,
-      `campaign.update | Attributed: Media buyer: ana → bo; Spark ID: ${first.id} → ${second.id}`,
-      `campaign.create | Name: Attributed; Lander ID: ${landerId}; Offer ID: (none); Domain ID: (none); BH Toggle: off; Media buyer: ana; Spark ID: ${first.id}`,
+      `campaign.update | Attributed: Media buyer: bo → (none); Spark: ${second.name} (#${second.id}) → (none)`,
+      `campaign.update | Attributed: Media buyer: ana → bo; Spark: ${first.name} (#${first.id}) → ${second.name} (#${second.id})`,
+      `campaign.create | Name: Attributed; Lander: Quiz LP (#${landerId}); Offer: (none); Tracking Domain: (none); BH Toggle: off; Media buyer: ana; Spark: ${first.name} (#${first.id})`,
     ]);
   }, 20_000);
 

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, desc, eq, gt } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
@@ -49,6 +49,21 @@ async function activeDomain(fakes: DomainFakes, prefix = "live") {
 }
 
 const cron = (fakes: DomainFakes, now = Date.now) => finishDomains({ ...domainDeps(fakes), now });
+
+/**
+ * A reader of the audit entries about domain `id` written from now on (row ids start again at 1
+ * once a test deletes every domain, so earlier tests' entries may name the same id).
+ */
+async function auditSince(id: number) {
+  const [last] = await db().select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+  const since = last?.id ?? 0;
+  return () =>
+    db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.entityKind, "domain"), eq(auditLog.entityId, String(id)), gt(auditLog.id, since)))
+      .orderBy(asc(auditLog.id));
+}
 
 describe("Configure DNS", () => {
   it("creates the zone, points the nameservers at it, waits for activation, and the cron attaches trk as a custom domain", async () => {
@@ -132,26 +147,55 @@ describe("Configure DNS", () => {
     expect(fakes.cloudflare.state.requests).toEqual([]);
   });
 
-  it("writes who configured it and the outcome to the audit log; a refused request writes nothing", async () => {
-    const fakes = createDomainFakes();
+  it("puts each outside change on record before its call, and the outcome with what was done; a refused request writes nothing", async () => {
+    // Cloudflare activates the zone only when the test says so.
+    const fakes = createDomainFakes({ cloudflare: { delegated: () => false } });
     routeFetchTo(fakes);
     const row = await bought(fakes);
     const admin = await makeAdmin();
-    const entries = () =>
-      db()
-        .select()
-        .from(auditLog)
-        .where(and(eq(auditLog.entityKind, "domain"), eq(auditLog.entityId, String(row.id))));
+    const entries = await auditSince(row.id);
     await callWith(domainEnv(), `/api/domains/${row.id}/configure`, { cookie: admin.cookie, json: { subdomain: "Tr_k" } });
     expect(await entries()).toEqual([]);
-    const { message } = await bodyOf(
-      await clientWith(domainEnv(), admin).domains[":id"].configure.$post({ ...idParam(row.id), json: { subdomain: "trk" } }),
-      200,
-    );
-    const [entry] = await entries();
-    expect(entry).toMatchObject({ action: "domain.configure", actorId: admin.id, actorName: admin.username });
-    expect(entry!.summary).toBe(`${row.domain} → ${(await rowOf(row.id))!.status}. ${message}`);
-  });
+    await bodyOf(await clientWith(domainEnv(), admin).domains[":id"].configure.$post({ ...idParam(row.id), json: { subdomain: "trk" } }), 200);
+    const zone = (await rowOf(row.id))!.cloudflareZoneId;
+    const ns = "ada.ns.cloudflare.com, bob.ns.cloudflare.com";
+    expect((await entries()).map((e) => [e.action, e.actorName, e.summary])).toEqual([
+      ["domain.zone_create", admin.username, `Creating the Cloudflare zone of ${row.domain} (or reusing this account's)`],
+      ["domain.nameservers_set", admin.username, `Setting the nameservers of ${row.domain} at Namecheap to ${ns}`],
+      [
+        "domain.configure",
+        admin.username,
+        `trk.${row.domain} → Configuring DNS: Cloudflare zone ${zone} created; nameservers set at Namecheap to ${ns}. The zone is pending: waiting for Cloudflare to activate it.`,
+      ],
+    ]);
+
+    // The cron's look at a zone still pending changes nothing and writes nothing; the one that
+    // finds it active attaches trk and records it, as the cron.
+    await cron(fakes);
+    expect(await entries()).toHaveLength(3);
+    fakes.cloudflare.activate(row.domain);
+    await cron(fakes);
+    expect((await entries()).slice(3).map((e) => [e.action, e.actorName, e.actorId, e.summary])).toEqual([
+      ["domain.worker_attach", "cron", null, `Attaching trk.${row.domain} to this Worker as a Custom Domain`],
+      ["domain.configure", "cron", null, `trk.${row.domain} → Active: trk.${row.domain} attached to this Worker. Live on this Worker.`],
+    ]);
+  }, 20_000);
+
+  it("a Namecheap refusal after the zone was created: DNS Failed, and the zone it created is on record", async () => {
+    const fakes = createDomainFakes();
+    const row = await bought(fakes);
+    const entries = await auditSince(row.id);
+    fakes.namecheap.failNext({ command: "namecheap.domains.dns.setCustom", kind: "error", number: "2019166", text: "Domain not found" });
+    expect(await refusal(configureDomain(domainDeps(fakes), row.id, "trk"))).toMatchObject({ status: 502 });
+    const zone = (await rowOf(row.id))!.cloudflareZoneId;
+    expect((await entries()).map((e) => `${e.action} | ${e.summary}`)).toEqual([
+      `domain.zone_create | Creating the Cloudflare zone of ${row.domain} (or reusing this account's)`,
+      `domain.nameservers_set | Setting the nameservers of ${row.domain} at Namecheap to ada.ns.cloudflare.com, bob.ns.cloudflare.com`,
+      expect.stringMatching(
+        new RegExp(`^domain\\.configure \\| trk\\.${row.domain.replace(".", "\\.")} → DNS Failed: Cloudflare zone ${zone} created\\. Namecheap error 2019166`),
+      ),
+    ]);
+  }, 20_000);
 
   it("answers 404 for an unknown id and 409 in the wrong status, changing nothing", async () => {
     const fakes = createDomainFakes();

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { deleteUserKeepingAnAdmin } from "../src/db/queries/users";
-import { sessions, sparks, transactions, users } from "../src/db/schema";
+import { recoveryCodes, sessions, sparks, transactions, users } from "../src/db/schema";
 import type { ApiErrorBody } from "../src/lib/errors";
 import { bodyOf, call, client, db, makeAdmin, makeUser } from "./helpers";
 
@@ -21,8 +21,26 @@ describe("users", () => {
     const admin = await makeAdmin();
     const list = await bodyOf(await client(admin).users.$get(), 200);
     expect(list.length).toBeGreaterThan(0);
-    for (const u of list) expect(Object.keys(u).sort()).toEqual(["createdAt", "id", "role", "twoFactorEnabled", "username"]);
+    for (const u of list)
+      expect(Object.keys(u).sort()).toEqual(["createdAt", "id", "recoveryCodesLeft", "role", "twoFactorEnabled", "twoFactorEnabledAt", "username"]);
   });
+
+  it("shows who has two-factor sign-in on, since when, and how many recovery codes are left", async () => {
+    const admin = await makeAdmin();
+    const member = await makeUser();
+    const on = Date.parse("2026-11-20T10:00:00.000Z");
+    await db().update(users).set({ totpSecret: "encrypted-secret", totpEnabledAt: on }).where(eq(users.id, member.id));
+    await db()
+      .insert(recoveryCodes)
+      .values(["a", "b", "c"].map((codeHash, i) => ({ userId: member.id, codeHash, usedAt: i === 0 ? on : null })));
+    const list = await bodyOf(await client(admin).users.$get(), 200);
+    expect(list.find((u) => u.id === member.id)).toMatchObject({
+      twoFactorEnabled: true,
+      twoFactorEnabledAt: "2026-11-20T10:00:00.000Z",
+      recoveryCodesLeft: 2,
+    });
+    expect(list.find((u) => u.id === admin.id)).toMatchObject({ twoFactorEnabled: false, twoFactorEnabledAt: null, recoveryCodesLeft: 0 });
+  }, 20_000);
 
   it("applies the password rules", async () => {
     const admin = await makeAdmin();

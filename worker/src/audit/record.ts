@@ -4,10 +4,11 @@
  *
  *   await db.batch([
  *     db.update(landers).set(values).where(eq(landers.id, id)),
- *     audit(c, { action: "lander.update", kind: "lander", id, summary: diff(before, values, LABELS) }, { ifChanged: true }),
+ *     ...unlessUnchanged(diff(before, values, LABELS), (summary) =>
+ *       audit(c, { action: "lander.update", kind: "lander", id, summary }, { ifChanged: true })),
  *   ]);
  */
-import { sql, type SQL } from "drizzle-orm";
+import { and, sql, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { auditLog } from "../db/schema";
 import type { AppEnv, Db } from "../env";
@@ -37,6 +38,8 @@ export interface AuditOptions {
    * delete by id that may match nothing leaves no entry then.
    */
   ifChanged?: boolean;
+  /** Write the entry only if this SQL condition holds when the batch runs (a lockout starting, say). */
+  onlyIf?: SQL;
 }
 
 export const MAX_SUMMARY_LENGTH = 500;
@@ -48,7 +51,7 @@ function entityIdSql(id: AuditEntry["id"]): SQL {
 }
 
 /** The insert for one entry, for callers without a request context (the request's `audit` is the usual way in). */
-export function auditStatement(db: Db, actor: Actor, ip: string | null, entry: AuditEntry, { ifChanged = false }: Pick<AuditOptions, "ifChanged"> = {}) {
+export function auditStatement(db: Db, actor: Actor, ip: string | null, entry: AuditEntry, { ifChanged = false, onlyIf }: Omit<AuditOptions, "actor"> = {}) {
   const summary = cut(entry.summary ?? "", MAX_SUMMARY_LENGTH);
   return db.insert(auditLog).select(
     db
@@ -64,7 +67,7 @@ export function auditStatement(db: Db, actor: Actor, ip: string | null, entry: A
         ip: sql<string | null>`${ip}`.as("ip"),
       })
       .from(sql`(select 1)`)
-      .where(ifChanged ? sql`changes() > 0` : undefined),
+      .where(and(ifChanged ? sql`changes() > 0` : undefined, onlyIf)),
   );
 }
 
@@ -91,6 +94,10 @@ export function shown(value: unknown): string {
   return cut(String(value), 80);
 }
 
+/** A value as `diff` compares it: whole (a change past what `shown` keeps still counts), nothing as "". */
+const comparable = (value: unknown) =>
+  value === null || value === undefined ? "" : Array.isArray(value) ? (value.length ? JSON.stringify(value.map(String)) : "") : String(value);
+
 /** "Name: A; URL: B" for the fields `labels` names. */
 export function fields(values: Record<string, unknown>, labels: Record<string, string>): string {
   return Object.entries(labels)
@@ -99,18 +106,37 @@ export function fields(values: Record<string, unknown>, labels: Record<string, s
     .join("; ");
 }
 
-/** "Name: A → B; BH Toggle: off → on" for the labelled fields `after` sets to something new. */
-export function diff(before: Record<string, unknown>, after: Record<string, unknown>, labels: Record<string, string>): string {
+/**
+ * "Name: A → B; BH Toggle: off → on" for the labelled fields `after` sets to something new; null
+ * when it changes none of them (a save of the same values), which `unlessUnchanged` turns into no entry.
+ */
+export function diff(before: Record<string, unknown>, after: Record<string, unknown>, labels: Record<string, string>): string | null {
   const changed = Object.entries(labels)
-    .filter(([key]) => after[key] !== undefined && shown(before[key]) !== shown(after[key]))
+    .filter(([key]) => after[key] !== undefined && comparable(before[key]) !== comparable(after[key]))
     .map(([key, label]) => `${label}: ${shown(before[key])} → ${shown(after[key])}`);
-  return changed.length ? changed.join("; ") : "no change";
+  return changed.length ? changed.join("; ") : null;
 }
 
-/** "added a, b; removed c" between two lists. */
-export function listChange(before: readonly string[], after: readonly string[]): string {
+/** "added a, b; removed c" between two lists; null when they hold the same values. */
+export function listChange(before: readonly string[], after: readonly string[]): string | null {
   const added = after.filter((v) => !before.includes(v));
   const removed = before.filter((v) => !after.includes(v));
   const parts = [added.length ? `added ${shown(added)}` : "", removed.length ? `removed ${shown(removed)}` : ""].filter(Boolean);
-  return parts.length ? parts.join("; ") : "no change";
+  return parts.length ? parts.join("; ") : null;
+}
+
+/**
+ * The entry of a change whose summary is a `diff` or `listChange`, as a list to spread into the
+ * change's batch: empty when nothing changed, so a save of the same values logs nothing (README
+ * "Audit log": only real changes are recorded).
+ */
+export function unlessUnchanged<T>(change: string | null, entry: (summary: string) => T): [] | [T] {
+  return change === null ? [] : [entry(change)];
+}
+
+/** An entity as a summary names it: its name with its id, "Spring LP (#1)"; null (shown as (none)) without an id. */
+export function named(name: string | null | undefined, id: number | string): string;
+export function named(name: string | null | undefined, id: number | string | null | undefined): string | null;
+export function named(name: string | null | undefined, id: number | string | null | undefined): string | null {
+  return id === null || id === undefined ? null : `${name ?? "deleted"} (#${id})`;
 }

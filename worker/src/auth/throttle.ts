@@ -62,3 +62,17 @@ export const forgetAttempt = (db: Db, attemptId: number) => db.delete(loginAttem
 
 /** A completed sign-in clears that username's failures (the IP's count stays). */
 export const clearFailures = (db: Db, username: string) => db.delete(loginAttempts).where(eq(loginAttempts.username, normalise(username)));
+
+/**
+ * Conditions that hold when this failed attempt starts a lock: it is the limit-th failure in the
+ * window for its username (or its IP), counting by id, so exactly one attempt starts each lock
+ * however many race. The audit log records a lockout once, when it starts, not every refused try
+ * during it. The attempt's own row gives the username and IP, keyed as `claimAttempt` stored them.
+ */
+export function lockStartedBy(attemptId: number, now = Date.now()) {
+  const since = now - THROTTLE_WINDOW_MS;
+  const nth = (column: "username" | "ip", limit: number) =>
+    sql`(select count(*) from ${loginAttempts} a join ${loginAttempts} me on me.id = ${attemptId}
+         where a.${sql.raw(column)} = me.${sql.raw(column)} and a.attempted_at > ${since} and a.id <= me.id) = ${limit}`;
+  return { username: nth("username", MAX_FAILURES_PER_USERNAME), ip: nth("ip", MAX_FAILURES_PER_IP) };
+}

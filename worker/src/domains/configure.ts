@@ -18,7 +18,8 @@ import { activeTrackingDomains, getDomain, type DomainRow } from "../db/queries/
 import type { DomainStatus } from "../db/schema";
 import { CloudflareError, CODES, type Cloudflare, type WorkerDomain } from "./cloudflare";
 import { cloudflareFor, namecheapFor, nowOf, type DomainDeps } from "./context";
-import { machine } from "./machine";
+import { machine, STATUS_LABELS } from "./machine";
+import { stepLog, type StepLog } from "./step-log";
 import { asSentence } from "./text";
 import { NamecheapError, type Namecheap } from "./namecheap";
 
@@ -45,7 +46,13 @@ const isExternal = (err: unknown): err is ExternalApiError => err instanceof Ext
  * Workers) allows taking it over: then that Worker's attachment or the A/AAAA/CNAME records of
  * this one hostname are removed first.
  */
-async function ensureAttached(cf: Cloudflare, hostname: string, zoneId: string, replace: boolean): Promise<{ domain: WorkerDomain; note: string }> {
+async function ensureAttached(
+  cf: Cloudflare,
+  log: StepLog,
+  hostname: string,
+  zoneId: string,
+  replace: boolean,
+): Promise<{ domain: WorkerDomain; note: string }> {
   const existing = await cf.workerDomains({ hostname });
   const mine = existing.find((d) => d.service === cf.workerName);
   if (mine) return { domain: mine, note: "it was already attached" };
@@ -57,10 +64,20 @@ async function ensureAttached(cf: Cloudflare, hostname: string, zoneId: string, 
       [],
     );
   }
-  for (const other of others) await cf.detachWorkerDomain(other);
+  for (const other of others) {
+    await log.before("domain.worker_detach", `Detaching ${hostname} from the Worker ${other.service} (Migrate to Workers)`);
+    await cf.detachWorkerDomain(other);
+    log.did(`${hostname} detached from the Worker ${other.service}`);
+  }
   let replaced = others.length ? `it was moved from the Worker ${others.map((d) => d.service).join(", ")}` : "";
+  const attach = async () => {
+    await log.before("domain.worker_attach", `Attaching ${hostname} to this Worker as a Custom Domain`);
+    const domain = await cf.attachWorkerDomain(hostname, zoneId);
+    log.did(`${hostname} attached to this Worker`);
+    return domain;
+  };
   try {
-    return { domain: await cf.attachWorkerDomain(hostname, zoneId), note: replaced };
+    return { domain: await attach(), note: replaced };
   } catch (err) {
     if (!(err instanceof CloudflareError && err.has(CODES.hostnameHasRecord))) throw err;
     const records = (await cf.recordsFor(zoneId, hostname)).filter((r) => ["A", "AAAA", "CNAME"].includes(r.type.toUpperCase()));
@@ -72,9 +89,13 @@ async function ensureAttached(cf: Cloudflare, hostname: string, zoneId: string, 
         err.codes,
       );
     }
-    for (const record of records) await cf.deleteRecord(zoneId, record);
+    for (const record of records) {
+      await log.before("domain.dns_record_delete", `Deleting the DNS record ${record.type} → ${record.content} of ${hostname} (Migrate to Workers)`);
+      await cf.deleteRecord(zoneId, record);
+      log.did(`DNS record ${record.type} → ${record.content} deleted`);
+    }
     replaced = `replacing ${described}`;
-    return { domain: await cf.attachWorkerDomain(hostname, zoneId), note: replaced };
+    return { domain: await attach(), note: replaced };
   }
 }
 
@@ -85,20 +106,36 @@ type Trigger = "admin" | "cron";
  * the cron leaves the row waiting for the next run; from an admin it also keeps the row in
  * configuring_dns, with the message, so the cron carries on. A definite refusal (a permission,
  * a conflict) is dns_failed with the message.
+ *
+ * Audit (step-log.ts): each Cloudflare or Namecheap change is announced before its call, and the
+ * outcome, with what was done, joins the transition that ends the step whenever something was
+ * called or the status or subdomain changed since `before` (the row as it was before the step).
  */
-async function runPipeline(deps: DomainDeps, nc: Namecheap, cf: Cloudflare, held: DomainRow, trigger: Trigger): Promise<StepAnswer> {
+async function runPipeline(deps: DomainDeps, nc: Namecheap, cf: Cloudflare, held: DomainRow, before: DomainRow, trigger: Trigger): Promise<StepAnswer> {
   const { db } = deps;
   const host = hostOf(held)!;
   const from: DomainStatus[] = ["configuring_dns"];
+  const log = stepLog(deps, held.id);
+  const outcome = (status: DomainStatus, message: string) =>
+    log.calledOut || status !== before.status || held.subdomain !== before.subdomain
+      ? log.outcome("domain.configure", `${host} → ${STATUS_LABELS[status]}${log.done ? `: ${log.done}` : ""}. ${message}`)
+      : undefined;
   let row = held;
   try {
     let zone = row.cloudflareZoneId ? await cf.getZone(row.cloudflareZoneId) : null;
     let reused = false;
-    if (!zone) ({ zone, reused } = await cf.createZone(row.domain));
+    if (!zone) {
+      await log.before("domain.zone_create", `Creating the Cloudflare zone of ${row.domain} (or reusing this account's)`);
+      ({ zone, reused } = await cf.createZone(row.domain));
+      log.did(reused ? `the account's Cloudflare zone ${zone.id} reused` : `Cloudflare zone ${zone.id} created`);
+    }
     row = (await machine.record(db, row.id, from, { cloudflareZoneId: zone.id, zoneStatus: zone.status }, nowOf(deps))) ?? row;
 
     if (zone.nameServers.length >= 2 && !sameSet(row.nameservers, zone.nameServers)) {
+      const ns = zone.nameServers.join(", ");
+      await log.before("domain.nameservers_set", `Setting the nameservers of ${row.domain} at Namecheap to ${ns}`);
       await nc.setNameservers(row.domain, zone.nameServers);
+      log.did(`nameservers set at Namecheap to ${ns}`);
       row = (await machine.record(db, row.id, from, { nameservers: zone.nameServers }, nowOf(deps))) ?? row;
     }
 
@@ -115,21 +152,33 @@ async function runPipeline(deps: DomainDeps, nc: Namecheap, cf: Cloudflare, held
           console.warn(`activation check for ${row.domain} refused: ${err.message}`);
         }
       }
-      const waiting = await machine.waitForZone(db, row.id, checkAsked ? { activationCheckedAt: now } : {}, now);
       const ns = (row.nameservers ?? zone.nameServers).join(", ");
-      return {
-        success: true,
-        message: `${reused ? "The existing Cloudflare zone" : "The Cloudflare zone"} of ${row.domain} is ${zone.status}, and its nameservers (${ns}) are set at Namecheap. Cloudflare activates the zone once it sees them: usually within minutes, at most 48 hours. Trackyard checks every 15 minutes and then attaches ${host} to this Worker.`,
-        domain: waiting,
-      };
+      const message = `${reused ? "The existing Cloudflare zone" : "The Cloudflare zone"} of ${row.domain} is ${zone.status}, and its nameservers (${ns}) are set at Namecheap. Cloudflare activates the zone once it sees them: usually within minutes, at most 48 hours. Trackyard checks every 15 minutes and then attaches ${host} to this Worker.`;
+      const entry = outcome("configuring_dns", `The zone is ${zone.status}: waiting for Cloudflare to activate it.`);
+      const waiting = await machine.waitForZone(db, row.id, checkAsked ? { activationCheckedAt: now } : {}, now, entry);
+      return { success: true, message, domain: waiting };
     }
 
-    const { domain } = await ensureAttached(cf, host, zone.id, false);
-    const active = await machine.activate(db, row.id, { workerDomainId: domain.id, zoneStatus: zone.status }, nowOf(deps));
-    return { success: true, message: `${host} is live on this Worker: tracking links can use https://${host}.`, domain: active };
+    const { domain } = await ensureAttached(cf, log, host, zone.id, false);
+    const message = `${host} is live on this Worker: tracking links can use https://${host}.`;
+    const active = await machine.activate(
+      db,
+      row.id,
+      { workerDomainId: domain.id, zoneStatus: zone.status },
+      nowOf(deps),
+      outcome("active", "Live on this Worker."),
+    );
+    return { success: true, message, domain: active };
   } catch (err) {
     if (!isExternal(err)) {
-      await machine.release(db, row.id, from, {}, nowOf(deps));
+      await machine.release(
+        db,
+        row.id,
+        from,
+        {},
+        nowOf(deps),
+        outcome("configuring_dns", `Stopped by an error: ${err instanceof Error ? err.message : String(err)}`),
+      );
       throw err;
     }
     // Worth another try: Cloudflare's retryable failures, and Namecheap calls whose outcome is unknown
@@ -137,11 +186,11 @@ async function runPipeline(deps: DomainDeps, nc: Namecheap, cf: Cloudflare, held
     const transient = err.retryable || (err instanceof NamecheapError && !err.details.answered);
     if (transient) {
       const note = `${asSentence(err.message)} Nothing is half done: Trackyard tries again every 15 minutes, or use Retry Configuration.`;
-      const kept = await machine.release(db, row.id, from, trigger === "admin" ? { errorMessage: note } : {}, nowOf(deps));
+      const kept = await machine.release(db, row.id, from, trigger === "admin" ? { errorMessage: note } : {}, nowOf(deps), outcome("configuring_dns", note));
       if (trigger === "cron") return { success: false, message: err.message, domain: kept };
       throw new ApiError(502, note);
     }
-    const failed = await machine.failConfigure(db, row.id, err.message, nowOf(deps));
+    const failed = await machine.failConfigure(db, row.id, err.message, nowOf(deps), outcome("dns_failed", err.message));
     if (trigger === "cron") return { success: false, message: err.message, domain: failed };
     throw new ApiError(502, err.message);
   }
@@ -152,8 +201,9 @@ export async function configureDomain(deps: DomainDeps, id: number, subdomain: s
   // Both sides must be set up before the row changes at all.
   const cf = cloudflareFor(deps);
   const nc = namecheapFor(deps);
+  const before = await getDomain(deps.db, id);
   const held = await machine.startConfigure(deps.db, id, subdomain, nowOf(deps));
-  return runPipeline(deps, nc, cf, held, "admin");
+  return runPipeline(deps, nc, cf, held, before ?? held, "admin");
 }
 
 /** The cron's step for a row waiting in configuring_dns. */
@@ -166,27 +216,39 @@ export async function advanceConfiguration(deps: DomainDeps, nc: Namecheap, cf: 
     throw err;
   }
   if (!held.subdomain) {
-    await machine.failConfigure(deps.db, id, "No tracking subdomain is recorded: use Retry Configuration to choose one.", nowOf(deps));
+    const message = "No tracking subdomain is recorded: use Retry Configuration to choose one.";
+    await machine.failConfigure(deps.db, id, message, nowOf(deps), stepLog(deps, id).outcome("domain.configure", `${held.domain} → DNS Failed. ${message}`));
     return null;
   }
-  return runPipeline(deps, nc, cf, held, "cron");
+  return runPipeline(deps, nc, cf, held, held, "cron");
 }
 
-/** Runs `step` on a row held for it, releasing it with what the step reports. */
+/**
+ * Runs `step` on a row held for it, releasing it with what the step reports and, in the same
+ * batch, its audit outcome (`auditAction`) once the step called out to change something (a
+ * Migrate to Workers that found the host attached already changed nothing, and logs nothing).
+ */
 async function withHeld(
   deps: DomainDeps,
   id: number,
   from: readonly DomainStatus[],
   action: string,
-  step: (row: DomainRow) => Promise<{ set: Parameters<typeof machine.release>[3]; message: string }>,
+  auditAction: string,
+  step: (row: DomainRow, log: StepLog) => Promise<{ set: Parameters<typeof machine.release>[3]; message: string }>,
 ): Promise<StepAnswer> {
   const row = await machine.hold(deps.db, id, from, action, nowOf(deps));
+  const log = stepLog(deps, id);
+  const summary = (text: string) => `${row.domain}${log.done ? `: ${log.done}` : ""}. ${text}`;
   try {
-    const { set, message } = await step(row);
-    return { success: true, message, domain: await machine.release(deps.db, id, from, { ...set, errorMessage: null }, nowOf(deps)) };
+    const { set, message } = await step(row, log);
+    const entry = log.calledOut ? log.outcome(auditAction, summary(message)) : undefined;
+    const released = await machine.release(deps.db, id, from, { ...set, errorMessage: null }, nowOf(deps), entry);
+    return { success: true, message, domain: released };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    await machine.release(deps.db, id, from, isExternal(err) ? { errorMessage: `${action} failed: ${asSentence(message)}` } : {}, nowOf(deps));
+    const failure = `${action} failed: ${asSentence(message)}`;
+    const entry = log.calledOut ? log.outcome(auditAction, summary(failure)) : undefined;
+    await machine.release(deps.db, id, from, isExternal(err) ? { errorMessage: failure } : {}, nowOf(deps), entry);
     if (isExternal(err)) throw new ApiError(502, message);
     throw err;
   }
@@ -208,8 +270,8 @@ export async function migrateToWorkers(deps: DomainDeps, id: number): Promise<St
     );
   }
   const cf = cloudflareFor(deps);
-  return withHeld(deps, id, ["active"], "Migrate to Workers", async (held) => {
-    const { domain, note } = await ensureAttached(cf, host, held.cloudflareZoneId!, true);
+  return withHeld(deps, id, ["active"], "Migrate to Workers", "domain.migrate_to_workers", async (held, log) => {
+    const { domain, note } = await ensureAttached(cf, log, host, held.cloudflareZoneId!, true);
     return { set: { workerDomainId: domain.id }, message: `${host} now runs on this Worker as a Custom Domain${note ? ` (${note})` : ""}.` };
   });
 }
@@ -222,11 +284,14 @@ export async function updateNameservers(deps: DomainDeps, id: number): Promise<S
   if (!row.cloudflareZoneId) throw conflict(`${row.domain} has no Cloudflare zone yet: use Configure DNS first.`);
   const cf = cloudflareFor(deps);
   const nc = namecheapFor(deps);
-  return withHeld(deps, id, HAS_ZONE, "Update NS", async (held) => {
+  return withHeld(deps, id, HAS_ZONE, "Update NS", "domain.update_nameservers", async (held, log) => {
     const zone = await cf.getZone(held.cloudflareZoneId!);
     if (!zone) throw conflict(`The Cloudflare zone of ${held.domain} no longer exists: use Retry Configuration to create it again.`);
     if (zone.nameServers.length < 2) throw conflict(`Cloudflare lists no nameservers for ${held.domain} yet: try again in a minute.`);
+    const ns = zone.nameServers.join(", ");
+    await log.before("domain.nameservers_set", `Setting the nameservers of ${held.domain} at Namecheap to ${ns} (Update NS)`);
     await nc.setNameservers(held.domain, zone.nameServers);
+    log.did(`nameservers set at Namecheap to ${ns}`);
     const now = nowOf(deps);
     let activationCheckedAt = held.activationCheckedAt;
     if (zone.status !== "active" && (activationCheckedAt === null || now - activationCheckedAt >= ACTIVATION_CHECK_INTERVAL_MS)) {
@@ -254,26 +319,36 @@ export async function deleteDomain(deps: DomainDeps, id: number): Promise<{ mess
   const cf = mayBeAttached ? cloudflareFor(deps) : null;
   const from: DomainStatus[] = ["pending", "purchased", "configuring_dns", "dns_failed", "active", "failed"];
   const held = await machine.hold(deps.db, id, from, "deleting it", nowOf(deps));
+  const log = stepLog(deps, id);
   let detached = false;
   if (cf && host) {
     try {
       for (const d of await cf.workerDomains({ hostname: host })) {
         if (d.service !== cf.workerName) continue;
+        await log.before("domain.worker_detach", `Detaching ${host} from this Worker (Delete)`);
         await cf.detachWorkerDomain(d);
+        log.did(`${host} detached from this Worker`);
         detached = true;
       }
     } catch (err) {
-      await machine.release(deps.db, id, from, {}, nowOf(deps));
-      if (isExternal(err)) throw new ApiError(502, `${asSentence(err.message)} Nothing was deleted.`);
+      const message = `${asSentence(err instanceof Error ? err.message : String(err))} Nothing was deleted.`;
+      await machine.release(
+        deps.db,
+        id,
+        from,
+        {},
+        nowOf(deps),
+        log.calledOut ? log.outcome("domain.delete", `${held.domain}: ${log.done || "nothing detached"}. ${message}`) : undefined,
+      );
+      if (isExternal(err)) throw new ApiError(502, message);
       throw err;
     }
   }
-  await machine.forget(deps.db, held.id);
   const detachNote = detached ? ` and ${host} is detached from this Worker` : "";
   const zoneNote = held.cloudflareZoneId ? " and the Cloudflare zone" : "";
-  return {
-    message: `${held.domain} is removed from Trackyard${detachNote}. The registration at Namecheap${zoneNote} remain yours; campaigns that used it now use the default domain.`,
-  };
+  const message = `${held.domain} is removed from Trackyard${detachNote}. The registration at Namecheap${zoneNote} remain yours; campaigns that used it now use the default domain.`;
+  await machine.forget(deps.db, held.id, log.outcome("domain.delete", message));
+  return { message };
 }
 
 export interface RedeployAnswer {
@@ -314,7 +389,7 @@ export async function redeployWorker(deps: DomainDeps): Promise<RedeployAnswer> 
       continue;
     }
     try {
-      const { domain } = await ensureAttached(cf, host, row.cloudflareZoneId, false);
+      const { domain } = await ensureAttached(cf, stepLog(deps, row.id), host, row.cloudflareZoneId, false);
       await machine.record(deps.db, row.id, ["active"], { workerDomainId: domain.id }, nowOf(deps));
       answer.attached.push(host);
     } catch (err) {

@@ -3,7 +3,10 @@
  * Cloudflare clients built from them. Tests put the fakes and short waits in `fetch`, `connect`,
  * `sleep` and `timeoutMs`; routes and the cron use the runtime's own.
  */
-import type { Bindings, Db } from "../env";
+import type { Actor } from "../audit/record";
+import type { Context } from "hono";
+import type { AppEnv, Bindings, Db } from "../env";
+import { clientIp } from "../lib/request";
 import { ApiError } from "../lib/errors";
 import type { FetchFn } from "../integrations/http";
 import { parseCents } from "../lib/money";
@@ -17,6 +20,8 @@ import type { ConnectFn } from "./socks5";
 export interface DomainDeps {
   db: Db;
   env: Bindings;
+  /** Who runs the step, for its audit entries: the admin of the request; the cron when omitted. */
+  actor?: { actor: Actor; ip: string | null };
   now?: () => number;
   fetch?: FetchFn;
   connect?: ConnectFn;
@@ -25,6 +30,17 @@ export interface DomainDeps {
 }
 
 export const nowOf = (deps: DomainDeps) => (deps.now ?? Date.now)();
+
+/**
+ * A request's deps, with its admin as the actor of the steps' audit entries. The steps write those
+ * entries themselves (step-log.ts): before each outside change, and with the transition that ends
+ * the step, so a failure half-way still leaves what was done on record.
+ */
+export function requestDeps(c: Context<AppEnv>): DomainDeps {
+  const user = c.get("user");
+  const actor = user ? { id: user.id, username: user.username } : { id: null, username: "anonymous" };
+  return { db: c.get("db"), env: c.env, actor: { actor, ip: clientIp(c.req.raw) } };
+}
 
 const notSetUp = (what: string, problems: string[]) =>
   new ApiError(409, `${what} is not set up: ${problems.join("; ")}. See the README, "Domain automation".`, problems);

@@ -17,11 +17,12 @@
  * statuses it may start from (compare-and-set), so a transition that lost a race changes nothing.
  * Anything that must happen together with a transition (an audit entry) joins that batch in `commit`.
  */
-import { and, eq, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../env";
 import { getDomain, getDomainByName, type DomainRow } from "../db/queries/domains";
 import { domains, type DomainStatus } from "../db/schema";
 import { conflict, notFound } from "../lib/errors";
+import type { AuditStatement } from "./step-log";
 
 /** How long a step may hold a row; longer than any step's calls with their retries and waits. */
 export const LEASE_MS = 5 * 60 * 1000;
@@ -58,6 +59,8 @@ interface Step {
   /** take: only if no live lease, then hold it; release: drop it; keep: leave it as is. */
   lease: "take" | "release" | "keep";
   now: number;
+  /** The step's audit entry (`ifChanged`), written in the same batch: with the transition or not at all. */
+  entry?: AuditStatement;
 }
 
 /** One guarded update, as one D1 batch. Null when the row was not in a `from` status (or was held). */
@@ -71,7 +74,7 @@ async function commit(db: Db, id: number, step: Step): Promise<DomainRow | null>
     .set({ ...step.set, ...(step.to && { status: step.to }), ...(leaseUntil !== undefined && { leaseUntil }) })
     .where(and(...conditions))
     .returning();
-  const [rows] = await db.batch([update]);
+  const [rows] = await db.batch([update, ...(step.entry ? [step.entry] : [])]);
   return rows[0] ?? null;
 }
 
@@ -98,11 +101,12 @@ export const machine = {
    * The purchase lock: a new row, or a failed / pending one again, as purchasing. Refuses (409)
    * when the name is already being bought or was bought.
    */
-  async startPurchase(db: Db, domain: string, now: number): Promise<DomainRow> {
+  async startPurchase(db: Db, domain: string, now: number, entry?: (id: number | SQL) => AuditStatement): Promise<DomainRow> {
     const existing = await getDomainByName(db, domain);
     if (!existing) {
       const [inserted] = await db.batch([
         db.insert(domains).values({ domain, status: "purchasing", purchaseStartedAt: now, createdAt: now }).onConflictDoNothing().returning(),
+        ...(entry ? [entry(sql`last_insert_rowid()`)] : []),
       ]);
       if (inserted[0]) return inserted[0];
     } else {
@@ -112,6 +116,7 @@ export const machine = {
         set: { purchaseStartedAt: now, errorMessage: null, purchaseOrderId: null, purchaseAmountCents: null },
         lease: "keep",
         now,
+        entry: entry?.(existing.id),
       });
       if (row) return row;
     }
@@ -121,21 +126,28 @@ export const machine = {
 
   refusePurchaseOf,
 
-  finishPurchase: (db: Db, id: number, got: { orderId: string | null; chargedCents: number | null; errorMessage?: string | null }, now: number) =>
+  finishPurchase: (
+    db: Db,
+    id: number,
+    got: { orderId: string | null; chargedCents: number | null; errorMessage?: string | null },
+    now: number,
+    entry?: AuditStatement,
+  ) =>
     commit(db, id, {
       from: ["purchasing"],
       to: "purchased",
       set: { purchaseOrderId: got.orderId, purchaseAmountCents: got.chargedCents, purchasedAt: now, errorMessage: got.errorMessage ?? null },
       lease: "release",
       now,
+      entry,
     }),
 
-  failPurchase: (db: Db, id: number, message: string, now: number) =>
-    commit(db, id, { from: ["purchasing"], to: "failed", set: { errorMessage: message }, lease: "release", now }),
+  failPurchase: (db: Db, id: number, message: string, now: number, entry?: AuditStatement) =>
+    commit(db, id, { from: ["purchasing"], to: "failed", set: { errorMessage: message }, lease: "release", now, entry }),
 
   /** The purchase's outcome is not known yet: it stays purchasing, saying so. */
-  notePurchase: (db: Db, id: number, message: string, now: number) =>
-    commit(db, id, { from: ["purchasing"], set: { errorMessage: message }, lease: "keep", now }),
+  notePurchase: (db: Db, id: number, message: string, now: number, entry?: AuditStatement) =>
+    commit(db, id, { from: ["purchasing"], set: { errorMessage: message }, lease: "keep", now, entry }),
 
   /** Configure DNS / Retry Configuration: takes the row for the configuration steps. */
   async startConfigure(db: Db, id: number, subdomain: string, now: number): Promise<DomainRow> {
@@ -154,21 +166,22 @@ export const machine = {
   record: (db: Db, id: number, from: readonly DomainStatus[], set: Changes, now: number) => commit(db, id, { from, set, lease: "keep", now }),
 
   /** Releases a held row, with what the step leaves behind (an error, or none). */
-  release: (db: Db, id: number, from: readonly DomainStatus[], set: Changes, now: number) => commit(db, id, { from, set, lease: "release", now }),
+  release: (db: Db, id: number, from: readonly DomainStatus[], set: Changes, now: number, entry?: AuditStatement) =>
+    commit(db, id, { from, set, lease: "release", now, entry }),
 
-  activate: (db: Db, id: number, set: Changes, now: number) =>
-    commit(db, id, { from: ["configuring_dns", "active"], to: "active", set: { ...set, configuredAt: now, errorMessage: null }, lease: "release", now }),
+  activate: (db: Db, id: number, set: Changes, now: number, entry?: AuditStatement) =>
+    commit(db, id, { from: ["configuring_dns", "active"], to: "active", set: { ...set, configuredAt: now, errorMessage: null }, lease: "release", now, entry }),
 
   /** The zone is not active yet: the row waits in configuring_dns for the cron. */
-  waitForZone: (db: Db, id: number, set: Changes, now: number) =>
-    commit(db, id, { from: ["configuring_dns"], set: { ...set, errorMessage: null }, lease: "release", now }),
+  waitForZone: (db: Db, id: number, set: Changes, now: number, entry?: AuditStatement) =>
+    commit(db, id, { from: ["configuring_dns"], set: { ...set, errorMessage: null }, lease: "release", now, entry }),
 
-  failConfigure: (db: Db, id: number, message: string, now: number) =>
-    commit(db, id, { from: ["configuring_dns"], to: "dns_failed", set: { errorMessage: message }, lease: "release", now }),
+  failConfigure: (db: Db, id: number, message: string, now: number, entry?: AuditStatement) =>
+    commit(db, id, { from: ["configuring_dns"], to: "dns_failed", set: { errorMessage: message }, lease: "release", now, entry }),
 
   /** Forgets a row held for Delete. Campaigns using it fall back to the default domain (set null). */
-  async forget(db: Db, id: number): Promise<boolean> {
-    const [deleted] = await db.batch([db.delete(domains).where(eq(domains.id, id)).returning({ id: domains.id })]);
+  async forget(db: Db, id: number, entry?: AuditStatement): Promise<boolean> {
+    const [deleted] = await db.batch([db.delete(domains).where(eq(domains.id, id)).returning({ id: domains.id }), ...(entry ? [entry] : [])]);
     return deleted.length === 1;
   },
 };

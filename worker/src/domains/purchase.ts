@@ -4,6 +4,9 @@
  *   before buying, and refuses above the Maximum Domain Price (premium names included);
  * - the row's purchasing status is the lock: a second purchase of the name, while one runs or after
  *   it succeeded, buys nothing (409);
+ * - the first-year price must be the one the admin confirmed: a price changed since buys nothing (409);
+ * - the purchase is on record before domains.create is sent (an audit entry in the batch that takes
+ *   the lock), and its outcome joins the batch that records it;
  * - domains.create is sent once. When its outcome is unknown (timeout, 5xx, an unreadable answer)
  *   it is never resent: the row stays purchasing and is settled from the account's own domain list.
  */
@@ -16,6 +19,7 @@ import { maxPriceCents, namecheapFor, nowOf, type DomainDeps } from "./context";
 import { machine } from "./machine";
 import { NamecheapError, type Namecheap } from "./namecheap";
 import { judgePrice, type Refusal } from "./price-rule";
+import { domainAudit } from "./step-log";
 import { asSentence } from "./text";
 
 /** A purchase not confirmed by then, and not in the account, did not happen. */
@@ -78,8 +82,11 @@ export interface PurchaseAnswer {
   domain: DomainRow | null;
 }
 
-/** POST /api/domains/purchase. */
-export async function purchaseDomain(deps: DomainDeps, domain: string): Promise<PurchaseAnswer> {
+/**
+ * POST /api/domains/purchase. `confirmedCents` is the first-year price the admin confirmed: a
+ * fresh price that differs buys nothing (409), so a click never buys at a price nobody saw.
+ */
+export async function purchaseDomain(deps: DomainDeps, domain: string, confirmedCents: number): Promise<PurchaseAnswer> {
   const { db } = deps;
   const nc = namecheapFor(deps);
   // Fail fast, before any call, when the name is already being bought or was bought.
@@ -88,12 +95,19 @@ export async function purchaseDomain(deps: DomainDeps, domain: string): Promise<
 
   let contact: Awaited<ReturnType<Namecheap["defaultContact"]>>;
   let premium: { priceCents: number } | null = null;
+  let priceCents: number;
   try {
     const { check, verdict } = await quote(nc, domain, maxCents, true);
     if (!verdict.ok) {
       // Taken may mean taken by us: a purchase confirmed late, or a name bought by hand.
       if (verdict.refusal === "taken" && (await nc.findInAccount(domain))) return adopt(deps, domain);
       throw conflict(`${asSentence(verdict.message)} Nothing was bought.`);
+    }
+    priceCents = verdict.priceCents!;
+    if (priceCents !== confirmedCents) {
+      throw conflict(
+        `The price of ${domain} is now $${formatCents(priceCents)}, not the $${formatCents(confirmedCents)} you confirmed: nothing was bought. Check availability again to see the new price.`,
+      );
     }
     if (check.premium) premium = { priceCents: check.premiumRegistrationCents! };
     contact = await nc.defaultContact();
@@ -102,26 +116,37 @@ export async function purchaseDomain(deps: DomainDeps, domain: string): Promise<
     return namecheapFailure(err, `checking ${domain} before buying it`);
   }
 
-  const row = await machine.startPurchase(db, domain, nowOf(deps));
+  // The row (the purchase's lock) and the entry announcing the purchase are one batch, written
+  // before domains.create is sent: whatever fails after the charge, the purchase is on record.
+  const row = await machine.startPurchase(db, domain, nowOf(deps), (id) =>
+    domainAudit(
+      deps,
+      {
+        action: "domain.purchase_start",
+        id,
+        summary: `Buying ${domain} at Namecheap for $${formatCents(priceCents)} (first year${premium ? ", premium" : ""}, as confirmed): sending domains.create`,
+      },
+      { ifChanged: true },
+    ),
+  );
+  const outcome = (summary: string) => domainAudit(deps, { action: "domain.purchase", id: row.id, summary }, { ifChanged: true });
+  let registration: Awaited<ReturnType<Namecheap["create"]>>;
   try {
-    const registration = await nc.create(domain, contact, premium);
-    const done = await machine.finishPurchase(db, row.id, { orderId: registration.orderId, chargedCents: registration.chargedCents }, nowOf(deps));
-    const charged = registration.chargedCents === null ? "" : `, $${formatCents(registration.chargedCents)} charged`;
-    const order = registration.orderId ? ` (order ${registration.orderId}${charged})` : "";
-    const next = cloudflareSetup(deps.env).config ? "Next: Configure DNS." : "Configure DNS once the Cloudflare settings are in place.";
-    return { success: true, pending: false, message: `${domain} is yours${order}. ${next}`, domain: done ?? (await getDomain(db, row.id)) ?? null };
+    registration = await nc.create(domain, contact, premium);
   } catch (err) {
     if (err instanceof NamecheapError && err.details.answered) {
-      const failed = await machine.failPurchase(db, row.id, err.message, nowOf(deps));
+      const failed = await machine.failPurchase(
+        db,
+        row.id,
+        err.message,
+        nowOf(deps),
+        outcome(`${domain} → Failed: ${asSentence(err.message)} Nothing was bought.`),
+      );
       return { success: false, pending: false, message: `${asSentence(err.message)} Nothing was bought.`, domain: failed };
     }
     const reason = err instanceof Error ? err.message : String(err);
-    await machine.notePurchase(
-      db,
-      row.id,
-      `Namecheap's answer to the purchase did not arrive (${reason}). It was not sent again: Trackyard checks the Namecheap account and marks the domain Purchased or Failed.`,
-      nowOf(deps),
-    );
+    const note = `Namecheap's answer to the purchase did not arrive (${reason}). It was not sent again: Trackyard checks the Namecheap account and marks the domain Purchased or Failed.`;
+    await machine.notePurchase(db, row.id, note, nowOf(deps), outcome(`${domain} → not confirmed yet: ${note}`));
     // One read-only look right away: a purchase that went through usually shows at once.
     const settled = await reconcilePurchase(deps, nc, row.id);
     if (settled?.status === "purchased")
@@ -133,18 +158,50 @@ export async function purchaseDomain(deps: DomainDeps, domain: string): Promise<
       domain: settled ?? null,
     };
   }
+
+  const charged = registration.chargedCents === null ? "" : `, $${formatCents(registration.chargedCents)} charged`;
+  const order = registration.orderId ? ` (order ${registration.orderId}${charged})` : "";
+  const next = cloudflareSetup(deps.env).config ? "Next: Configure DNS." : "Configure DNS once the Cloudflare settings are in place.";
+  const message = `${domain} is yours${order}. ${next}`;
+  try {
+    const done = await machine.finishPurchase(
+      db,
+      row.id,
+      { orderId: registration.orderId, chargedCents: registration.chargedCents },
+      nowOf(deps),
+      outcome(`${domain} → Purchased${order}`),
+    );
+    return { success: true, pending: false, message, domain: done ?? (await getDomain(db, row.id)) ?? null };
+  } catch (err) {
+    // Bought, but D1 failed to record it: the row stays Purchasing (the lock holds against a second
+    // purchase), the entry written before the call says what was bought, and the cron marks it
+    // Purchased once the Namecheap account shows it. Never an error that reads as "not bought".
+    console.error(`purchase of ${domain} succeeded at Namecheap but was not recorded`, err);
+    return {
+      success: false,
+      pending: true,
+      message: `${domain} was bought at Namecheap${order}, but Trackyard could not record it (${err instanceof Error ? err.message : String(err)}). Do not buy it again: it stays Purchasing until Trackyard confirms it from the Namecheap account (checked every 15 minutes).`,
+      domain: null,
+    };
+  }
 }
 
 /** The account already holds the name: record it as purchased, buying nothing. */
 async function adopt(deps: DomainDeps, domain: string): Promise<PurchaseAnswer> {
   const row = await machine.startPurchase(deps.db, domain, nowOf(deps));
-  const done = await machine.finishPurchase(deps.db, row.id, { orderId: null, chargedCents: null }, nowOf(deps));
-  return {
-    success: true,
-    pending: false,
-    message: `${domain} is already in your Namecheap account: it is recorded as Purchased, and nothing was bought.`,
-    domain: done,
-  };
+  const message = `${domain} is already in your Namecheap account: it is recorded as Purchased, and nothing was bought.`;
+  const done = await machine.finishPurchase(
+    deps.db,
+    row.id,
+    { orderId: null, chargedCents: null },
+    nowOf(deps),
+    domainAudit(
+      deps,
+      { action: "domain.purchase", id: row.id, summary: `${domain} → Purchased: already in the Namecheap account, nothing was bought` },
+      { ifChanged: true },
+    ),
+  );
+  return { success: true, pending: false, message, domain: done };
 }
 
 /**
@@ -162,10 +219,14 @@ export async function reconcilePurchase(deps: DomainDeps, nc: Namecheap, id: num
     return row;
   }
   const now = nowOf(deps);
-  if (found) return (await machine.finishPurchase(deps.db, id, { orderId: row.purchaseOrderId, chargedCents: row.purchaseAmountCents }, now)) ?? row;
+  const outcome = (summary: string) => domainAudit(deps, { action: "domain.purchase", id, summary }, { ifChanged: true });
+  if (found) {
+    const entry = outcome(`${row.domain} → Purchased: confirmed from the Namecheap account's domain list`);
+    return (await machine.finishPurchase(deps.db, id, { orderId: row.purchaseOrderId, chargedCents: row.purchaseAmountCents }, now, entry)) ?? row;
+  }
   if (now - (row.purchaseStartedAt ?? row.createdAt) > PURCHASE_GIVE_UP_MS) {
     const message = `Namecheap never confirmed the purchase and ${row.domain} is not in the account ${Math.round(PURCHASE_GIVE_UP_MS / 60_000)} minutes later: nothing was bought. Check availability and purchase again.`;
-    return (await machine.failPurchase(deps.db, id, message, now)) ?? row;
+    return (await machine.failPurchase(deps.db, id, message, now, outcome(`${row.domain} → Failed: ${message}`))) ?? row;
   }
   return row;
 }

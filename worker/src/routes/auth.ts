@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -5,7 +6,15 @@ import { audit, type Actor } from "../audit/record";
 import { accessKey } from "../auth/access-key";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../auth/password";
 import { deleteSession, loadSecondFactorSession, prepareSession, readSessionToken, SECOND_FACTOR_TTL_SECONDS, SESSION_COOKIE } from "../auth/session";
-import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
+import {
+  claimAttempt,
+  clearFailures,
+  forgetAttempt,
+  lockStartedBy,
+  MAX_FAILURES_PER_IP,
+  MAX_FAILURES_PER_USERNAME,
+  THROTTLE_WINDOW_MS,
+} from "../auth/throttle";
 import { decryptSecret, hashRecoveryCode, matchTotp, normaliseRecoveryCode, twoFactorKeys } from "../auth/two-factor";
 import { claimTotpStep, recoveryCodesLeft, twoFactorRequired, twoFactorState, useRecoveryCode } from "../db/queries/two-factor";
 import {
@@ -67,6 +76,25 @@ async function attempt(c: Context<AppEnv>, username: string) {
   return claim.attemptId;
 }
 
+/**
+ * A refused sign-in step on record (README "Audit log"): a wrong password or an unknown username,
+ * a wrong second-factor code; and, when this failure is the one that locks sign-in, the lockout.
+ * An unknown username is not written down: what was typed may be a password in the wrong field.
+ */
+async function recordRefusal(c: Context<AppEnv>, attemptId: number, actor: Actor, entry: { action: string; summary: string }) {
+  const locks = lockStartedBy(attemptId);
+  const minutes = THROTTLE_WINDOW_MS / 60_000;
+  const whose = actor.id ? actor.username : "an unknown username";
+  const lockout = (summary: string, onlyIf: SQL) => audit(c, { action: "session.locked_out", kind: "session", id: actor.id, summary }, { actor, onlyIf });
+  await c
+    .get("db")
+    .batch([
+      audit(c, { kind: "session", id: actor.id, ...entry }, { actor }),
+      lockout(`Sign-in for ${whose} locked for ${minutes} minutes: ${MAX_FAILURES_PER_USERNAME} failed attempts`, locks.username),
+      lockout(`Sign-in from this IP address locked for ${minutes} minutes: ${MAX_FAILURES_PER_IP} failed attempts`, locks.ip),
+    ]);
+}
+
 const SIGN_IN_EXPIRED = "Your sign-in took too long or was replaced. Enter your username and password again.";
 
 export const authRoutes = new Hono<AppEnv>()
@@ -97,7 +125,13 @@ export const authRoutes = new Hono<AppEnv>()
     // Unknown users cost a full hash too, so timing does not reveal which usernames exist.
     const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
     // A wrong password leaves its attempt counted as a failure.
-    if (!user || !ok) throw new ApiError(401, "Invalid username or password");
+    if (!user || !ok) {
+      await recordRefusal(c, attemptId, user ? { id: user.id, username: user.username } : { id: null, username: "anonymous" }, {
+        action: "session.sign_in_refused",
+        summary: user ? "Wrong password" : "Unknown username (not recorded: it may be a mistyped password)",
+      });
+      throw new ApiError(401, "Invalid username or password");
+    }
     // The password was right: not a failure. The username's earlier failures stay until the
     // whole sign-in succeeds, so a known password cannot reset the count of wrong codes.
     await forgetAttempt(db, attemptId);
@@ -131,20 +165,18 @@ export const authRoutes = new Hono<AppEnv>()
     let method: string;
     if (recovery) {
       if (!(await useRecoveryCode(db, pending.userId, await hashRecoveryCode(keys, recovery)))) {
-        await db.batch([
-          audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Recovery code wrong or already used" }, { actor }),
-        ]);
+        await recordRefusal(c, attemptId, actor, { action: "session.second_factor_refused", summary: "Recovery code wrong or already used" });
         throw new ApiError(401, "That recovery code is wrong or was already used");
       }
       method = `Password + recovery code (${await recoveryCodesLeft(db, pending.userId)} left)`;
     } else {
       const step = matchTotp(await decryptSecret(keys, pending.userId, state.totpSecret), code.replace(/\s/g, ""));
       if (step === null) {
-        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Wrong code" }, { actor })]);
+        await recordRefusal(c, attemptId, actor, { action: "session.second_factor_refused", summary: "Wrong code" });
         throw new ApiError(401, "That code is not right. Enter the current 6-digit code from your authenticator app.");
       }
       if (!(await claimTotpStep(db, pending.userId, step))) {
-        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Code already used" }, { actor })]);
+        await recordRefusal(c, attemptId, actor, { action: "session.second_factor_refused", summary: "Code already used" });
         throw new ApiError(401, "That code was already used. Wait for the next code in your app.");
       }
       method = "Password + authenticator code";

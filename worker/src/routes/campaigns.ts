@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { audit, diff, fields } from "../audit/record";
+import { audit, diff, fields, named, unlessUnchanged } from "../audit/record";
 import {
   deleteCampaign,
   getCampaign,
@@ -8,8 +8,10 @@ import {
   insertCampaign,
   listCampaigns,
   listTrackingDomains,
+  referenceNames,
   referenceProblems,
   updateCampaign,
+  type CampaignValues,
   type CampaignViewRow,
 } from "../db/queries/campaigns";
 import { campaignDeletionImpact } from "../db/queries/deletion-impact";
@@ -68,13 +70,27 @@ async function checkReferences(db: Db, refs: Parameters<typeof referenceProblems
 
 const LABELS = {
   name: "Name",
-  landerId: "Lander ID",
-  offerId: "Offer ID",
-  domainId: "Domain ID",
+  lander: "Lander",
+  offer: "Offer",
+  domain: "Tracking Domain",
   bhToggle: "BH Toggle",
   mediaBuyer: "Media buyer",
-  sparkId: "Spark ID",
+  spark: "Spark",
 };
+
+/** A campaign's fields as its audit summary shows them: what it points at by name, with the id ("Lander: Spring LP (#1)"). */
+async function described(db: Db, values: CampaignValues) {
+  const names = await referenceNames(db, values);
+  return {
+    name: values.name,
+    lander: named(names.lander, values.landerId),
+    offer: named(names.offer, values.offerId),
+    domain: named(names.domain, values.domainId),
+    bhToggle: values.bhToggle,
+    mediaBuyer: values.mediaBuyer ?? null,
+    spark: named(names.spark, values.sparkId ?? null),
+  };
+}
 
 /** A lander, offer, domain or spark deleted between the check and the write: still a clear 400, never a 500. */
 async function writing<T>(write: Promise<T>) {
@@ -127,7 +143,7 @@ export const campaignRoutes = new Hono<AppEnv>()
     const [[created]] = await writing(
       db.batch([
         insertCampaign(db, values),
-        audit(c, { action: "campaign.create", kind: "campaign", id: sql`last_insert_rowid()`, summary: fields(values, LABELS) }),
+        audit(c, { action: "campaign.create", kind: "campaign", id: sql`last_insert_rowid()`, summary: fields(await described(db, values), LABELS) }),
       ]),
     );
     const { id } = created!;
@@ -145,10 +161,11 @@ export const campaignRoutes = new Hono<AppEnv>()
     if (!before) throw notFound("Campaign not found");
     // A patch of the BH Toggle alone is the switch the team flips most: its own action.
     const action = Object.keys(input).every((k) => k === "bhToggle") ? "campaign.bh_toggle" : "campaign.update";
+    const change = diff(await described(db, before), await described(db, { ...before, ...input }), LABELS);
     const [updated] = await writing(
       db.batch([
         updateCampaign(db, id, input),
-        audit(c, { action, kind: "campaign", id, summary: `${before.name}: ${diff(before, input, LABELS)}` }, { ifChanged: true }),
+        ...unlessUnchanged(change, (summary) => audit(c, { action, kind: "campaign", id, summary: `${before.name}: ${summary}` }, { ifChanged: true })),
       ]),
     );
     if (!updated.length) throw notFound("Campaign not found");
@@ -170,7 +187,7 @@ export const campaignRoutes = new Hono<AppEnv>()
     if (!before) throw notFound("Campaign not found");
     const [deleted] = await db.batch([
       deleteCampaign(db, id),
-      audit(c, { action: "campaign.delete", kind: "campaign", id, summary: fields(before, LABELS) }, { ifChanged: true }),
+      audit(c, { action: "campaign.delete", kind: "campaign", id, summary: fields(await described(db, before), LABELS) }, { ifChanged: true }),
     ]);
     if (!deleted.length) throw notFound("Campaign not found");
     invalidateTrackedCampaigns();

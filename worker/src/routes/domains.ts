@@ -1,19 +1,16 @@
-import { Hono, type Context } from "hono";
-import { audit } from "../audit/record";
-import { getDomain, listDomains, type DomainRow } from "../db/queries/domains";
+import { Hono } from "hono";
+import { listDomains, type DomainRow } from "../db/queries/domains";
 import { cloudflareSetup, describeRoute, NAMECHEAP_SANDBOX_URL, namecheapSetup } from "../domains/config";
 import { configureDomain, deleteDomain, hostOf, migrateToWorkers, updateNameservers } from "../domains/configure";
-import { maxPriceCents, type DomainDeps } from "../domains/context";
+import { maxPriceCents, requestDeps } from "../domains/context";
 import { testProxy } from "../domains/proxy-test";
 import { checkDomain, purchaseDomain } from "../domains/purchase";
 import type { AppEnv } from "../env";
-import { formatCents, formatCentsOrNull } from "../lib/money";
+import { formatCents, formatCentsOrNull, parseCents } from "../lib/money";
 import { iso, isoOrNull } from "../lib/time";
 import { validate } from "../lib/validate";
 import { idParam } from "../schemas/common";
-import { configureBodySchema, domainBodySchema } from "../schemas/domains";
-
-const depsOf = (c: Context<AppEnv>): DomainDeps => ({ db: c.get("db"), env: c.env });
+import { configureBodySchema, domainBodySchema, purchaseBodySchema } from "../schemas/domains";
 
 /** What the screen says under a status while nothing is wrong. */
 function noteFor(row: DomainRow, busy: boolean): string | null {
@@ -49,18 +46,6 @@ export function domainJson(row: DomainRow, now = Date.now()) {
 
 const rowJson = (row: DomainRow | null) => (row ? domainJson(row) : null);
 
-/**
- * The audit entry of a step that reached Namecheap or Cloudflare. Written after the step, with the
- * outcome the admin was told: a purchase or a zone cannot share a D1 batch with its entry, and a
- * step refused before it changed anything (over the price limit, already bought) leaves none.
- */
-async function recordStep(c: Context<AppEnv>, action: string, answer: { message: string; domain: DomainRow | null }, fallbackId?: number) {
-  const row = answer.domain;
-  const price = row?.purchaseAmountCents != null && action === "domain.purchase" ? ` ($${formatCents(row.purchaseAmountCents)})` : "";
-  const summary = `${row ? `${row.domain} → ${row.status}${price}. ` : ""}${answer.message}`;
-  await c.get("db").batch([audit(c, { action, kind: "domain", id: row?.id ?? fallbackId ?? null, summary })]);
-}
-
 export const domainRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const now = Date.now();
@@ -92,40 +77,34 @@ export const domainRoutes = new Hono<AppEnv>()
   })
 
   .post("/check", validate("json", domainBodySchema), async (c) => {
-    return c.json(await checkDomain(depsOf(c), c.req.valid("json").domain), 200);
+    return c.json(await checkDomain(requestDeps(c), c.req.valid("json").domain), 200);
   })
 
-  .post("/purchase", validate("json", domainBodySchema), async (c) => {
-    const answer = await purchaseDomain(depsOf(c), c.req.valid("json").domain);
-    await recordStep(c, "domain.purchase", answer);
+  .post("/purchase", validate("json", purchaseBodySchema), async (c) => {
+    const { domain, price } = c.req.valid("json");
+    const answer = await purchaseDomain(requestDeps(c), domain, parseCents(price)!);
     // 202: not confirmed yet (the row stays Purchasing until the Namecheap account says).
     return c.json({ ...answer, domain: rowJson(answer.domain) }, answer.pending ? 202 : 200);
   })
 
-  .post("/test-proxy", async (c) => c.json(await testProxy(depsOf(c)), 200))
+  .post("/test-proxy", async (c) => c.json(await testProxy(requestDeps(c)), 200))
 
   .post("/:id/configure", validate("param", idParam), validate("json", configureBodySchema), async (c) => {
-    const answer = await configureDomain(depsOf(c), c.req.valid("param").id, c.req.valid("json").subdomain);
-    await recordStep(c, "domain.configure", answer, c.req.valid("param").id);
+    const answer = await configureDomain(requestDeps(c), c.req.valid("param").id, c.req.valid("json").subdomain);
     return c.json({ ...answer, domain: rowJson(answer.domain) }, 200);
   })
 
   .post("/:id/update-nameservers", validate("param", idParam), async (c) => {
-    const answer = await updateNameservers(depsOf(c), c.req.valid("param").id);
-    await recordStep(c, "domain.update_nameservers", answer, c.req.valid("param").id);
+    const answer = await updateNameservers(requestDeps(c), c.req.valid("param").id);
     return c.json({ ...answer, domain: rowJson(answer.domain) }, 200);
   })
 
   .post("/:id/migrate-to-workers", validate("param", idParam), async (c) => {
-    const answer = await migrateToWorkers(depsOf(c), c.req.valid("param").id);
-    await recordStep(c, "domain.migrate_to_workers", answer, c.req.valid("param").id);
+    const answer = await migrateToWorkers(requestDeps(c), c.req.valid("param").id);
     return c.json({ ...answer, domain: rowJson(answer.domain) }, 200);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {
-    const { id } = c.req.valid("param");
-    const before = (await getDomain(c.get("db"), id)) ?? null;
-    const answer = await deleteDomain(depsOf(c), id);
-    await recordStep(c, "domain.delete", { message: `${before ? `${before.domain}: ` : ""}${answer.message}`, domain: null }, id);
+    const answer = await deleteDomain(requestDeps(c), c.req.valid("param").id);
     return c.json({ success: true, ...answer }, 200);
   });

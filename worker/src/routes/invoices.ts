@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { audit, diff, fields } from "../audit/record";
+import { audit, diff, fields, unlessUnchanged } from "../audit/record";
 import { deleteInvoice, getInvoice, insertInvoice, listInvoices, updateInvoice, type InvoiceRow, type InvoiceValues } from "../db/queries/invoices";
 import type { AppEnv } from "../env";
 import { badRequest, notFound } from "../lib/errors";
@@ -88,10 +88,11 @@ export const invoiceRoutes = new Hono<AppEnv>()
     const before = await getInvoice(db, id);
     if (!before) throw notFound("Invoice not found");
     const columns = toColumns(input);
-    const summary = diff(invoiceJson(before), invoiceJson({ ...before, ...columns }), LABELS);
     const [[row]] = await db.batch([
       updateInvoice(db, id, columns),
-      audit(c, { action: "invoice.update", kind: "invoice", id, summary: `${before.mediaBuyer} ${before.invoiceDate}: ${summary}` }, { ifChanged: true }),
+      ...unlessUnchanged(diff(invoiceJson(before), invoiceJson({ ...before, ...columns }), LABELS), (change) =>
+        audit(c, { action: "invoice.update", kind: "invoice", id, summary: `${before.mediaBuyer} ${before.invoiceDate}: ${change}` }, { ifChanged: true }),
+      ),
     ]);
     if (!row) throw notFound("Invoice not found");
     return c.json(invoiceJson(row), 200);

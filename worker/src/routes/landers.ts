@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { landerDeletionImpact } from "../db/queries/deletion-impact";
-import { audit, diff, fields } from "../audit/record";
+import { audit, diff, fields, unlessUnchanged } from "../audit/record";
 import { deleteLander, getLander, insertLander, listLanders, updateLander } from "../db/queries/landers";
 import type { AppEnv } from "../env";
 import { notFound } from "../lib/errors";
@@ -37,7 +37,9 @@ export const landerRoutes = new Hono<AppEnv>()
     if (!before) throw notFound("Lander not found");
     const [[lander]] = await db.batch([
       updateLander(db, id, input),
-      audit(c, { action: "lander.update", kind: "lander", id, summary: `${before.name}: ${diff(before, input, LABELS)}` }, { ifChanged: true }),
+      ...unlessUnchanged(diff(before, input, LABELS), (change) =>
+        audit(c, { action: "lander.update", kind: "lander", id, summary: `${before.name}: ${change}` }, { ifChanged: true }),
+      ),
     ]);
     if (!lander) throw notFound("Lander not found");
     // /r/ redirects to the lander URL it cached.

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { audit, diff, fields } from "../audit/record";
+import { audit, diff, fields, unlessUnchanged } from "../audit/record";
 import { offerDeletionImpact } from "../db/queries/deletion-impact";
 import { deleteOffer, getOffer, insertOffer, listOffers, updateOffer } from "../db/queries/offers";
 import type { AppEnv } from "../env";
@@ -52,7 +52,9 @@ export const offerRoutes = new Hono<AppEnv>()
     if (!before) throw notFound("Offer not found");
     const [[offer]] = await db.batch([
       updateOffer(db, id, input),
-      audit(c, { action: "offer.update", kind: "offer", id, summary: `${before.name}: ${diff(before, input, LABELS)}` }, { ifChanged: true }),
+      ...unlessUnchanged(diff(before, input, LABELS), (change) =>
+        audit(c, { action: "offer.update", kind: "offer", id, summary: `${before.name}: ${change}` }, { ifChanged: true }),
+      ),
     ]);
     if (!offer) throw notFound("Offer not found");
     // /click must send the very next exit to the new URL and template.

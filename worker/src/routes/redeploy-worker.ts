@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { audit } from "../audit/record";
 import { redeployWorker } from "../domains/configure";
+import { requestDeps } from "../domains/context";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 
@@ -10,7 +11,7 @@ import { ApiError } from "../lib/errors";
  * itself is `wrangler deploy` (README, "Deploying to Cloudflare").
  */
 export const redeployWorkerRoutes = new Hono<AppEnv>().post("/", async (c) => {
-  const answer = await redeployWorker({ db: c.get("db"), env: c.env });
+  const answer = await redeployWorker(requestDeps(c));
   if (answer.attached.length || answer.failed.length) {
     // Only a run that changed (or tried to change) what the Worker serves is worth an entry.
     await c.get("db").batch([audit(c, { action: "domain.redeploy_worker", kind: "domain", summary: answer.message })]);

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { audit, shown } from "../audit/record";
+import { audit, diff } from "../audit/record";
 import { readSettings, reportTimeZone, writeSetting } from "../db/queries/settings";
 import type { AppEnv } from "../env";
 import { dayIn } from "../lib/calendar-days";
@@ -26,9 +26,8 @@ export const settingsRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const { key, value } = c.req.valid("json");
     const before = (await readSettings(db))[key];
-    await db.batch([
-      writeSetting(db, key, value),
-      audit(c, { action: "setting.update", kind: "setting", id: key, summary: `${key}: ${shown(before)} → ${shown(value)}` }),
-    ]);
+    // A form saves all its settings: the unchanged ones are neither written nor logged.
+    const change = diff({ [key]: before }, { [key]: value }, { [key]: key });
+    if (change) await db.batch([writeSetting(db, key, value), audit(c, { action: "setting.update", kind: "setting", id: key, summary: change })]);
     return c.json({ key, value }, 200);
   });

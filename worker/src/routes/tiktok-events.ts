@@ -4,7 +4,8 @@
  */
 import { Hono } from "hono";
 import { reportTimeZone } from "../db/queries/settings";
-import { readTestCodeSetting, requeueFailed, sendOverview, writeEventSettings } from "../db/queries/tiktok-events";
+import { audit, diff, unlessUnchanged } from "../audit/record";
+import { readEventSettings, readTestCodeSetting, requeueFailed, sendOverview, writeEventSettings } from "../db/queries/tiktok-events";
 import { TIKTOK_SKIP_REASONS, type TikTokSkipReason } from "../db/schema";
 import type { AppEnv } from "../env";
 import { dayIn, dayStartMs } from "../lib/calendar-days";
@@ -59,8 +60,16 @@ export const tiktokEventsRoutes = new Hono<AppEnv>()
   })
 
   .put("/settings", validate("json", tiktokEventSettingsSchema), async (c) => {
+    const db = c.get("db");
     const value = c.req.valid("json");
-    await writeEventSettings(c.get("db"), value, c.get("user")?.username ?? "unknown");
+    // Who set what is on record with the write (a test event code moves every conversion into
+    // Test Events). A save of the same values records nothing.
+    const labels = { pixelCode: "Pixel code", testEventCode: "Test event code", pendingEvent: "Pending conversions", currency: "Currency" };
+    const change = diff(await readEventSettings(db), value, labels);
+    const entry = unlessUnchanged(change, (summary) =>
+      audit(c, { action: "setting.update", kind: "setting", id: "tiktok_events", summary: `Conversions to TikTok: ${summary}` }).getSQL(),
+    );
+    await writeEventSettings(db, value, c.get("user")?.username ?? "unknown", Date.now(), entry);
     return c.json(value, 200);
   })
 
@@ -73,6 +82,16 @@ export const tiktokEventsRoutes = new Hono<AppEnv>()
     const { problems } = await loadEventsSetup(db, c.env);
     if (problems.length) throw new ApiError(409, `Sending to TikTok is not configured (${problems.join("; ")}): nothing is resent until it is`);
     const ids = await requeueFailed(db, Date.now());
+    if (ids.length) {
+      await db.batch([
+        audit(c, {
+          action: "sync.tiktok_resend",
+          kind: "sync",
+          id: "tiktok_events",
+          summary: `Resend failed: ${ids.length} conversions put back on the queue to TikTok`,
+        }),
+      ]);
+    }
     // Should the enqueue fail, the rows are queued in D1 all the same and the cron's sweep sends them.
     const enqueued = await enqueueSends(c.env.TIKTOK_EVENTS_QUEUE, ids).then(
       () => true,

@@ -1,6 +1,6 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { audit, listChange } from "../audit/record";
+import { audit, listChange, named, unlessUnchanged } from "../audit/record";
 import { hashPassword } from "../auth/password";
 import { deleteOtherSessions } from "../auth/session";
 import { twoFactorConfigured } from "../auth/two-factor";
@@ -20,12 +20,12 @@ import {
   replaceSparkAssignments,
   replaceVcnAssignments,
   setRoleKeepingAnAdmin,
-  unknownSparks,
+  sparkNames,
 } from "../db/queries/users";
 import { sparks, transactions, users } from "../db/schema";
 import type { AppEnv, Db } from "../env";
 import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
-import { iso } from "../lib/time";
+import { iso, isoOrNull } from "../lib/time";
 import { validate } from "../lib/validate";
 import { userIdParam } from "../schemas/common";
 import {
@@ -60,7 +60,12 @@ async function requireMember(db: Db, id: string) {
 }
 
 export const userRoutes = new Hono<AppEnv>()
-  .get("/", async (c) => c.json((await listUsers(c.get("db"))).map(userJson), 200))
+  .get("/", async (c) =>
+    c.json(
+      (await listUsers(c.get("db"))).map(({ twoFactorEnabledAt, ...row }) => ({ ...userJson(row), twoFactorEnabledAt: isoOrNull(twoFactorEnabledAt) })),
+      200,
+    ),
+  )
 
   .post("/", validate("json", createUserSchema), async (c) => {
     const db = c.get("db");
@@ -198,7 +203,9 @@ export const userRoutes = new Hono<AppEnv>()
     const before = (await listPermissions(db, id)).map((p) => p.feature);
     await db.batch([
       ...replacePermissions(db, id, features),
-      audit(c, { action: "user.permissions", kind: "user", id, summary: `${target.username}: ${listChange(before, features)}` }),
+      ...unlessUnchanged(listChange(before, features), (change) =>
+        audit(c, { action: "user.permissions", kind: "user", id, summary: `${target.username}: ${change}` }),
+      ),
     ]);
     return c.json(await listPermissions(db, id), 200);
   })
@@ -217,7 +224,9 @@ export const userRoutes = new Hono<AppEnv>()
     const before = (await listVcnAssignments(db, id)).map((v) => v.vcnNickname);
     await db.batch([
       ...replaceVcnAssignments(db, id, vcnNicknames),
-      audit(c, { action: "user.vcn_assignments", kind: "user", id, summary: `${target.username}: ${listChange(before, vcnNicknames)}` }),
+      ...unlessUnchanged(listChange(before, vcnNicknames), (change) =>
+        audit(c, { action: "user.vcn_assignments", kind: "user", id, summary: `${target.username}: ${change}` }),
+      ),
     ]);
     return c.json(await listVcnAssignments(db, id), 200);
   })
@@ -236,7 +245,9 @@ export const userRoutes = new Hono<AppEnv>()
     const before = (await listMediaBuyerAssignments(db, id)).map((v) => v.subid1);
     await db.batch([
       ...replaceMediaBuyerAssignments(db, id, subid1s),
-      audit(c, { action: "user.media_buyers", kind: "user", id, summary: `${target.username}: ${listChange(before, subid1s)}` }),
+      ...unlessUnchanged(listChange(before, subid1s), (change) =>
+        audit(c, { action: "user.media_buyers", kind: "user", id, summary: `${target.username}: ${change}` }),
+      ),
     ]);
     return c.json(await listMediaBuyerAssignments(db, id), 200);
   })
@@ -252,17 +263,22 @@ export const userRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     const target = await requireMember(db, id);
     const { sparkIds } = c.req.valid("json");
-    const unknown = await unknownSparks(db, sparkIds);
+    const names = await sparkNames(db, sparkIds);
+    const unknown = sparkIds.filter((sparkId) => !names.has(sparkId));
     if (unknown.length)
       throw new ApiError(
         400,
         "Some sparks do not exist",
         unknown.map((s) => `sparkIds: no spark ${s}`),
       );
-    const before = (await listSparkAssignments(db, id)).map((s) => String(s.sparkId));
+    // Sparks by name with their id ("Hook A (#3)"), as every summary names what it points at.
+    const before = (await listSparkAssignments(db, id)).map((s) => named(s.name, s.sparkId));
+    const after = sparkIds.map((sparkId) => named(names.get(sparkId), sparkId));
     await db.batch([
       ...replaceSparkAssignments(db, id, sparkIds),
-      audit(c, { action: "user.spark_assignments", kind: "user", id, summary: `${target.username}: spark ids ${listChange(before, sparkIds.map(String))}` }),
+      ...unlessUnchanged(listChange(before, after), (change) =>
+        audit(c, { action: "user.spark_assignments", kind: "user", id, summary: `${target.username}: sparks ${change}` }),
+      ),
     ]);
     return c.json(await listSparkAssignments(db, id), 200);
   });

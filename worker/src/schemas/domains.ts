@@ -40,6 +40,20 @@ export const subdomainSchema = z
 export const domainBodySchema = z.object({ domain: domainNameSchema });
 export type DomainBody = z.input<typeof domainBodySchema>;
 
+export const PURCHASE_PRICE_MESSAGE = "price must be the first-year price you confirmed, as Check Availability answered it (e.g. 1.36)";
+
+/**
+ * POST /api/domains/purchase: the name and the first-year price the admin confirmed. The server
+ * buys only at that price (409 when Namecheap's fresh price differs).
+ */
+export const purchaseBodySchema = domainBodySchema.extend({
+  price: z
+    .string({ error: PURCHASE_PRICE_MESSAGE })
+    .trim()
+    .regex(/^\d{1,6}(\.\d{1,2})?$/, PURCHASE_PRICE_MESSAGE),
+});
+export type PurchaseBody = z.input<typeof purchaseBodySchema>;
+
 export const configureBodySchema = z.object({ subdomain: subdomainSchema.default(DEFAULT_SUBDOMAIN) });
 export type ConfigureBody = z.input<typeof configureBodySchema>;
 

@@ -56,10 +56,12 @@ interface ConfirmProps {
   confirmLabel: string;
   onConfirm(): void;
   busy?: boolean;
+  /** "primary" for a step that is not a removal (buying a domain); deleting keeps "destructive". */
+  confirmVariant?: "destructive" | "primary";
 }
 
 /** Asks before something irreversible; focus starts on Cancel. */
-export function ConfirmDialog({ open, onOpenChange, title, description, confirmLabel, onConfirm, busy }: ConfirmProps) {
+export function ConfirmDialog({ open, onOpenChange, title, description, confirmLabel, onConfirm, busy, confirmVariant = "destructive" }: ConfirmProps) {
   const returnFocus = useDialogFocus(open, onOpenChange);
   return (
     <AlertPrimitive.Root open={open} onOpenChange={onOpenChange}>
@@ -76,7 +78,7 @@ export function ConfirmDialog({ open, onOpenChange, title, description, confirmL
               <Button variant="secondary">Cancel</Button>
             </AlertPrimitive.Cancel>
             <Button
-              variant="destructive"
+              variant={confirmVariant}
               disabled={busy}
               onClick={(e) => {
                 e.preventDefault();

@@ -22,6 +22,16 @@ const auditDefaults = (today: string) => ({ startDate: toDay(subDays(fromDay(tod
 
 const kindLabel = (kind: string) => (kind in AUDIT_KIND_LABELS ? AUDIT_KIND_LABELS[kind as AuditKind] : kind);
 
+/**
+ * An entity's id on one line beside its badge: a user's UUID is cut to its start by CSS, whole in
+ * its title, and selecting it copies it whole.
+ */
+const EntityId = ({ id }: { id: string }) => (
+  <span className="min-w-0 max-w-[18ch] truncate whitespace-nowrap font-mono" title={id}>
+    {id}
+  </span>
+);
+
 function EntryRow({ entry }: { entry: AuditEntry }) {
   return (
     <TableRow>
@@ -32,11 +42,9 @@ function EntryRow({ entry }: { entry: AuditEntry }) {
       <TableCell>
         <div className="grid gap-0.5">
           <span className="font-mono text-xs text-slate-800">{entry.action}</span>
-          <span className="text-xs text-slate-500">
-            <Badge variant="outline" className="mr-1">
-              {kindLabel(entry.entityKind)}
-            </Badge>
-            {entry.entityId ? <span className="tabular break-all">{entry.entityId}</span> : null}
+          <span className="flex min-w-0 items-center gap-1 text-xs text-slate-500">
+            <Badge variant="outline">{kindLabel(entry.entityKind)}</Badge>
+            {entry.entityId ? <EntityId id={entry.entityId} /> : null}
           </span>
         </div>
       </TableCell>

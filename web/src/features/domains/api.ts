@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
+import type { PurchaseBody } from "../../../../worker/src/schemas/domains";
 
 export type Domain = InferResponseType<typeof api.domains.$get, 200>[number];
 export type DomainSetup = InferResponseType<typeof api.domains.setup.$get, 200>;
@@ -38,7 +39,8 @@ function useDomainMutation<A, R>(call: (arg: A) => Promise<R>) {
   });
 }
 
-export const usePurchaseDomain = () => useDomainMutation((domain: string) => unwrap(api.domains.purchase.$post({ json: { domain } })));
+/** Buys at the first-year price the admin confirmed: the server refuses (409) when it has changed since. */
+export const usePurchaseDomain = () => useDomainMutation((body: PurchaseBody) => unwrap(api.domains.purchase.$post({ json: body })));
 
 export const useConfigureDomain = () =>
   useDomainMutation(({ id, subdomain }: { id: number; subdomain: string }) =>

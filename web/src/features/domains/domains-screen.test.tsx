@@ -1,6 +1,7 @@
-import { fireEvent, screen, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Toaster } from "@/components/ui/toast";
 import { admin, renderWithUser } from "@/test/render";
 import { pollInterval, type Domain } from "./api";
 import DomainsScreen from "./domains-screen";
@@ -55,11 +56,13 @@ const setup = (namecheap: string[] = [], cloudflare: string[] = []) => ({
   maxPrice: "5.00",
 });
 
-function stubApi(rows: Domain[], setupBody = setup()) {
-  const fetchMock = vi.fn(async (input: RequestInfo | URL) => {
+/** The API as the screen calls it; `answers` adds the answers of the steps a test runs, by path. */
+function stubApi(rows: Domain[], setupBody = setup(), answers: Record<string, unknown> = {}) {
+  const fetchMock = vi.fn(async (input: RequestInfo | URL, _init?: RequestInit) => {
     const path = new URL(String(input), "http://localhost").pathname;
     if (path === "/api/domains/setup") return Response.json(setupBody);
     if (path === "/api/domains") return Response.json(rows);
+    if (path in answers) return Response.json(answers[path]);
     return Response.json({ error: "unexpected" }, { status: 500 });
   });
   vi.stubGlobal("fetch", fetchMock);
@@ -70,9 +73,12 @@ const render = () =>
   renderWithUser(
     <MemoryRouter>
       <DomainsScreen />
+      <Toaster />
     </MemoryRouter>,
     admin(),
   );
+const callsTo = (fetchMock: ReturnType<typeof stubApi>, path: string) =>
+  fetchMock.mock.calls.filter(([i]) => new URL(String(i), "http://localhost").pathname === path).map(([, init]) => init);
 const rowOf = (name: string) => screen.getByText(name).closest("tr") as HTMLElement;
 const buttons = (name: string) =>
   within(rowOf(name))
@@ -155,6 +161,73 @@ describe("Domains screen", () => {
     expect(await within(dialog).findByText("Subdomain is required")).toBeTruthy();
     expect(fetchMock.mock.calls.some(([i]) => String(i).includes("/configure"))).toBe(false);
   });
+
+  it("asks before buying, naming the domain, its price and renewal price, and buys at the price it showed", async () => {
+    const checked = {
+      available: true,
+      price: "1.36",
+      premium: false,
+      message: "brightdeals.xyz is available: $1.36 (first year).",
+      renewalPrice: "13.68",
+      maxPrice: "5.00",
+      refusal: null,
+    };
+    const bought = { success: true, pending: false, message: "brightdeals.xyz is yours (order 80000001, $1.36 charged). Next: Configure DNS.", domain: null };
+    const fetchMock = stubApi([], setup(), { "/api/domains/check": checked, "/api/domains/purchase": bought });
+    render();
+    await screen.findByText("No domains purchased yet");
+    fireEvent.change(screen.getByLabelText("Domain name"), { target: { value: "brightdeals.xyz" } });
+    fireEvent.click(screen.getByRole("button", { name: "Check Availability" }));
+    fireEvent.click(await screen.findByRole("button", { name: "Purchase Domain" }));
+    // The click only asks: nothing is bought until the confirmation.
+    const dialog = await screen.findByRole("alertdialog");
+    expect(within(dialog).getByText("Buy brightdeals.xyz?")).toBeTruthy();
+    expect(within(dialog).getByText("$1.36 for the first year")).toBeTruthy();
+    expect(within(dialog).getByText("$13.68 a year after that")).toBeTruthy();
+    expect(callsTo(fetchMock, "/api/domains/purchase")).toEqual([]);
+    fireEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    await waitFor(() => expect(screen.queryByRole("alertdialog")).toBeNull());
+    expect(callsTo(fetchMock, "/api/domains/purchase")).toEqual([]);
+
+    fireEvent.click(screen.getByRole("button", { name: "Purchase Domain" }));
+    fireEvent.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Buy for $1.36" }));
+    expect(await screen.findByText("Domain purchased")).toBeTruthy();
+    const [purchase] = callsTo(fetchMock, "/api/domains/purchase");
+    expect(JSON.parse(String(purchase!.body))).toEqual({ domain: "brightdeals.xyz", price: "1.36" });
+  }, 15_000);
+
+  it("toasts what configuring did: started, not configured, while the zone waits", async () => {
+    const waiting = domain({ domain: "bought.xyz", status: "configuring_dns", subdomain: "trk", host: "trk.bought.xyz", cloudflareZoneId: "z1" });
+    stubApi([domain({ domain: "bought.xyz" })], setup(), {
+      "/api/domains/1/configure": { success: true, message: "The Cloudflare zone of bought.xyz is pending…", domain: waiting },
+    });
+    render();
+    await screen.findByText("bought.xyz");
+    fireEvent.click(within(rowOf("bought.xyz")).getByRole("button", { name: "Configure DNS" }));
+    fireEvent.click(within(await screen.findByRole("dialog")).getByRole("button", { name: "Configure DNS" }));
+    expect(await screen.findByText("DNS configuration started")).toBeTruthy();
+    expect(
+      screen.getAllByText(/waiting for Cloudflare to activate the zone of bought\.xyz .* Trackyard then attaches trk\.bought\.xyz by itself/).length,
+    ).toBeGreaterThan(0);
+    expect(screen.queryByText("Domain configured")).toBeNull();
+  }, 15_000);
+
+  it("says what Migrate to Workers does before it runs", async () => {
+    const fetchMock = stubApi(ROWS, setup(), {
+      "/api/domains/4/migrate-to-workers": { success: true, message: "trk.live.xyz now runs on this Worker as a Custom Domain.", domain: ROWS[3] },
+    });
+    render();
+    await screen.findByText("live.xyz");
+    fireEvent.click(within(rowOf("live.xyz")).getByRole("button", { name: "Migrate to Workers" }));
+    const dialog = await screen.findByRole("alertdialog");
+    expect(within(dialog).getByText("Migrate trk.live.xyz to Workers?")).toBeTruthy();
+    expect(within(dialog).getByText(/is deleted and replaced/)).toBeTruthy();
+    expect(within(dialog).getByText(/Safe to run again/)).toBeTruthy();
+    expect(callsTo(fetchMock, "/api/domains/4/migrate-to-workers")).toEqual([]);
+    fireEvent.click(within(dialog).getByRole("button", { name: "Migrate to Workers" }));
+    expect(await screen.findByText("Migrated to Workers")).toBeTruthy();
+    expect(callsTo(fetchMock, "/api/domains/4/migrate-to-workers")).toHaveLength(1);
+  }, 15_000);
 
   it("polls fast while a step runs, slowly while a zone waits, and not otherwise", () => {
     expect(pollInterval([domain({ status: "purchasing" })])).toBe(2000);

@@ -49,6 +49,21 @@ const COPY: Record<AssignmentKind, AssignmentCopy> = {
   },
 };
 
+/** Whether the user signs in with a second factor, and since when (from sm up; a phone shows a 2FA badge by the role instead). */
+function TwoFactorState({ user }: { user: UserRow }) {
+  if (!user.twoFactorEnabled) return <span className="text-sm text-slate-500">Off</span>;
+  return (
+    <span className="inline-flex flex-wrap items-center gap-x-1.5">
+      <Badge variant="success">On</Badge>
+      {user.twoFactorEnabledAt ? (
+        <span className="tabular text-xs text-slate-500">
+          since <Instant at={user.twoFactorEnabledAt} show="day" />
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
 export default function UsersScreen() {
   const { data: me } = useUser();
   const users = useUsers();
@@ -105,6 +120,7 @@ export default function UsersScreen() {
             <TableRow>
               <TableHead>Username</TableHead>
               <TableHead>Role</TableHead>
+              <TableHead className="hidden sm:table-cell">Two-Factor</TableHead>
               <TableHead className="hidden sm:table-cell">
                 Created
                 <ZoneOfColumn />
@@ -113,7 +129,7 @@ export default function UsersScreen() {
             </TableRow>
           </TableHeader>
           <TableBody>
-            <QueryRows query={users} rows={rows} colSpan={4} loading="Loading users..." emptyState={<EmptyState icon={<UsersIcon />} title="No users yet" />}>
+            <QueryRows query={users} rows={rows} colSpan={5} loading="Loading users..." emptyState={<EmptyState icon={<UsersIcon />} title="No users yet" />}>
               {(u) => (
                 <TableRow key={u.id}>
                   <TableCell className="font-medium text-slate-900">
@@ -121,12 +137,20 @@ export default function UsersScreen() {
                     {u.id === me?.id ? <span className="ml-2 text-xs font-normal text-slate-500">(you)</span> : null}
                   </TableCell>
                   <TableCell>
+                    {/* On a phone the Two-Factor column gives way to the actions: a 2FA badge beside the role says it. */}
                     <div className="flex flex-wrap gap-1">
                       <Badge variant={u.role === "admin" ? "default" : "secondary"}>{u.role === "admin" ? "Admin" : "User"}</Badge>
-                      {u.twoFactorEnabled ? <Badge variant="success">2FA</Badge> : null}
+                      {u.twoFactorEnabled ? (
+                        <Badge variant="success" className="sm:hidden">
+                          2FA
+                        </Badge>
+                      ) : null}
                     </div>
                   </TableCell>
-                  <TableCell className="tabular hidden text-slate-600 sm:table-cell">
+                  <TableCell className="hidden sm:table-cell">
+                    <TwoFactorState user={u} />
+                  </TableCell>
+                  <TableCell className="tabular hidden whitespace-nowrap text-slate-600 sm:table-cell">
                     <Instant at={u.createdAt} show="day" />
                   </TableCell>
                   <TableCell>

@@ -102,6 +102,24 @@ export async function referenceProblems(db: Db, refs: { landerId?: number; offer
   return problems;
 }
 
+/** The names of a campaign's lander, offer and tracking domain (null for none or a missing one), for its audit summary. */
+export async function referenceNames(db: Db, refs: { landerId: number; offerId: number | null; domainId: number | null; sparkId?: number | null }) {
+  const [lander, offer, domain, spark] = await Promise.all([
+    db.select({ name: landers.name }).from(landers).where(eq(landers.id, refs.landerId)).get(),
+    refs.offerId !== null ? db.select({ name: offers.name }).from(offers).where(eq(offers.id, refs.offerId)).get() : undefined,
+    refs.domainId !== null
+      ? db.select({ domain: domains.domain, subdomain: domains.subdomain }).from(domains).where(eq(domains.id, refs.domainId)).get()
+      : undefined,
+    refs.sparkId != null ? db.select({ name: sparks.name }).from(sparks).where(eq(sparks.id, refs.sparkId)).get() : undefined,
+  ]);
+  return {
+    lander: lander?.name ?? null,
+    offer: offer?.name ?? null,
+    domain: domain ? (domain.subdomain ? `${domain.subdomain}.${domain.domain}` : domain.domain) : null,
+    spark: spark?.name ?? null,
+  };
+}
+
 /** What /r/ and /click need to answer for a campaign, {mediaBuyer} and {spark} (the spark's sparkId) included. */
 export interface TrackedCampaign {
   id: number;

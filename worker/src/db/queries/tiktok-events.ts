@@ -13,7 +13,7 @@
  * written sends the row again after its lease runs out, and TikTok drops it (it de-duplicates on
  * event + event_id, the conversion id).
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
 import { DEFAULT_EVENTS_CURRENCY, PENDING_EVENT_CHOICES, type PendingEvent, type TikTokEventSettings } from "../../schemas/tiktok-events";
@@ -56,8 +56,11 @@ export async function readEventSettings(db: Db): Promise<TikTokEventSettings> {
  */
 const TEST_CODE_SET_BY_KEY = "tiktok_events_test_event_code_set_by";
 
-/** All four at once, in one batch, with who set a new test event code (`by`, a username). */
-export async function writeEventSettings(db: Db, value: TikTokEventSettings, by: string, now = Date.now()) {
+/**
+ * All four at once, in one batch, with who set a new test event code (`by`, a username); `also`
+ * (an audit entry's SQL) joins the same batch, all or nothing.
+ */
+export async function writeEventSettings(db: Db, value: TikTokEventSettings, by: string, now = Date.now(), also: SQL[] = []) {
   await rawBatch(db, [
     // Before the code itself is written, so the code stored until now is what it is compared with.
     sql`delete from settings where key = ${TEST_CODE_SET_BY_KEY} and ${value.testEventCode} = ''`,
@@ -71,6 +74,7 @@ export async function writeEventSettings(db: Db, value: TikTokEventSettings, by:
         insert into settings (key, value, updated_at) values (${SETTING_KEYS[k]}, ${value[k]}, ${now})
         on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
     ),
+    ...also,
   ]);
 }
 

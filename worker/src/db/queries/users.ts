@@ -4,6 +4,7 @@ import { rawBatch } from "../raw-batch";
 import {
   cakeStats,
   campaigns,
+  recoveryCodes,
   sparks,
   userPermissions,
   users,
@@ -16,7 +17,13 @@ import {
 import type { Db } from "../../env";
 
 const publicColumns = { id: users.id, username: users.username, role: users.role, createdAt: users.createdAt };
-const listColumns = { ...publicColumns, twoFactorEnabled: sql<number>`${users.totpSecret} is not null`.mapWith((v) => v === 1) };
+const listColumns = {
+  ...publicColumns,
+  twoFactorEnabled: sql<number>`${users.totpSecret} is not null`.mapWith((v) => v === 1),
+  twoFactorEnabledAt: sql<number | null>`case when ${users.totpSecret} is not null then ${users.totpEnabledAt} end`,
+  // Table-qualified by hand: inside a select, Drizzle writes columns unqualified ("id" would be the code's).
+  recoveryCodesLeft: sql<number>`(select count(*) from ${recoveryCodes} rc where rc.user_id = "users"."id" and rc.used_at is null)`,
+};
 
 export const countUsers = async (db: Db) => (await db.select({ n: count() }).from(users).get())?.n ?? 0;
 
@@ -141,12 +148,11 @@ export const listSparkAssignments = (db: Db, userId: string) =>
     .where(eq(userSparkAssignments.userId, userId))
     .orderBy(sparks.name);
 
-/** The spark ids among these that name no spark. */
-export async function unknownSparks(db: Db, sparkIds: number[]): Promise<number[]> {
-  if (!sparkIds.length) return [];
-  const known = await db.select({ id: sparks.id }).from(sparks).where(inArray(sparks.id, sparkIds));
-  const knownIds = new Set(known.map((s) => s.id));
-  return sparkIds.filter((id) => !knownIds.has(id));
+/** The names of the sparks with these ids; an id that names no spark is missing from the map. */
+export async function sparkNames(db: Db, sparkIds: number[]): Promise<Map<number, string>> {
+  if (!sparkIds.length) return new Map();
+  const known = await db.select({ id: sparks.id, name: sparks.name }).from(sparks).where(inArray(sparks.id, sparkIds));
+  return new Map(known.map((s) => [s.id, s.name]));
 }
 
 export const replaceSparkAssignments = (db: Db, userId: string, sparkIds: number[]) =>

@@ -20,7 +20,13 @@ export function ConfigureDialog({ domain, onClose }: { domain: Domain; onClose()
       { id: domain.id, subdomain },
       {
         onSuccess: (answer) => {
-          toast({ title: "Domain configured", description: answer.message });
+          // "Domain configured" only when it is live; a zone still pending is a start, which the list follows.
+          if (answer.domain?.status === "active") toast({ title: "Domain configured", description: answer.message });
+          else
+            toast({
+              title: "DNS configuration started",
+              description: `Nameservers set at Namecheap; waiting for Cloudflare to activate the zone of ${domain.domain} (usually minutes, at most 48 hours). Trackyard then attaches ${answer.domain?.host ?? "the tracking host"} by itself: the list shows its progress.`,
+            });
           onClose();
         },
         onError: (err) => {

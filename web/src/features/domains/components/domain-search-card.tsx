@@ -2,6 +2,7 @@ import { CheckCircle2, PlugZap, Search, ShoppingCart, XCircle } from "lucide-rea
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { toast, toastError } from "@/components/ui/toast";
@@ -44,23 +45,34 @@ export function DomainSearchCard({ namecheapReady }: { namecheapReady: boolean }
     () => setResult(null),
   );
 
+  // Buying spends money: the click only asks; the confirmation sends the price it showed.
+  const [confirming, setConfirming] = useState(false);
   const buy = () => {
-    if (!result) return;
-    purchase.mutate(result.domain, {
-      onSuccess: (answer) => {
-        if (answer.success) {
-          toast({ title: "Domain purchased", description: answer.message });
+    if (!result?.price) return;
+    purchase.mutate(
+      { domain: result.domain, price: result.price },
+      {
+        onSuccess: (answer) => {
+          setConfirming(false);
+          if (answer.success) {
+            toast({ title: "Domain purchased", description: answer.message });
+            setResult(null);
+            form.reset({ domain: "" });
+          } else if (answer.pending) {
+            toast({ title: "Purchase not confirmed yet", description: answer.message });
+            setResult(null);
+          } else {
+            toast({ title: "Purchase failed", description: answer.message, variant: "destructive" });
+          }
+        },
+        onError: (err) => {
+          setConfirming(false);
+          // A refusal (a price changed since the check, say) leaves a stale answer: check again.
           setResult(null);
-          form.reset({ domain: "" });
-        } else if (answer.pending) {
-          toast({ title: "Purchase not confirmed yet", description: answer.message });
-          setResult(null);
-        } else {
-          toast({ title: "Purchase failed", description: answer.message, variant: "destructive" });
-        }
+          toastError("Error purchasing domain", err, "Failed to purchase domain");
+        },
       },
-      onError: (err) => toastError("Error purchasing domain", err, "Failed to purchase domain"),
-    });
+    );
   };
 
   const runProxyTest = () =>
@@ -80,7 +92,7 @@ export function DomainSearchCard({ namecheapReady }: { namecheapReady: boolean }
     <Card>
       <CardHeader>
         <CardTitle icon={Search}>Find a Domain</CardTitle>
-        <CardDescription>Check a name's availability and first-year price at Namecheap, then buy it in one click.</CardDescription>
+        <CardDescription>Check a name's availability and price at Namecheap, then buy it once you have confirmed the price.</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
         <form onSubmit={submit} noValidate className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-start">
@@ -115,9 +127,41 @@ export function DomainSearchCard({ namecheapReady }: { namecheapReady: boolean }
           </p>
         ) : null}
 
-        {result ? <CheckOutcome result={result} buying={purchase.isPending} onBuy={buy} /> : null}
+        {result ? <CheckOutcome result={result} buying={purchase.isPending} onBuy={() => setConfirming(true)} /> : null}
       </CardContent>
+      <ConfirmDialog
+        open={confirming && result !== null}
+        onOpenChange={(open) => !open && !purchase.isPending && setConfirming(false)}
+        title={`Buy ${result?.domain ?? "this domain"}?`}
+        description={result ? <PurchaseTerms result={result} /> : null}
+        confirmLabel={purchase.isPending ? "Purchasing..." : `Buy for ${formatMoney(result?.price)}`}
+        confirmVariant="primary"
+        busy={purchase.isPending}
+        onConfirm={buy}
+      />
     </Card>
+  );
+}
+
+/** What the confirmation says before any money is spent: the name, what is charged now, what it renews at. */
+function PurchaseTerms({ result }: { result: Checked }) {
+  return (
+    <>
+      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 rounded-md bg-slate-50 px-3 py-2">
+        <dt className="text-slate-500">Domain</dt>
+        <dd className="break-all font-medium text-slate-900">{result.domain}</dd>
+        <dt className="text-slate-500">{result.premium ? "Premium price" : "Price"}</dt>
+        <dd className="tabular font-semibold text-slate-900">{formatMoney(result.price)} for the first year</dd>
+        <dt className="text-slate-500">Renewal</dt>
+        <dd className="tabular text-slate-900">
+          {result.renewalPrice ? `${formatMoney(result.renewalPrice)} a year after that` : "not known: check it at Namecheap"}
+        </dd>
+      </dl>
+      <p>
+        Namecheap charges {formatMoney(result.price)} to your account now (ICANN fee included), for one year with free WHOIS privacy. A purchase cannot be
+        undone. If the price has changed by the time you confirm, nothing is bought.
+      </p>
+    </>
   );
 }
 

@@ -1,10 +1,12 @@
 import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
+import { Instant } from "@/components/instant";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { resetPasswordSchema, roleSchema } from "../../../../../worker/src/schemas/users";
 import { useResetPassword, useResetTwoFactor, useSetRole, type UserRow } from "../api";
@@ -92,6 +94,25 @@ export function AccountDialog({ user, onOpenChange }: { user: UserRow; onOpenCha
           </form>
         </Section>
         <Section title="Two-factor sign-in">
+          <p className="text-sm text-slate-700">
+            {user.twoFactorEnabled ? (
+              <>
+                <Badge variant="success" className="mr-1.5">
+                  On
+                </Badge>
+                {user.twoFactorEnabledAt ? (
+                  <>
+                    since <Instant at={user.twoFactorEnabledAt} show="day" />;{" "}
+                  </>
+                ) : null}
+                {user.recoveryCodesLeft === 1 ? "1 recovery code left." : `${user.recoveryCodesLeft} recovery codes left.`}
+              </>
+            ) : (
+              <>
+                <span className="font-medium">Off</span>: {user.username} signs in with the password alone. Only they can turn it on, on their Account page.
+              </>
+            )}
+          </p>
           {user.twoFactorEnabled ? (
             confirmingReset ? (
               <div className="grid gap-2 rounded-md bg-danger-50 p-3 text-sm text-slate-700">
@@ -112,9 +133,7 @@ export function AccountDialog({ user, onOpenChange }: { user: UserRow; onOpenCha
                 </Button>
               </div>
             )
-          ) : (
-            <p className="text-sm text-slate-500">Not set up.</p>
-          )}
+          ) : null}
         </Section>
       </div>
     </Dialog>
