@@ -10,7 +10,8 @@ export default {
     await handleEmail(message, env);
   },
   async scheduled(controller, env, ctx) {
-    ctx.waitUntil(runScheduled(env, controller.scheduledTime));
+    // Each job is its own waitUntil (jobs/index.ts); this one only outlives them.
+    ctx.waitUntil(runScheduled(env, controller.scheduledTime, ctx));
   },
   async queue(batch, env, _ctx) {
     if (batch.queue === TIKTOK_EVENTS_QUEUE_NAME) return consumeEvents(batch, env);
