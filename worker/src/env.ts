@@ -1,6 +1,7 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "./db/schema";
 import type { Feature, Role, SessionStage } from "./db/schema";
+import type { ArchiveRunParams } from "./retention/config";
 
 export type Db = DrizzleD1Database<typeof schema>;
 
@@ -75,6 +76,8 @@ export interface DomainVars {
 export interface ClickStoreBindings {
   /** R2 bucket of the daily raw-click archives. */
   ARCHIVE: R2Bucket;
+  /** The archive Workflow (retention/workflow.ts): one instance per run of a day. */
+  ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
   /** Per-IP limits of /r/ and /click, and of the CAKE postback. */
   CLICK_LIMITER?: RateLimit;
   POSTBACK_LIMITER?: RateLimit;

@@ -4,6 +4,9 @@ import type { Bindings } from "./env";
 import { runScheduled } from "./jobs";
 import { consumeDeadLetters, consumeEvents, TIKTOK_EVENTS_DLQ_NAME, TIKTOK_EVENTS_QUEUE_NAME } from "./tiktok-events/consume";
 
+/** The archive Workflow's class: wrangler.toml's [[workflows]] names it. */
+export { ClickArchiveWorkflow } from "./retention/workflow";
+
 export default {
   fetch: app.fetch,
   async email(message, env, _ctx) {
