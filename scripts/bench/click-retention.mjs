@@ -7,9 +7,9 @@
 //      UUID click ids like /r/'s; 40% exit, each exit with its lander_clicks row), with CAKE rows
 //      for 1% of them and a day of TikTok spend;
 //   2. the cron's own code runs, bundled from worker/src: the CAKE attribution rebuild for the day,
-//      then, inside workerd as in the Worker, the click rollup and the retention job (runs of at most
-//      250,000 deleted rows, as the cron's) until it has nothing left to do, archiving to a local
-//      R2 bucket;
+//      then, inside workerd as in the Worker, the click rollup and the retention job, whose runs
+//      of the archive Workflow (retention/workflow.ts, in Miniflare's local Workflows engine)
+//      archive to a local R2 bucket and delete, until it has nothing left to start;
 //   3. D1's own size figure (meta.size_after) is read.
 // Before a day's raw clicks go, its figures are taken from them the naive way (clicks, exits and
 // CAKE revenue per campaign, from raw rows); at the end the one-year report (the stats' own SQL
@@ -24,6 +24,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DAY_MS, generateClicks, seedCampaigns, TT_CAMPAIGNS } from "../lib/click-days.mjs";
 import { openLocalD1 } from "../lib/local-d1.mjs";
 import { applyMigrations } from "../lib/server.mjs";
 import { bundleWorker, bundleWorkerCode } from "../lib/worker-code.mjs";
@@ -35,11 +36,7 @@ const RETENTION = Number(process.env.BENCH_RETENTION_DAYS ?? 90);
 const YEAR = Math.min(365, DAYS - 1);
 /** Its first computation: this many days before the end, so that many days' deletes lie between. */
 const BEFORE_END = Math.min(35, DAYS - YEAR);
-const TT_CAMPAIGNS = 222;
-const OUR_CAMPAIGNS = 40;
 const CAKE_SHARE = 100; // one CAKE row per 100 clicks
-const CHUNK = 100_000;
-const DAY_MS = 86_400_000;
 const GB = 1024 ** 3;
 const D1_LIMIT = 10 * GB;
 
@@ -51,53 +48,6 @@ const dayStart = (k) => FIRST_DAY_MS + k * DAY_MS;
 
 const work = mkdtempSync(path.join(os.tmpdir(), "trackyard-bench-retention-"));
 const stateDir = path.join(work, "state");
-
-/** Day k's clicks (ids from `firstId`) and their exits' lander_clicks rows; returns the next id. */
-async function generateClicks(d1, k, firstId) {
-  const start = dayStart(k);
-  const step = DAY_MS / PER_DAY;
-  for (let from = 0; from < PER_DAY; from += CHUNK) {
-    const to = Math.min(from + CHUNK, PER_DAY) - 1;
-    // A random v4-shaped UUID per click, as /r/ makes them: the unique index grows as it would.
-    await d1
-      .prepare(
-        `with recursive n(i) as (select ?1 union all select i + 1 from n where i < ?2),
-           r(i, h) as (select i, lower(hex(randomblob(16))) from n)
-         insert into clicks (id, click_id, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement,
-           campaign_name, ad_group_name, creative_name, ip_address, user_agent, clicked_at, exited_at,
-           ttclid, country, region, city, asn, as_organization, device_type, os, browser, bot)
-         select ${firstId} + i,
-           substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-a' || substr(h, 18, 3) || '-' || substr(h, 21, 12),
-           (i % ${TT_CAMPAIGNS}) % ${OUR_CAMPAIGNS} + 1, '17990000' || (i % ${TT_CAMPAIGNS}),
-           '17991000' || (i % ${TT_CAMPAIGNS}) || (i / ${TT_CAMPAIGNS} % 2), '17992000' || (i % ${TT_CAMPAIGNS}) || (i / ${TT_CAMPAIGNS} % 4),
-           case i / ${TT_CAMPAIGNS * 4} % 2 when 0 then 'tiktok_feed' else 'pangle' end,
-           'Spring sale ' || (i % ${TT_CAMPAIGNS}), 'Broad 18-34 ' || (i / ${TT_CAMPAIGNS} % 2), 'Video ' || (i / ${TT_CAMPAIGNS} % 4),
-           '10.' || (i % 250) || '.' || (i / 250 % 250) || '.' || (i / 62500 % 250),
-           'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 musical_ly_34.1.0',
-           ${start} + cast(i * ${step} as integer),
-           case when i % 5 < 2 then ${start} + cast(i * ${step} as integer) + 45000 end,
-           -- What a TikTok visitor brings since the TikTok loop: a ttclid of TikTok's length, and the
-           -- place, network and device read from the request (varied so indexes see many values).
-           'E.C.P.' || h || h || substr(h, 1, 20), case i % 4 when 0 then 'US' when 1 then 'PH' when 2 then 'GB' else 'BR' end,
-           'Region ' || (i % 40), 'City ' || (i % 300), 7000 + (i % 500), 'Carrier network ' || (i % 500),
-           case i % 10 when 0 then 'desktop' when 1 then 'tablet' else 'mobile' end,
-           case i % 3 when 0 then 'Android' else 'iOS' end, case i % 2 when 0 then 'TikTok' else 'Mobile Safari' end,
-           case when i % 50 = 0 then 1 else 0 end
-         from r`,
-      )
-      .bind(from, to)
-      .run();
-  }
-  const last = firstId + PER_DAY - 1;
-  await d1
-    .prepare(
-      `insert into lander_clicks (click_id, offer_id, ip_address, user_agent, clicked_at)
-       select click_id, 1, ip_address, user_agent, exited_at from clicks where id between ?1 and ?2 and exited_at is not null`,
-    )
-    .bind(firstId, last)
-    .run();
-  return last + 1;
-}
 
 /** Day k's CAKE rows (one per CAKE_SHARE clicks, sub2 = the click id) and TikTok spend. */
 async function generateCakeAndSpend(d1, k, firstId, last) {
@@ -157,46 +107,54 @@ const code = await bundleWorkerCode(work, {
 });
 /**
  * The cron's jobs run inside workerd, as in the Worker: D1 and R2 in the same runtime, not through
- * Node's proxy to it (which copies every row read and costs more than the jobs themselves).
+ * Node's proxy to it (which copies every row read and costs more than the jobs themselves), and
+ * the archive Workflow in Miniflare's local Workflows engine, as under `wrangler dev`.
  */
 const cronWorker = await bundleWorker(
   work,
   `import { createDb } from "@worker/middleware/database";
    import { rollUpClicks } from "@worker/jobs/roll-up-clicks";
    import { runRetention } from "@worker/retention/run-retention";
+   export { ClickArchiveWorkflow } from "@worker/retention/workflow";
    export default {
-     async fetch(request: Request, env: { DB: D1Database; ARCHIVE: R2Bucket }) {
+     async fetch(request: Request, env: { DB: D1Database; ARCHIVE: R2Bucket; ARCHIVE_WORKFLOW: Workflow<never> }) {
        const url = new URL(request.url);
        const now = Number(url.searchParams.get("now"));
        const db = createDb(env.DB);
+       if (url.pathname === "/status") {
+         const instance = await env.ARCHIVE_WORKFLOW.get(url.searchParams.get("id") ?? "");
+         return Response.json(await instance.status());
+       }
        const started = Date.now();
        const result = url.pathname === "/rollup"
          ? await rollUpClicks(db, { now, budgetMs: 3_600_000 })
-         : await runRetention(db, env.ARCHIVE, { now, days: Number(url.searchParams.get("days")), budgetMs: 3_600_000 });
+         : await runRetention(db, env as never, { now, days: Number(url.searchParams.get("days")) });
        return Response.json({ ...result, ms: Date.now() - started });
      },
    };`,
 );
 applyMigrations(stateDir, { quiet: true });
-const local = openLocalD1(stateDir, { scriptPath: cronWorker });
+const local = openLocalD1(stateDir, { scriptPath: cronWorker, workflow: true, quiet: true });
 const cron = async (job, now) => {
   const res = await local.mf.dispatchFetch(`http://bench/${job}?now=${now}&days=${RETENTION}`);
   if (!res.ok) throw new Error(`${job}: ${res.status} ${await res.text()}`);
   return res.json();
 };
+/** A run of the archive Workflow, waited for: its output once it is complete. */
+async function settled(id) {
+  for (;;) {
+    const res = await local.mf.dispatchFetch(`http://bench/status?id=${id}`);
+    const status = await res.json();
+    if (status.status === "complete") return status.output;
+    if (status.status === "errored" || status.status === "terminated") throw new Error(`archive run ${id} ${status.status}: ${status.error?.message}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 try {
   const d1 = await local.db();
   const db = code.createDb(d1);
   const dialect = new code.SQLiteAsyncDialect();
-  await d1.batch([
-    ...Array.from({ length: 10 }, (_, i) =>
-      d1.prepare("insert into landers (id, name, url) values (?, ?, 'https://lander.test')").bind(i + 1, `Lander ${i + 1}`),
-    ),
-    d1.prepare("insert into offers (id, name, url, utm_template) values (1, 'Offer', 'https://offer.test', 'sub2={clickId}')"),
-    ...Array.from({ length: OUR_CAMPAIGNS }, (_, i) =>
-      d1.prepare("insert into campaigns (id, name, lander_id, offer_id) values (?, ?, ?, 1)").bind(i + 1, `Campaign ${i + 1}`, (i % 10) + 1),
-    ),
-  ]);
+  await seedCampaigns(d1);
 
   /** The one-year report (several groupings) as the stats screen computes it. */
   const yearReport = async () => {
@@ -227,7 +185,7 @@ try {
     let t = performance.now();
     const sizeBefore = await sizeOf(d1);
     const firstId = nextId;
-    nextId = await generateClicks(d1, k, firstId);
+    nextId = await generateClicks(d1, { start: dayStart(k), firstId, count: PER_DAY });
     const sizeClicks = await sizeOf(d1);
     await generateCakeAndSpend(d1, k, firstId, nextId - 1);
     await code.rebuildAttributed(db, { start: day.date, end: day.date });
@@ -260,15 +218,21 @@ try {
     day.runs = 0;
     day.archiveMs = 0;
     day.deleteMs = 0;
+    // The cron's retention job, once per run (one day a run): the run waited for, then the next.
     for (;;) {
-      const run = await cron("retention", now);
+      const tick = await cron("retention", now);
+      const id = tick.started ?? tick.running;
+      if (!id) {
+        if (tick.waiting) throw new Error(`day ${day.date}: retention stuck: ${tick.waiting}`);
+        break;
+      }
+      const run = await settled(id);
       day.runs++;
-      day.archived.push(...run.archived);
+      if (run.archived) day.archived.push({ day: run.day, rows: run.archived.rows, bytes: run.archived.bytes });
       day.deleted += run.deleted;
-      day.archiveMs += run.archiveMs;
-      day.deleteMs += run.deleteMs;
-      if (!run.waiting) break;
-      if (!run.deleted && !run.archived.length && !run.finished.length) throw new Error(`day ${day.date}: retention stuck: ${run.waiting}`);
+      day.archiveMs += run.ms.export + run.ms.complete + run.ms.verify;
+      day.deleteMs += run.ms.delete;
+      if (!run.finished) throw new Error(`day ${day.date}: retention stuck: ${run.waiting}`);
     }
     day.retentionMs = performance.now() - t;
     day.size = await sizeOf(d1);
@@ -309,7 +273,7 @@ try {
   if (archivedDays.length) {
     console.log(
       `retention: ${archivedDays.length} days archived and deleted, ${secs(retentionMs / archivedDays.length)} per day of ${fmt(PER_DAY)} clicks ` +
-        `(archive written and read back ${secs(archiveMs / archivedDays.length)}, rows deleted in 250,000-row runs ${secs(deleteMs / archivedDays.length)}), ${fmt((retentionMs / archivedRows) * 1000, 1)} us per click`,
+        `(archive written and read back ${secs(archiveMs / archivedDays.length)}, rows deleted ${secs(deleteMs / archivedDays.length)}; the Workflow's steps), ${fmt((retentionMs / archivedRows) * 1000, 1)} us per click`,
     );
     console.log(
       `archive: ${fmt(archivedBytes / archivedRows, 1)} bytes per click gzipped (${fmt(archivedBytes / archivedDays.length / 1024 ** 2, 2)} MB per day)`,

@@ -15,10 +15,14 @@ const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(config)[1];
  * binding; archive() the ARCHIVE R2 bucket kept in the same state folder); dispose mf when done.
  * `scriptPath`: a Worker (an ES module) to run with those bindings as DB and ARCHIVE, called with
  * mf.dispatchFetch: code that should meet D1 and R2 as a Worker does, not through Node's proxy.
+ * With `workflow`, that Worker also has the archive Workflow as ARCHIVE_WORKFLOW (it must export
+ * ClickArchiveWorkflow), its instances kept in the same state folder. `quiet` drops what the
+ * Worker logs (the runtime's errors still show).
  */
-export function openLocalD1(stateDir, { scriptPath } = {}) {
+export function openLocalD1(stateDir, { scriptPath, workflow = false, quiet = false } = {}) {
   const mf = new Miniflare({
     modules: true,
+    ...(quiet ? { handleRuntimeStdio: (stdout, stderr) => (stdout.resume(), stderr.pipe(process.stderr)) } : {}),
     ...(scriptPath
       ? { scriptPath, modulesRoot: path.dirname(scriptPath), compatibilityDate, compatibilityFlags: ["nodejs_compat"] }
       : { script: "export default { fetch() { return new Response('') } }" }),
@@ -26,6 +30,12 @@ export function openLocalD1(stateDir, { scriptPath } = {}) {
     d1Persist: path.join(stateDir, "v3", "d1"),
     r2Buckets: { ARCHIVE: "trackyard-click-archive" },
     r2Persist: path.join(stateDir, "v3", "r2"),
+    ...(workflow
+      ? {
+          workflows: { ARCHIVE_WORKFLOW: { name: "trackyard-click-archive", className: "ClickArchiveWorkflow" } },
+          workflowsPersist: path.join(stateDir, "v3", "workflows"),
+        }
+      : {}),
   });
   return { mf, db: () => mf.getD1Database("DB"), archive: () => mf.getR2Bucket("ARCHIVE") };
 }

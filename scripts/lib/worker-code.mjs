@@ -7,10 +7,12 @@ import { pathToFileURL } from "node:url";
 import { ROOT } from "./server.mjs";
 
 /**
- * workerd's own modules (`cloudflare:sockets`, used by the Namecheap SOCKS5 route) are left to the
- * runtime: workerd provides them, and Node never reaches the code paths that import them.
+ * workerd's own modules (`cloudflare:sockets`, used by the Namecheap SOCKS5 route; the Workflow's
+ * `cloudflare:workers`) are left to the runtime: workerd provides them, and Node never reaches the
+ * code paths that import them. So are `node:` built-ins (the click archive's `node:zlib`), which
+ * both Node and workerd (nodejs_compat) provide.
  */
-const WORKERD_MODULES = ["cloudflare:*"];
+const WORKERD_MODULES = ["cloudflare:*", "node:*"];
 
 /**
  * `exports` maps a file under worker/src (or a package, when it does not end in .ts) to the names

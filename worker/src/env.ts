@@ -1,6 +1,8 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "./db/schema";
 import type { Feature, Role, SessionStage } from "./db/schema";
+import type { ArchiveRunParams } from "./retention/config";
+import type { ClickRetryMessage } from "./tracking/click-retry";
 
 export type Db = DrizzleD1Database<typeof schema>;
 
@@ -81,6 +83,10 @@ export interface DomainVars {
 export interface ClickStoreBindings {
   /** R2 bucket of the daily raw-click archives. */
   ARCHIVE: R2Bucket;
+  /** The archive Workflow (retention/workflow.ts): one instance per run of a day. */
+  ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
+  /** Clicks and exits whose write failed after its retries (tracking/click-retry.ts). */
+  CLICKS_RETRY_QUEUE: Queue<ClickRetryMessage>;
   /** Per-IP limits of /r/ and /click, and of the CAKE postback. */
   CLICK_LIMITER?: RateLimit;
   POSTBACK_LIMITER?: RateLimit;

@@ -3,6 +3,10 @@ import { handleEmail } from "./email/handler";
 import type { Bindings } from "./env";
 import { runScheduled } from "./jobs";
 import { consumeDeadLetters, consumeEvents, TIKTOK_EVENTS_DLQ_NAME, TIKTOK_EVENTS_QUEUE_NAME } from "./tiktok-events/consume";
+import { CLICKS_RETRY_DLQ_NAME, CLICKS_RETRY_QUEUE_NAME, consumeClickDeadLetters, consumeClickRetries } from "./tracking/click-retry";
+
+/** The archive Workflow's class: wrangler.toml's [[workflows]] names it. */
+export { ClickArchiveWorkflow } from "./retention/workflow";
 
 export default {
   fetch: app.fetch,
@@ -10,11 +14,14 @@ export default {
     await handleEmail(message, env);
   },
   async scheduled(controller, env, ctx) {
-    ctx.waitUntil(runScheduled(env, controller.scheduledTime));
+    // Each job is its own waitUntil (jobs/index.ts); this one only outlives them.
+    ctx.waitUntil(runScheduled(env, controller.scheduledTime, ctx));
   },
   async queue(batch, env, _ctx) {
     if (batch.queue === TIKTOK_EVENTS_QUEUE_NAME) return consumeEvents(batch, env);
     if (batch.queue === TIKTOK_EVENTS_DLQ_NAME) return consumeDeadLetters(batch, env);
+    if (batch.queue === CLICKS_RETRY_QUEUE_NAME) return consumeClickRetries(batch, env);
+    if (batch.queue === CLICKS_RETRY_DLQ_NAME) return consumeClickDeadLetters(batch, env);
     throw new Error(`queue(): no consumer for queue ${batch.queue}`);
   },
 } satisfies ExportedHandler<Bindings>;

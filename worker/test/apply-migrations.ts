@@ -8,6 +8,8 @@ declare global {
       SESSION_SECRET: string;
       // wrangler.toml's click-store bindings (typed for the Worker in src/env.ts).
       ARCHIVE: R2Bucket;
+      ARCHIVE_WORKFLOW: Workflow<import("../src/retention/config").ArchiveRunParams>;
+      CLICKS_RETRY_QUEUE: Queue<import("../src/tracking/click-retry").ClickRetryMessage>;
       CLICK_LIMITER: RateLimit;
       POSTBACK_LIMITER: RateLimit;
     }

@@ -1,18 +1,32 @@
+import { introspectWorkflowInstance } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { archiveKey } from "../src/db/queries/click-archives";
+import { archiveKey, insertRun, runInstanceId } from "../src/db/queries/click-archives";
 import { recordExit } from "../src/db/queries/clicks";
-import { clickArchives, clickDailyStats, clicks, landerClicks } from "../src/db/schema";
+import { clickArchiveRuns, clickArchives, clickDailyStats, clicks, landerClicks } from "../src/db/schema";
 import { clickRetentionJob } from "../src/jobs/click-retention";
 import { JOBS, runScheduled } from "../src/jobs";
 import { rollUpClicks } from "../src/jobs/roll-up-clicks";
-import { countCsvRecords, putStream } from "../src/retention/archive-day";
-import { clicksRetention, DEFAULT_CLICKS_RETENTION_DAYS } from "../src/retention/config";
-import { runRetention } from "../src/retention/run-retention";
-import { CLICK_CSV_HEADERS } from "../src/tracking/click-csv";
+import {
+  afterChunk,
+  ArchiveError,
+  carryKey,
+  completeUpload,
+  countCsvRecords,
+  EXPORT_START,
+  exportChunk,
+  openUpload,
+  verifyChunk,
+  type ArchivePart,
+  type ExportedChunk,
+} from "../src/retention/archive-day";
+import { clicksRetention, DEFAULT_CLICKS_RETENTION_DAYS, type ArchiveRunParams } from "../src/retention/config";
+import { runRetention, RUN_STALE_MS } from "../src/retention/run-retention";
+import { CLICK_CSV_HEADERS, clickCsv } from "../src/tracking/click-csv";
 import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
 import { unconfiguredEnv } from "./performance-helpers";
+import { cron as cronRuns, emptyClickStore, settled, settleRuns, tick } from "./retention-helpers";
 import { report, seedCake, seedCampaign, seedClicks, seedOffer, seedSpend, setReportTimeZone, type ClickSeed } from "./stats-helpers";
 
 const DAY = 86_400_000;
@@ -23,6 +37,7 @@ const after = (date: string, days: number) => Date.parse(`${date}T00:00:00Z`) + 
 
 const rawCount = async () => (await db().all<{ n: number }>(sql`select count(*) as n from clicks`))[0]!.n;
 const archives = () => db().select().from(clickArchives).orderBy(clickArchives.day);
+const runs = () => db().select().from(clickArchiveRuns).orderBy(clickArchiveRuns.id);
 
 /** The archived file, unzipped, as text (its header included). */
 async function archiveText(day: string) {
@@ -31,26 +46,35 @@ async function archiveText(day: string) {
   return new Response(object!.body.pipeThrough(new DecompressionStream("gzip"))).text();
 }
 
-/** Rollup, then retention with the test's retention period, as the cron runs them. */
-async function cron(now: number, options: { rowsPerRun?: number; deleteChunk?: number; target?: R2Bucket } = {}) {
-  await rollUpClicks(db(), { now });
-  return runRetention(db(), options.target ?? bucket(), { now, days: RETENTION, ...options });
+/** The rollup, then the retention's cron runs with the test's retention period and their Workflow runs. */
+const cron = (now: number, options: Omit<Parameters<typeof cronRuns>[1], "days"> = {}) => cronRuns(now, { days: RETENTION, ...options });
+
+/** Whether R2 still takes parts for an upload (an aborted or completed one does not). */
+async function uploadOpen(objectKey: string, uploadId: string) {
+  try {
+    await bucket().resumeMultipartUpload(objectKey, uploadId).uploadPart(1, new Uint8Array(16));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** An R2 bucket that fails the chosen calls (the rest go to the real local bucket). */
-function failing(fail: Partial<Record<"put" | "get" | "createMultipartUpload", () => boolean>>): R2Bucket {
-  const real = bucket();
-  return new Proxy(real, {
-    get(target, prop: string) {
-      const value = Reflect.get(target, prop) as unknown;
-      if (typeof value !== "function") return value;
-      const check = fail[prop as keyof typeof fail];
-      return (...args: unknown[]) => {
-        if (check?.()) return Promise.reject(new Error(`R2 ${prop} failed (test)`));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+/**
+ * The day's next run, made ahead of the cron (which then starts its instance) so a test can set
+ * up that instance's faults first: its steps' errors mocked, the Workflow's retry delays off.
+ */
+async function runWithFaults(
+  day: string,
+  now: number,
+  faults: (m: Parameters<Parameters<Awaited<ReturnType<typeof introspectWorkflowInstance>>["modify"]>[0]>[0]) => Promise<void>,
+) {
+  const { run } = await insertRun(db(), { day, run: 1, objectKey: archiveKey(day), startedAt: now });
+  const instance = await introspectWorkflowInstance(env.ARCHIVE_WORKFLOW, runInstanceId(run));
+  await instance.modify(async (m) => {
+    await m.disableRetryDelays();
+    await faults(m);
   });
+  return { run, instance };
 }
 
 let admin: TestUser;
@@ -58,21 +82,7 @@ beforeEach(async () => {
   admin ??= await makeAdmin();
   await setReportTimeZone("UTC");
   // Each test starts from an empty click store: retention works through the days in order.
-  for (const table of [
-    "lander_clicks",
-    "clicks",
-    "click_daily_stats",
-    "click_archives",
-    "click_rollup_state",
-    "refused_clicks",
-    "cake_attributed_daily",
-    "cake_stats",
-    "tiktok_spend",
-  ]) {
-    await db().run(sql.raw(`delete from ${table}`));
-  }
-  const listed = await bucket().list({ prefix: "clicks/" });
-  if (listed.objects.length) await bucket().delete(listed.objects.map((o) => o.key));
+  await emptyClickStore();
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -120,16 +130,18 @@ describe("the retention setting", () => {
     ]);
     // 90 days before Apr 1 12:00 (2020 is a leap year) is Jan 2 12:00: Jan 1 is past it, Jan 2 not.
     const now = after("2020-04-01", 0.5);
-    // The rollup and retention run side by side in one cron run; the next run archives.
+    // The rollup and retention run side by side in one cron run; the next run starts the archive.
     await runScheduled({ ...unconfiguredEnv(), CLICKS_RETENTION_DAYS: "ninety" }, now);
     await runScheduled({ ...unconfiguredEnv(), CLICKS_RETENTION_DAYS: "ninety" }, now);
     expect(warn).toHaveBeenCalledWith(
       'click-retention: CLICKS_RETENTION_DAYS is "ninety", not a whole number of days from 7 to 3650; using the default of 90 days',
     );
+    // The cron only started the Workflow; its run archives and deletes the day.
+    expect((await settleRuns()).map((r) => [r.status, r.output?.day, r.output?.finished])).toEqual([["complete", "2020-01-01", true]]);
     expect((await archives()).map((a) => a.day)).toEqual(["2020-01-01"]);
     expect(await rawCount()).toBe(1);
     expect(DEFAULT_CLICKS_RETENTION_DAYS).toBe(90);
-  });
+  }, 60_000);
 });
 
 describe("archiving and deleting raw clicks", () => {
@@ -192,7 +204,7 @@ describe("archiving and deleting raw clicks", () => {
     expect(unzipped).toBe(await archiveText("2020-01-03"));
     expect(unzipped.trim().split("\r\n")).toHaveLength(4);
     expect(c).toBeGreaterThan(0);
-  });
+  }, 60_000);
 
   it("answers 404 for a day that has no archive, 400 for a date that is no day, 403 without clicks", async () => {
     await threeDays();
@@ -204,7 +216,7 @@ describe("archiving and deleting raw clicks", () => {
     const bad = await call("/api/clicks/archives/2020-02-30", { cookie: admin.cookie });
     expect(bad.status).toBe(400);
     expect((await call("/api/clicks/archives/2020-01-01", { cookie: (await makeUser("user", ["dashboard"])).cookie })).status).toBe(403);
-  });
+  }, 60_000);
 
   it("keeps a day until it is wholly past the retention, and a range inside the retention does not reach past it", async () => {
     const c = await seedCampaign();
@@ -213,7 +225,9 @@ describe("archiving and deleting raw clicks", () => {
       { campaignId: c, at: "2020-02-15T12:00:00Z" },
     ]);
     const dayEnd = after("2020-01-02", 0);
-    expect((await cron(dayEnd + RETENTION * DAY - 1)).archived).toEqual([]);
+    const early = await cron(dayEnd + RETENTION * DAY - 1);
+    expect(early).toMatchObject({ archived: [], waiting: null });
+    expect(early.ticks[0]!.started).toBeNull();
     expect(await rawCount()).toBe(2);
     expect((await cron(dayEnd + RETENTION * DAY)).archived.map((a) => a.day)).toEqual(["2020-01-01"]);
     expect(await rawCount()).toBe(1);
@@ -222,43 +236,69 @@ describe("archiving and deleting raw clicks", () => {
     const recent = new Date(now - 3 * DAY).toISOString().slice(0, 10);
     const info = await call(`/api/clicks/retention?startDate=${recent}&endDate=${recent}`, { cookie: admin.cookie });
     expect(await info.json()).toMatchObject({ reachesPastRetention: false, archives: [] });
-  });
+  }, 60_000);
 
-  it("deletes a bounded number of rows per run; a run cut off half-way is finished by the next", async () => {
+  it("works in bounded steps: chunks of rows exported, statements of rows deleted, each a Workflow step", async () => {
     const c = await seedCampaign();
     await seedClicks(Array.from({ length: 12 }, (_, i) => ({ campaignId: c, at: after("2020-01-05", 0) + i * 60_000 })));
     await seedClicks([{ campaignId: c, at: after("2020-02-19", 0) }]);
-    const now = after("2020-02-20", 0);
-    const first = await cron(now, { rowsPerRun: 5, deleteChunk: 2 });
-    expect(first).toMatchObject({ deleted: 5, finished: [] });
-    expect(first.waiting).toMatch(/5 rows deleted, this run's limit/);
-    expect(first.archived.map((a) => [a.day, a.rows])).toEqual([["2020-01-05", 12]]);
-    expect(await rawCount()).toBe(8);
-    expect((await archives())[0]!.deletedAt).toBeNull();
-
-    // The next run does not archive the day again: it carries on deleting.
-    const second = await cron(now + 15 * 60_000, { rowsPerRun: 100, deleteChunk: 4 });
-    expect(second).toMatchObject({ archived: [], deleted: 7, finished: ["2020-01-05"], waiting: null });
+    const log = vi.spyOn(console, "log");
+    const run = await cron(after("2020-02-20", 0), { sizes: { chunkRows: 5, pageRows: 2, deleteRows: 2, deletesPerStep: 2 } });
+    expect(run).toMatchObject({ archived: [{ day: "2020-01-05", rows: 12 }], finished: ["2020-01-05"], deleted: 12, waiting: null });
+    const steps = log.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith("click-archive 2020-01-05"));
+    const names = steps.map((line) => line.replace(/^click-archive 2020-01-05 run \d+: /, "").replace(/:.*$/, ""));
+    // 12 clicks in chunks of 5 (the third one short: the file's end), read back chunk by chunk,
+    // deleted 4 at a time (2 statements of 2) until a statement finds none.
+    expect(names).toEqual([
+      "plan",
+      "export 1",
+      "export 2",
+      "export 3",
+      "complete upload",
+      "verify 1",
+      "verify 2",
+      "verify 3",
+      "check D1",
+      "record",
+      "delete 1",
+      "delete 2",
+      "delete 3",
+      "delete 4",
+      "finish",
+    ]);
+    expect(steps.find((line) => line.includes("export 3:"))).toMatch(/2 clicks, \d+ bytes gzipped, parts 1 uploaded, the file's end written/);
+    // With the two steps that log nothing: the upload opened, the kept bytes cleaned up.
+    expect(run.runs[0]!.output).toMatchObject({ archived: { rows: 12, parts: 1, chunks: 3 }, steps: 17 });
     expect(await rawCount()).toBe(1);
-    expect((await archives())[0]!.rows).toBe(12);
     expect((await archiveText("2020-01-05")).trim().split("\r\n")).toHaveLength(13);
-  });
+  }, 60_000);
 
-  it("two runs at once archive each day once and delete its clicks once", async () => {
+  it("two cron runs at once start one run of the day: its instance is named after the day and the run", async () => {
     await threeDays();
     const now = after("2020-02-03", 0.5);
     await rollUpClicks(db(), { now });
-    const runs = await Promise.all([0, 1].map(() => runRetention(db(), bucket(), { now, days: RETENTION })));
-    // Whatever one left (waiting on the other's record), the next run finishes.
-    await cron(now + 60_000);
+    const ticks = await Promise.all([0, 1].map(() => runRetention(db(), env, { now, days: RETENTION })));
+    expect(await runs()).toHaveLength(1);
+    const [only] = await runs();
+    const id = runInstanceId(only!);
+    expect(id).toBe(`clicks-2020-01-01-${only!.id}`);
+    // One of them started it; the other found it started.
+    expect(ticks.map((t) => t.started ?? t.running)).toEqual([id, id]);
+    expect(ticks.filter((t) => t.started)).toHaveLength(1);
+    expect((await settled(id)).output).toMatchObject({ archived: { rows: 2 }, finished: true });
+    // A cron run while it goes leaves it alone; once it is over the next day starts.
+    const more = await cron(now + 60_000);
     expect((await archives()).map((a) => [a.day, a.rows, a.deletedAt !== null])).toEqual([
       ["2020-01-01", 2, true],
       ["2020-01-03", 3, true],
     ]);
-    // The second run found the day claimed and left it: one file written per day.
-    expect(runs.some((r) => r.waiting?.endsWith("another run is archiving it"))).toBe(true);
+    expect(more.archived.map((a) => a.day)).toEqual(["2020-01-03"]);
+    expect((await runs()).map((r) => [r.day, r.run, r.outcome])).toEqual([
+      ["2020-01-01", 1, "finished"],
+      ["2020-01-03", 1, "finished"],
+    ]);
     expect(await rawCount()).toBe(1);
-  });
+  }, 60_000);
 
   it("never touches a day the click rollup has not counted", async () => {
     const c = await seedCampaign();
@@ -266,15 +306,16 @@ describe("archiving and deleting raw clicks", () => {
     await rollUpClicks(db(), { now: after("2020-01-02", 0) });
     // Stored after the rollup ran, into a day long past (a late write): not counted yet.
     await seedClicks([{ campaignId: c, at: "2020-01-01T13:00:00Z" }]);
-    const run = await runRetention(db(), bucket(), { now: after("2020-03-01", 0), days: RETENTION });
+    const run = await cron(after("2020-03-01", 0), { rollup: false });
     expect(run).toMatchObject({ archived: [], deleted: 0, waiting: "2020-01-01: the click rollup has not counted the whole day yet" });
+    expect(await runs()).toEqual([]);
     expect(await rawCount()).toBe(2);
     expect(await archives()).toEqual([]);
     // Once the rollup has run (and traffic went on), the day goes.
     await seedClicks([{ campaignId: c, at: "2020-02-28T12:00:00Z" }]);
     expect((await cron(after("2020-03-01", 0))).finished).toEqual(["2020-01-01"]);
     expect((await archives())[0]!.rows).toBe(2);
-  });
+  }, 60_000);
 
   it("keeps a click whose exit the rollup has not counted until it has", async () => {
     const c = await seedCampaign();
@@ -288,16 +329,20 @@ describe("archiving and deleting raw clicks", () => {
     await rollUpClicks(db(), { now });
     // A visitor leaves the lander now: the exit is newer than the rollup's exit watermark.
     await recordExit(db(), { clickId: late!, offerId: offer, ipAddress: null, userAgent: null, at: now });
-    const run = await runRetention(db(), bucket(), { now, days: RETENTION });
+    const run = await cron(now, { rollup: false });
     expect(run.deleted).toBe(1);
     expect(run.waiting).toBe("2020-01-01: 1 archived clicks are kept until the click rollup has counted their exits or a newer click");
-    // 10 minutes on, the rollup has counted the exit: the click goes, its exit still counted.
+    // 10 minutes on, the rollup has counted the exit: the next run only deletes (the click and its exit row).
     const later = await cron(now + 10 * 60_000);
-    // The click and its exit row.
-    expect(later).toMatchObject({ deleted: 2, finished: ["2020-01-01"] });
+    expect(later).toMatchObject({ archived: [], deleted: 2, finished: ["2020-01-01"] });
+    expect(later.runs[0]!.output!.steps).toBe(3);
+    expect((await runs()).map((r) => [r.run, r.outcome])).toEqual([
+      [1, "waiting: 2020-01-01: 1 archived clicks are kept until the click rollup has counted their exits or a newer click"],
+      [2, "finished"],
+    ]);
     const [row] = await db().select().from(clickDailyStats).where(eq(clickDailyStats.campaignId, c)).orderBy(clickDailyStats.date);
     expect(row).toMatchObject({ date: "2020-01-01", clicks: 2, exits: 1 });
-  });
+  }, 60_000);
 
   it("counts an archived click's late exit once, even when the rollup is rebuilt meanwhile", async () => {
     const c = await seedCampaign();
@@ -310,7 +355,7 @@ describe("archiving and deleting raw clicks", () => {
     const now = after("2020-03-01", 0);
     await rollUpClicks(db(), { now });
     await recordExit(db(), { clickId: late!, offerId: offer, ipAddress: null, userAgent: null, at: now });
-    expect((await runRetention(db(), bucket(), { now, days: RETENTION })).deleted).toBe(1);
+    expect((await cron(now, { rollup: false })).deleted).toBe(1);
     const sums = async () =>
       (await db().all<{ clicks: number; exits: number }>(sql`select sum(clicks) as clicks, sum(exits) as exits from click_daily_stats`))[0];
     // The time zone changes while the archived day still has a click with an uncounted exit.
@@ -321,132 +366,101 @@ describe("archiving and deleting raw clicks", () => {
     expect(await sums()).toEqual({ clicks: 3, exits: 2 });
     const r = await report(admin.cookie, { startDate: "2019-12-01", endDate: "2020-03-31", campaignId: c });
     expect(r.rows.find((x) => x.campaignId === c)).toMatchObject({ linkClicks: 3, exitClicks: 2 });
-  });
+  }, 60_000);
 });
 
 describe("faults", () => {
-  it("R2 failing while the archive is written: nothing recorded, nothing deleted; the next run does it", async () => {
+  it("a step that fails is tried again on its own: the steps before it are not run again", async () => {
     await threeDays();
     const now = after("2020-02-03", 0.5);
-    await expect(cron(now, { target: failing({ put: () => true }) })).rejects.toThrow("R2 put failed (test)");
+    // R2 failing twice as the first chunk is read back (the Workflow's retry delays are off).
+    await using _ = (await runWithFaults("2020-01-01", now, (m) => m.mockStepError({ name: "verify 1" }, new Error("R2 get failed (test)"), 2))).instance;
+    const log = vi.spyOn(console, "log");
+    const run = await cron(now);
+    expect(run.finished).toEqual(["2020-01-01", "2020-01-03"]);
+    const lines = log.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith("click-archive 2020-01-01"));
+    expect(lines.filter((line) => / export 1: /.test(line))).toHaveLength(1);
+    expect(lines.filter((line) => / complete upload: /.test(line))).toHaveLength(1);
+    expect(lines.some((line) => / verify 1 \(try 3\): 2 clicks read back/.test(line))).toBe(true);
+    expect(await rawCount()).toBe(1);
+    expect(await countCsvRecords((await bucket().get(archiveKey("2020-01-01")))!.body.pipeThrough(new DecompressionStream("gzip")))).toBe(3);
+  }, 60_000);
+
+  it("a run that fails for good records nothing and deletes nothing; the next cron run aborts its upload and starts the day again", async () => {
+    await threeDays();
+    const now = after("2020-02-03", 0.5);
+    // R2 failing on every try of the second chunk: the instance gives up after its retries.
+    const { run: failed, instance } = await runWithFaults("2020-01-01", now, (m) =>
+      m.mockStepError({ name: "export 2" }, new Error("R2 uploadPart failed (test)")),
+    );
+    await using _ = instance;
+    await rollUpClicks(db(), { now });
+    const first = await tick(now, { days: RETENTION, sizes: { chunkRows: 1 } });
+    expect(first.tick.running).toBe(runInstanceId(failed));
+    expect(first.end).toMatchObject({ status: "errored", error: "R2 uploadPart failed (test)" });
+    // The upload was opened (its id recorded first) and the first chunk kept for the second.
+    const [open] = await runs();
+    expect(open).toMatchObject({ day: "2020-01-01", run: 1, endedAt: null, uploadClosedAt: null });
+    expect(await uploadOpen(open!.objectKey, open!.uploadId!)).toBe(true);
+    expect(await bucket().head(carryKey(open!.id, 1))).not.toBeNull();
     expect(await archives()).toEqual([]);
     expect(await rawCount()).toBe(6);
 
-    // The second day fails: the first stays archived and deleted, the second untouched.
-    let puts = 0;
-    await expect(cron(now, { target: failing({ put: () => ++puts === 2 }) })).rejects.toThrow("R2 put failed (test)");
-    expect((await archives()).map((a) => [a.day, a.deletedAt !== null])).toEqual([["2020-01-01", true]]);
-    expect(await rawCount()).toBe(4);
-
-    expect((await cron(now)).finished).toEqual(["2020-01-03"]);
+    // The next cron run: the failed run ended, its upload aborted and its kept bytes deleted, the day started again.
+    const next = await tick(now + 15 * 60_000, { days: RETENTION });
+    expect(next.tick).toMatchObject({
+      ended: [{ instance: runInstanceId(failed), outcome: "failed: errored: R2 uploadPart failed (test)" }],
+      aborted: [runInstanceId(failed)],
+      day: "2020-01-01",
+    });
+    expect(await uploadOpen(open!.objectKey, open!.uploadId!)).toBe(false);
+    expect((await bucket().list({ prefix: `archive-work/${open!.id}/` })).objects).toEqual([]);
+    expect(next.end).toMatchObject({ status: "complete", output: { archived: { rows: 2 }, finished: true } });
+    expect((await runs()).map((r) => [r.run, r.outcome, r.uploadClosedAt !== null])).toEqual([
+      [1, "failed: errored: R2 uploadPart failed (test)", true],
+      [2, "finished", true],
+    ]);
+    expect((await cron(now + 30 * 60_000)).finished).toEqual(["2020-01-03"]);
     expect(await rawCount()).toBe(1);
-  });
+  }, 60_000);
 
-  it("a run killed between writing the file and checking it: nothing deleted before the check; the next run finishes", async () => {
+  it("a run killed after its file was written but before it was checked: nothing deleted; the next run writes the file again", async () => {
     await threeDays();
     const now = after("2020-02-03", 0.5);
-    await expect(cron(now, { target: failing({ get: () => true }) })).rejects.toThrow("R2 get failed (test)");
+    await using _ = (await runWithFaults("2020-01-01", now, (m) => m.mockStepError({ name: "check D1" }, new Error("D1 unavailable (test)")))).instance;
+    await rollUpClicks(db(), { now });
+    expect((await tick(now, { days: RETENTION })).end).toMatchObject({ status: "errored" });
     // The file is there, but unchecked: no record, and every click still in D1.
     expect(await bucket().head(archiveKey("2020-01-01"))).not.toBeNull();
     expect(await archives()).toEqual([]);
     expect(await rawCount()).toBe(6);
-    const run = await cron(now);
+    expect((await call("/api/clicks/archives/2020-01-01", { cookie: admin.cookie })).status).toBe(404);
+    const run = await cron(now + 15 * 60_000);
     expect(run.finished).toEqual(["2020-01-01", "2020-01-03"]);
-    const file = (await bucket().get(archiveKey("2020-01-01")))!;
-    expect(await countCsvRecords(file.body.pipeThrough(new DecompressionStream("gzip")))).toBe(3);
-  });
+    expect((await runs()).map((r) => [r.day, r.run, r.outcome])).toEqual([
+      ["2020-01-01", 1, "failed: errored: D1 unavailable (test)"],
+      ["2020-01-01", 2, "finished"],
+      ["2020-01-03", 1, "finished"],
+    ]);
+    expect(await countCsvRecords((await bucket().get(archiveKey("2020-01-01")))!.body.pipeThrough(new DecompressionStream("gzip")))).toBe(3);
+  }, 60_000);
 
-  it("a run cut off outright leaves its claim: the next run waits, the one after writes the day", async () => {
+  it("a run that never comes back is given up on after hours: its upload aborted, the day's next run started", async () => {
     await threeDays();
     const now = after("2020-02-03", 0.5);
     await rollUpClicks(db(), { now });
-    // What a run cut off between claiming and recording leaves: a claim, maybe a file, no record.
-    const startMs = after("2020-01-01", 0);
-    await db()
-      .insert(clickArchives)
-      .values({
-        day: "2020-01-01",
-        timeZone: "UTC",
-        startMs,
-        endMs: startMs + DAY,
-        objectKey: archiveKey("2020-01-01"),
-        rows: 0,
-        exits: 0,
-        bytes: 0,
-        maxClickId: 0,
-        claimedAt: now,
-      });
-    const next = await cron(now + 15 * 60_000);
-    expect(next).toMatchObject({ archived: [], deleted: 0, waiting: "2020-01-01: another run is archiving it" });
-    expect(await rawCount()).toBe(6);
-    const after30 = await cron(now + 30 * 60_000);
-    expect(after30.finished).toEqual(["2020-01-01", "2020-01-03"]);
-    const file = (await bucket().get(archiveKey("2020-01-01")))!;
-    expect(await countCsvRecords(file.body.pipeThrough(new DecompressionStream("gzip")))).toBe(3);
-  });
-
-  it("a file that reads back short is refused and nothing is deleted", async () => {
-    await threeDays();
-    const real = bucket();
-    // R2 hands back a file cut off after its header (a torn write).
-    const torn = new Proxy(real, {
-      get(target, prop: string) {
-        if (prop !== "get") return (Reflect.get(target, prop) as (...a: unknown[]) => unknown).bind(target);
-        return async (key: string) => {
-          const object = await target.get(key);
-          if (!object) return object;
-          const text = await new Response(object.body.pipeThrough(new DecompressionStream("gzip"))).text();
-          const cut = new Blob([text.slice(0, text.indexOf("\r\n") + 2)]).stream().pipeThrough(new CompressionStream("gzip"));
-          return { ...object, size: object.size, body: cut };
-        };
-      },
+    // What a run whose instance is lost leaves: its row, and the upload it opened.
+    const { run: lost } = await insertRun(db(), { day: "2020-01-01", run: 1, objectKey: archiveKey("2020-01-01"), startedAt: now - RUN_STALE_MS - 1 });
+    const upload = await bucket().createMultipartUpload(lost.objectKey);
+    await db().update(clickArchiveRuns).set({ uploadId: upload.uploadId }).where(eq(clickArchiveRuns.id, lost.id));
+    const result = await tick(now, { days: RETENTION });
+    expect(result.tick).toMatchObject({
+      ended: [{ instance: runInstanceId(lost), outcome: "failed: still going after 6 hours" }],
+      aborted: [runInstanceId(lost)],
     });
-    await expect(cron(after("2020-02-03", 0.5), { target: torn })).rejects.toThrow("2020-01-01: 2 clicks written");
-    expect(await archives()).toEqual([]);
-    expect(await rawCount()).toBe(6);
-  });
-
-  it("uploads a large day in fixed-size parts, and aborts the upload when a part fails", async () => {
-    const size = 13 * 1024 * 1024;
-    const random = () => {
-      let sent = 0;
-      return new ReadableStream<Uint8Array>({
-        pull(controller) {
-          const n = Math.min(1024 * 1024, size - sent);
-          const chunk = new Uint8Array(n);
-          for (let i = 0; i < n; i += 65536) crypto.getRandomValues(chunk.subarray(i, Math.min(n, i + 65536)));
-          controller.enqueue(chunk);
-          sent += n;
-          if (sent >= size) controller.close();
-        },
-      });
-    };
-    const partBytes = 5 * 1024 * 1024;
-    expect(await putStream(bucket(), "clicks/multipart-test", random(), {}, partBytes)).toBe(size);
-    expect((await bucket().head("clicks/multipart-test"))!.size).toBe(size);
-
-    const real = bucket();
-    let parts = 0;
-    let aborted = false;
-    const flaky = new Proxy(real, {
-      get(target, prop: string) {
-        if (prop !== "createMultipartUpload") return (Reflect.get(target, prop) as (...a: unknown[]) => unknown).bind(target);
-        return async (key: string, options?: R2MultipartOptions) => {
-          const upload = await target.createMultipartUpload(key, options);
-          return {
-            ...upload,
-            key: upload.key,
-            uploadId: upload.uploadId,
-            uploadPart: (n: number, body: Uint8Array) => (++parts === 2 ? Promise.reject(new Error("part 2 lost")) : upload.uploadPart(n, body)),
-            abort: () => ((aborted = true), upload.abort()),
-            complete: (p: R2UploadedPart[]) => upload.complete(p),
-          };
-        };
-      },
-    });
-    await expect(putStream(flaky, "clicks/multipart-failed", random(), {}, partBytes)).rejects.toThrow("part 2 lost");
-    expect(aborted).toBe(true);
-    expect(await bucket().head("clicks/multipart-failed")).toBeNull();
+    expect(await uploadOpen(lost.objectKey, upload.uploadId)).toBe(false);
+    expect(result.end).toMatchObject({ status: "complete", output: { day: "2020-01-01", finished: true } });
+    expect((await runs()).map((r) => r.run)).toEqual([1, 2]);
   }, 60_000);
 
   it("counts CSV records by line ends outside quotes, and refuses a cut-off file", async () => {
@@ -455,6 +469,82 @@ describe("faults", () => {
     await expect(countCsvRecords(stream('a,b\r\n"x\r\n'))).rejects.toThrow("the archive ends in the middle of a row");
     await expect(countCsvRecords(stream("a,b\r\nc"))).rejects.toThrow("the archive ends in the middle of a row");
   });
+});
+
+describe("the steps", () => {
+  /** A day's run as the cron makes it, and its upload opened (the first steps). */
+  async function openRun(day: string, startMs: number) {
+    const { run } = await insertRun(db(), { day, run: 1, objectKey: archiveKey(day), startedAt: Date.now() });
+    const p: ArchiveRunParams = { day, timeZone: "UTC", startMs, endMs: startMs + DAY, objectKey: run.objectKey, runId: run.id, startedAt: run.startedAt };
+    return { ...p, ...(await openUpload(db(), bucket(), p)) };
+  }
+  /** Every export step of a day, as the Workflow runs them. */
+  async function exportAll(p: Awaited<ReturnType<typeof openRun>>, sizes: Parameters<typeof exportChunk>[4]) {
+    let state = EXPORT_START;
+    const chunks: ExportedChunk[] = [];
+    const parts: ArchivePart[] = [];
+    for (;;) {
+      const chunk = await exportChunk(db(), bucket(), p, state, sizes);
+      chunks.push(chunk);
+      parts.push(...chunk.parts);
+      state = afterChunk(state, chunk);
+      if (chunk.end) return { state, chunks, parts };
+    }
+  }
+
+  it("a large day goes up in parts of one size, the bytes between steps kept aside; the file is the Click Log's CSV of the day, gzipped", async () => {
+    const c = await seedCampaign({ name: "Big day" });
+    const start = after("2021-06-01", 0);
+    // 16,000 clicks whose user agents and ttclids are random hex (half of it survives gzip): about 11 MB gzipped.
+    await db().run(sql`
+      with recursive n(i) as (select 0 union all select i + 1 from n where i < 15999)
+      insert into clicks (click_id, campaign_id, user_agent, ttclid, clicked_at, placement, campaign_name)
+      select lower(hex(randomblob(16))), ${c}, hex(randomblob(127)), hex(randomblob(500)), ${start} + i * 5000,
+        case i % 3 when 0 then 'feed' else null end, case i % 7 when 0 then 'Line' || char(13, 10) || 'break, "quoted"' else 'Sale ' || (i % 5) end
+      from n`);
+    const expected = await new Response((await clickCsv(db(), { startMs: start, endMs: start + DAY }, 5000)).body).text();
+    const partBytes = 5 * 1024 * 1024;
+    const p = await openRun("2021-06-01", start);
+    const { state, chunks, parts } = await exportAll(p, { partBytes, chunkRows: 4500, pageRows: 2000, deleteRows: 1, deletesPerStep: 1 });
+    expect(chunks.map((ch) => ch.rows)).toEqual([4500, 4500, 4500, 2500]);
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(parts.slice(0, -1).every((part) => part.size === partBytes)).toBe(true);
+    expect(parts.at(-1)!.size).toBeLessThanOrEqual(partBytes);
+    // Steps that ended inside a part kept the rest for the next step.
+    expect(chunks.filter((ch) => !ch.end && ch.fileBytes % partBytes !== 0).length).toBeGreaterThan(0);
+    for (const ch of chunks.filter((x) => !x.end && x.fileBytes % partBytes !== 0)) {
+      expect((await bucket().head(carryKey(p.runId, ch.chunk)))!.size).toBe(ch.fileBytes % partBytes);
+    }
+    const done = await completeUpload(db(), bucket(), p, parts, { bytes: state.bytes, crc: state.crc, length: state.length });
+    expect(done.bytes).toBe(state.bytes);
+    expect(done.etag).toMatch(new RegExp(`-${parts.length}$`));
+    for (const ch of chunks) expect(await verifyChunk(bucket(), p, ch)).toMatchObject({ rows: ch.rows });
+    // One gzip stream: DecompressionStream (which refuses anything after a gzip member's end) reads it whole.
+    expect(await archiveText("2021-06-01")).toBe(expected);
+    expect(expected.split("\r\n")[0]).toBe(CLICK_CSV_HEADERS.join(","));
+  }, 120_000);
+
+  it("reading back refuses a file whose bytes are not the ones written, and a file that is cut short", async () => {
+    const c = await seedCampaign();
+    const start = after("2021-07-01", 0);
+    await seedClicks(Array.from({ length: 30 }, (_, i) => ({ campaignId: c, at: start + i * 60_000, cname: `Campaign ${i}` })));
+    const p = await openRun("2021-07-01", start);
+    const { state, chunks, parts } = await exportAll(p, { partBytes: 5 * 1024 * 1024, chunkRows: 10, pageRows: 4, deleteRows: 1, deletesPerStep: 1 });
+    await completeUpload(db(), bucket(), p, parts, { bytes: state.bytes, crc: state.crc, length: state.length });
+    const good = new Uint8Array(await (await bucket().get(p.objectKey))!.arrayBuffer());
+    // One byte of the second chunk changed (a torn or corrupted write).
+    const bad = good.slice();
+    bad[chunks[1]!.offset + 3]! ^= 0x55;
+    await bucket().put(p.objectKey, bad);
+    await expect(verifyChunk(bucket(), p, chunks[0]!)).resolves.toMatchObject({ rows: 10 });
+    await expect(verifyChunk(bucket(), p, chunks[1]!)).rejects.toThrow();
+    // Cut off after the first chunk.
+    await bucket().put(p.objectKey, good.subarray(0, chunks[1]!.offset));
+    await expect(verifyChunk(bucket(), p, chunks[1]!)).rejects.toThrow();
+    const refused = await verifyChunk(bucket(), p, { ...chunks[0]!, rows: 11 }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ArchiveError);
+    expect(String(refused)).toContain("chunk 1: 11 clicks written, 10 read back");
+  }, 60_000);
 });
 
 describe("the stats keep what the raw clicks said", () => {
@@ -527,7 +617,7 @@ describe("the stats keep what the raw clicks said", () => {
     const afterRebuild = strip(await report(admin.cookie, { ...year, groupBy: "campaign" }));
     expect(afterRebuild.totals).toEqual(before[0]!.totals);
     expect(afterRebuild.rows.map((r) => [r.key, r.linkClicks, r.exitClicks])).toEqual(before[0]!.rows.map((r) => [r.key, r.linkClicks, r.exitClicks]));
-  }, 60_000);
+  }, 120_000);
 
   it("after a change of time zone, new days never land on an archived day's rows", async () => {
     const c = await seedCampaign();
@@ -561,5 +651,5 @@ describe("the stats keep what the raw clicks said", () => {
       .select({ n: sql<number>`sum(clicks)` })
       .from(clickDailyStats);
     expect(total[0]!.n).toBe(4);
-  });
+  }, 60_000);
 });

@@ -795,12 +795,12 @@ export const tiktokEventSends = sqliteTable(
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One row per day of raw clicks archived to R2 (`objectKey`). A run claims the day first
- * (`claimedAt`; a second run at the same time leaves it alone) and sets `archivedAt` only once the
- * file is read back and holds every click of the day: nothing of a day without `archivedAt` is
- * deleted. `deletedAt` is set when the last raw click of the day is gone; until then the retention
- * job keeps deleting (a run cut off half-way is carried on by the next). Days are the click
- * rollup's days (`timeZone`): the clicks with startMs <= clickedAt < endMs.
+ * One row per day of raw clicks archived to R2 (`objectKey`). It is written with `archivedAt` set
+ * only once the file is read back and holds every click of the day: nothing of a day without
+ * `archivedAt` is deleted (rows without it are claims of the version before the archive Workflow;
+ * `claimedAt` is now when the archiving run started). `deletedAt` is set when the last raw click of
+ * the day is gone; until then each run of the day keeps deleting. Days are the click rollup's days
+ * (`timeZone`): the clicks with startMs <= clickedAt < endMs.
  */
 export const clickArchives = sqliteTable("click_archives", {
   day: text("day").primaryKey(),
@@ -817,6 +817,31 @@ export const clickArchives = sqliteTable("click_archives", {
   archivedAt: integer("archived_at"),
   deletedAt: integer("deleted_at"),
 });
+
+/**
+ * The runs of the archive Workflow (retention/workflow.ts), one per attempt at a day: the cron
+ * inserts the row, then starts the Workflow instance named after it (`clicks-<day>-<id>`), so two
+ * cron runs at once start one instance (the unique day and run number). A run records the R2
+ * multipart upload it opened (`uploadId`) before writing to it, and `uploadClosedAt` once the
+ * upload is completed or aborted: the cron aborts the upload of a run that failed for good.
+ * `id` is AUTOINCREMENT so an instance name is never used twice, even after rows are deleted.
+ */
+export const clickArchiveRuns = sqliteTable(
+  "click_archive_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    day: text("day").notNull(),
+    run: integer("run").notNull(),
+    objectKey: text("object_key").notNull(),
+    uploadId: text("upload_id"),
+    startedAt: integer("started_at").notNull(),
+    uploadClosedAt: integer("upload_closed_at"),
+    endedAt: integer("ended_at"),
+    /** How the run ended: `finished`, `waiting: ...`, `failed: ...` (the cron's words for a failed instance). */
+    outcome: text("outcome"),
+  },
+  (t) => [uniqueIndex("click_archive_runs_day_run_unique").on(t.day, t.run), index("click_archive_runs_ended_idx").on(t.endedAt)],
+);
 
 /**
  * Clicks and exits the per-IP rate limit refused (the visitor was still sent on; nothing else was

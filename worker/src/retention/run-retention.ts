@@ -1,128 +1,209 @@
 /**
- * Raw click retention (README "Retention and archives"): days of raw clicks older than
- * CLICKS_RETENTION_DAYS are archived to R2, then deleted a bounded number of rows per run.
+ * Raw click retention, the cron's part (README "Retention and archives"): days of raw clicks older
+ * than CLICKS_RETENTION_DAYS are archived to R2 and deleted by the archive Workflow
+ * (retention/workflow.ts); a cron run only looks at the runs and starts the next one, so it takes
+ * a few D1 reads however large the day is.
  *
- * Order, and why a run cut off anywhere loses nothing:
+ * Order, and why nothing is lost or done twice:
  * 1. A day is archived only once the click rollup has counted all of its clicks, so the stats keep
- *    it for ever (click_daily_stats, never touched here).
- * 2. The day is claimed in click_archives (so an overlapping run leaves it alone), its file
- *    written and read back (archive-day.ts), and only then is it recorded as archived. A run that
- *    dies before that leaves no record (its claim lapses), and a later one writes the file again.
- * 3. Only a recorded day's clicks are deleted, in chunks; a run that stops half-way leaves the day
- *    open and the next run carries on. A day is finished before the next one is started.
+ *    it for ever (click_daily_stats, never touched here). Days go in order: a day is finished
+ *    (its raw clicks deleted) before the next one is begun.
+ * 2. Each attempt at a day is a run (click_archive_runs) and one Workflow instance named after it:
+ *    two cron runs at once insert the same run and start the same instance (the second start is
+ *    refused). A run still going is left to go on; starting it again is refused in production
+ *    (its engine resumes it by itself) and, under `wrangler dev`, resumes it after a restart.
+ * 3. A run that failed for good (its instance errored or was terminated, or ran for hours) is
+ *    ended here: its multipart upload is aborted (its id is in the run) and the day's next run
+ *    starts. Only a run that read its file back records the day; only a recorded day is deleted.
  */
 import {
-  archiveKey,
-  archivedClicksLeft,
   archivedFrontier,
-  claimArchive,
-  deleteArchivedClicks,
-  markArchiveDeleted,
+  archiveKey,
+  endRun,
+  insertRun,
+  latestRun,
+  liveRuns,
   newestClickOfSpan,
   oldestClickFrom,
   openArchive,
-  recordArchive,
-  releaseClaim,
+  runInstanceId,
+  runsWithOpenUploads,
+  closeRunUpload,
+  type ArchiveRun,
+  type ArchiveSpan,
 } from "../db/queries/click-archives";
 import { readRollupState } from "../db/queries/click-rollup";
 import { deleteRefusedBefore } from "../db/queries/refused-clicks";
 import { reportTimeZone } from "../db/queries/settings";
 import type { Db } from "../env";
-import { dayIn, shiftDay } from "../lib/calendar-days";
-import { dayStartMs } from "../lib/calendar-days";
-import { archiveDay } from "./archive-day";
+import { dayIn, dayStartMs, shiftDay } from "../lib/calendar-days";
+import { abortUpload, deleteRunWork } from "./archive-day";
+import type { ArchiveRunParams, ArchiveSizes } from "./config";
 
 const DAY_MS = 86_400_000;
-/** Rows a run deletes at most: at 1,000,000 clicks a day the 96 runs a day could delete 24 M. */
-export const RETENTION_ROWS_PER_RUN = 250_000;
-/** Rows per delete statement: each stays a short transaction that never holds up the clicks. */
-export const RETENTION_DELETE_CHUNK = 5_000;
-/** A run takes no new step after this long; the next run carries on. */
-export const RETENTION_BUDGET_MS = 60_000;
+/**
+ * A run going this long is given up on: a day of a million clicks takes minutes. (Workflows
+ * resume an interrupted instance on their own; this is for one that never comes back.)
+ */
+export const RUN_STALE_MS = 6 * 60 * 60 * 1000;
+
+export interface RetentionBindings {
+  ARCHIVE: R2Bucket;
+  ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
+}
 
 export interface RetentionOptions {
   now: number;
   days: number;
-  rowsPerRun?: number;
-  deleteChunk?: number;
-  budgetMs?: number;
+  /** Passed to the runs started (tests and the benchmark cut days smaller). */
+  sizes?: Partial<ArchiveSizes>;
 }
 
-export interface RetentionRun {
-  /** Days archived (written, read back and recorded) by this run. */
-  archived: { day: string; rows: number; bytes: number }[];
-  /** Days whose last raw click this run deleted. */
-  finished: string[];
-  deleted: number;
-  /** Time spent writing and checking archives, and deleting (for the log and the benchmark). */
-  archiveMs: number;
-  deleteMs: number;
-  /** Why the run stopped with work left (null: nothing older than the retention is left to do). */
+export interface RetentionTick {
+  /** The day being worked on (null: nothing older than the retention is left to do, or waiting). */
+  day: string | null;
+  /** The instance this tick started, or the day's instance still going. */
+  started: string | null;
+  running: string | null;
+  /** Runs this tick found over, and how they ended. */
+  ended: { instance: string; outcome: string }[];
+  /** Runs whose abandoned multipart upload this tick aborted. */
+  aborted: string[];
+  /** Why nothing was started (null when a run was started or is going, or nothing is left). */
   waiting: string | null;
 }
 
-export async function runRetention(db: Db, bucket: R2Bucket, options: RetentionOptions): Promise<RetentionRun> {
-  const { now, days, rowsPerRun = RETENTION_ROWS_PER_RUN, deleteChunk = RETENTION_DELETE_CHUNK, budgetMs = RETENTION_BUDGET_MS } = options;
-  const started = Date.now();
-  const cutoff = now - days * DAY_MS;
-  const run: RetentionRun = { archived: [], finished: [], deleted: 0, archiveMs: 0, deleteMs: 0, waiting: null };
-  const stop = (why: string) => ({ ...run, waiting: why });
+const LIVE = new Set(["queued", "running", "waiting", "paused", "waitingForPause", "unknown"]);
 
-  // The rate limit's refusal counts are kept as long as the clicks they stand for.
-  await deleteRefusedBefore(db, cutoff);
+/** An instance handle is an RPC stub: let go of it once used. */
+const release = (stub: object) => (stub as Partial<Disposable>)[Symbol.dispose]?.();
 
-  for (;;) {
-    if (Date.now() - started > budgetMs) return stop("the run's time budget is spent; the next run carries on");
-    if (run.deleted >= rowsPerRun) return stop(`${run.deleted} rows deleted, this run's limit; the next run carries on`);
-
-    const open = await openArchive(db);
-    if (open) {
-      const deleteStarted = Date.now();
-      const deleted = await deleteArchivedClicks(db, open, Math.min(deleteChunk, rowsPerRun - run.deleted));
-      run.deleteMs += Date.now() - deleteStarted;
-      run.deleted += deleted;
-      if (deleted > 0) continue;
-      const left = await archivedClicksLeft(db, open);
-      // The rollup's newest counted click stays until a newer one is counted (it marks how far the
-      // rollup got); a click with an exit the rollup has not counted stays until it has.
-      if (left > 0) return stop(`${open.day}: ${left} archived clicks are kept until the click rollup has counted their exits or a newer click`);
-      await markArchiveDeleted(db, open.day, now);
-      run.finished.push(open.day);
-      continue;
-    }
-
-    // The next day: the one holding the oldest click after the archived days, cut in the click
-    // rollup's days (so the rollup's rows of archived days hold archived clicks only).
-    const state = await readRollupState(db);
-    const timeZone = await reportTimeZone(db);
-    if (!state || state.timeZone !== timeZone) return stop("the click rollup is being rebuilt for the report time zone");
-    const frontier = await archivedFrontier(db);
-    const oldest = await oldestClickFrom(db, frontier?.endMs ?? Number.MIN_SAFE_INTEGER);
-    if (oldest === null) return run;
-    let day = dayIn(oldest, timeZone);
-    let startMs = dayStartMs(day, timeZone);
-    if (frontier && day <= frontier.day) {
-      // After a change of time zone the zone's day can be one already archived: the rest of it
-      // joins the next day's file.
-      day = shiftDay(frontier.day, 1);
-      startMs = frontier.endMs;
-    } else if (frontier) {
-      startMs = Math.max(startMs, frontier.endMs);
-    }
-    const endMs = dayStartMs(shiftDay(day, 1), timeZone);
-    if (endMs > cutoff) return run;
-
-    const newest = await newestClickOfSpan(db, startMs, endMs);
-    if (newest !== null && newest > state.clickWatermark) return stop(`${day}: the click rollup has not counted the whole day yet`);
-    const span = { day, timeZone, startMs, endMs, objectKey: archiveKey(day) };
-    if (!(await claimArchive(db, span, now))) return stop(`${day}: another run is archiving it`);
-    const archiveStarted = Date.now();
-    const archive = await archiveDay(db, bucket, span, now).catch(async (err: unknown) => {
-      await releaseClaim(db, day, now).catch(() => undefined);
-      throw err;
-    });
-    run.archiveMs += Date.now() - archiveStarted;
-    if (!(await recordArchive(db, archive, now))) return stop(`${day}: the click rollup started over while archiving; the day waits for it`);
-    run.archived.push({ day, rows: archive.rows, bytes: archive.bytes });
+/** The instance's status, or null when the Workflow has none of that name (never created). */
+async function statusOf(workflow: Workflow<ArchiveRunParams>, id: string): Promise<InstanceStatus | null> {
+  let instance: WorkflowInstance;
+  try {
+    instance = await workflow.get(id);
+  } catch {
+    return null;
   }
+  try {
+    return await instance.status();
+  } finally {
+    release(instance);
+  }
+}
+
+/** Stops an instance that is still going (one given up on). */
+async function terminate(workflow: Workflow<ArchiveRunParams>, id: string) {
+  const instance = await workflow.get(id).catch(() => null);
+  if (!instance) return;
+  await instance.terminate().catch(() => undefined);
+  release(instance);
+}
+
+/**
+ * Starts the run's instance. Starting one that exists is refused (production), or a no-op that
+ * resumes it if its process was restarted (`wrangler dev`); either way it is not started twice.
+ */
+async function ensureStarted(workflow: Workflow<ArchiveRunParams>, id: string, params: ArchiveRunParams) {
+  try {
+    release(await workflow.create({ id, params }));
+  } catch (err) {
+    if ((await statusOf(workflow, id)) === null) throw err;
+  }
+}
+
+const paramsOf = (run: ArchiveRun, span: ArchiveSpan, sizes: Partial<ArchiveSizes> | undefined): ArchiveRunParams => ({
+  ...span,
+  runId: run.id,
+  startedAt: run.startedAt,
+  ...(sizes ? { sizes } : {}),
+});
+
+/** What a run that failed for good left: its upload aborted, what it kept between steps deleted. */
+async function abandonRun(db: Db, bucket: R2Bucket, run: ArchiveRun, now: number) {
+  if (run.uploadId && run.uploadClosedAt === null) await abortUpload(bucket, run.objectKey, run.uploadId);
+  await deleteRunWork(bucket, run.id);
+  await closeRunUpload(db, run.id, now);
+}
+
+/** The day to work on: the archived day still being deleted, else the next one to archive. */
+async function nextSpan(db: Db, now: number, cutoff: number): Promise<{ span: ArchiveSpan } | { waiting: string | null }> {
+  const open = await openArchive(db);
+  if (open) return { span: open };
+  // The next day: the one holding the oldest click after the archived days, cut in the click
+  // rollup's days (so the rollup's rows of archived days hold archived clicks only).
+  const state = await readRollupState(db);
+  const timeZone = await reportTimeZone(db);
+  if (!state || state.timeZone !== timeZone) return { waiting: "the click rollup is being rebuilt for the report time zone" };
+  const frontier = await archivedFrontier(db);
+  const oldest = await oldestClickFrom(db, frontier?.endMs ?? Number.MIN_SAFE_INTEGER);
+  if (oldest === null) return { waiting: null };
+  let day = dayIn(oldest, timeZone);
+  let startMs = dayStartMs(day, timeZone);
+  if (frontier && day <= frontier.day) {
+    // After a change of time zone the zone's day can be one already archived: the rest of it
+    // joins the next day's file.
+    day = shiftDay(frontier.day, 1);
+    startMs = frontier.endMs;
+  } else if (frontier) {
+    startMs = Math.max(startMs, frontier.endMs);
+  }
+  const endMs = dayStartMs(shiftDay(day, 1), timeZone);
+  if (endMs > cutoff) return { waiting: null };
+  const newest = await newestClickOfSpan(db, startMs, endMs);
+  if (newest !== null && newest > state.clickWatermark) return { waiting: `${day}: the click rollup has not counted the whole day yet` };
+  return { span: { day, timeZone, startMs, endMs, objectKey: archiveKey(day) } };
+}
+
+export async function runRetention(db: Db, env: RetentionBindings, options: RetentionOptions): Promise<RetentionTick> {
+  const { now, days, sizes } = options;
+  const tick: RetentionTick = { day: null, started: null, running: null, ended: [], aborted: [], waiting: null };
+  // The rate limit's refusal counts are kept as long as the clicks they stand for.
+  await deleteRefusedBefore(db, now - days * DAY_MS);
+
+  // Runs not over yet: ended here once their instance is (the instance ends its run itself when
+  // it finishes; one that failed cannot). A failed run's upload is aborted.
+  for (const run of await liveRuns(db)) {
+    const id = runInstanceId(run);
+    const status = await statusOf(env.ARCHIVE_WORKFLOW, id);
+    let outcome: string;
+    if (status === null || LIVE.has(status.status)) {
+      if (now - run.startedAt < RUN_STALE_MS) continue;
+      await terminate(env.ARCHIVE_WORKFLOW, id);
+      outcome = `failed: still going after ${RUN_STALE_MS / 3_600_000} hours`;
+    } else if (status.status === "complete") {
+      outcome = "complete";
+    } else {
+      outcome = `failed: ${status.status}${status.error ? `: ${status.error.message}` : ""}`;
+    }
+    if (!(await endRun(db, run.id, outcome, now))) continue;
+    tick.ended.push({ instance: id, outcome });
+    if (outcome.startsWith("failed")) {
+      await abandonRun(db, env.ARCHIVE, run, now);
+      if (run.uploadId && run.uploadClosedAt === null) tick.aborted.push(id);
+    }
+  }
+  // Any other upload left open by a run that is over (one ended before its upload was aborted).
+  for (const run of await runsWithOpenUploads(db)) {
+    await abandonRun(db, env.ARCHIVE, run, now);
+    tick.aborted.push(runInstanceId(run));
+  }
+
+  const next = await nextSpan(db, now, now - days * DAY_MS);
+  if (!("span" in next)) return { ...tick, waiting: next.waiting };
+  const { span } = next;
+  tick.day = span.day;
+  const current = await latestRun(db, span.day);
+  if (current && current.endedAt === null) {
+    // Still going (or never started: a cron run cut off between the two).
+    const id = runInstanceId(current);
+    await ensureStarted(env.ARCHIVE_WORKFLOW, id, paramsOf(current, span, sizes));
+    return { ...tick, running: id };
+  }
+  const { run, inserted } = await insertRun(db, { day: span.day, run: (current?.run ?? 0) + 1, objectKey: span.objectKey, startedAt: now });
+  const id = runInstanceId(run);
+  await ensureStarted(env.ARCHIVE_WORKFLOW, id, paramsOf(run, span, sizes));
+  // Another cron run inserted it first: the same run, started once.
+  return inserted ? { ...tick, started: id } : { ...tick, running: id };
 }

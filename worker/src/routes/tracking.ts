@@ -133,7 +133,7 @@ export const trackingRoutes = new Hono<AppEnv>()
       };
       // Over the per-IP limit the visitor is sent on all the same; the click is only counted.
       const limited = { ip: click.ipAddress, campaignId: campaign.id, event: "click" } as const;
-      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordClickLater(c.executionCtx, db, click));
+      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordClickLater(c.executionCtx, db, click, c.env.CLICKS_RETRY_QUEUE));
     }
 
     const holding = () => plainPage(c, 200, "Coming soon", HOLDING_PAGE_TEXT);
@@ -181,7 +181,7 @@ export const trackingRoutes = new Hono<AppEnv>()
         at: Date.now(),
       };
       const limited = { ip: exit.ipAddress, campaignId: campaign.id, event: "exit" } as const;
-      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordExitLater(c.executionCtx, db, exit, click.stored));
+      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordExitLater(c.executionCtx, db, exit, click.stored, c.env.CLICKS_RETRY_QUEUE));
     }
     return redirect(c, location);
   })

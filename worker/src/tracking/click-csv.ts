@@ -40,7 +40,8 @@ export const CLICK_CSV_COLUMNS: readonly { header: string; cell(row: ClickLogRow
 ];
 
 export const CLICK_CSV_HEADERS = CLICK_CSV_COLUMNS.map((c) => c.header);
-const clickCsvLine = (row: ClickLogRow) => csvRow(CLICK_CSV_COLUMNS.map((c) => c.cell(row)));
+/** One click as a line of the CSV (CRLF-terminated). */
+export const clickCsvLine = (row: ClickLogRow) => csvRow(CLICK_CSV_COLUMNS.map((c) => c.cell(row)));
 
 export const CLICK_CSV_PAGE_ROWS = 1000;
 

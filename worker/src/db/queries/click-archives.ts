@@ -1,12 +1,12 @@
 /**
- * The retention job's ledger (click_archives) and its deletes. A day's raw clicks are deleted
- * only once its archive is recorded here, only those the archive holds, and only those the click
- * rollup has counted (README "Retention and archives").
+ * The retention's ledger (click_archives), the archive Workflow's runs (click_archive_runs) and
+ * the deletes. A day's raw clicks are deleted only once its archive is recorded here, only those
+ * the archive holds, and only those the click rollup has counted (README "Retention and archives").
  */
 import { and, asc, desc, gt, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { changed, rawBatch } from "../raw-batch";
-import { clickArchives } from "../schema";
+import { clickArchiveRuns, clickArchives } from "../schema";
 
 export type ClickArchive = typeof clickArchives.$inferSelect;
 /** An archive whose file is verified (archivedAt set): the only kind whose clicks are deleted. */
@@ -73,49 +73,31 @@ export type NewArchive = Omit<VerifiedArchive, "deletedAt" | "claimedAt">;
 export type ArchiveSpan = Pick<ClickArchive, "day" | "timeZone" | "startMs" | "endMs" | "objectKey">;
 
 /**
- * A claim on writing a day's archive lapses after this long: a run that fails gives its claim
- * back, and one cut off (a cron run lasts minutes at most) leaves it to lapse, so the run after
- * the next writes the day.
+ * Records a verified archive, written by the run `runId` (started at `startedAt`), only if the
+ * click rollup still counts every click in it under the same days (its time zone unchanged, its
+ * click watermark at or past the file's clicks) and the run is still the day's live one (the cron
+ * gives up on a run only after ending it). Otherwise a rebuild started meanwhile, or the run was
+ * given up on, and nothing is recorded. A second call by the same run (a retried step) finds its
+ * own record. Returns whether the day is recorded as this archive.
  */
-export const ARCHIVE_CLAIM_MS = 20 * 60 * 1000;
-
-/**
- * Claims a day before its file is written, so two overlapping runs never write the same object
- * (the second could overwrite a checked file while the first deletes its clicks). Returns whether
- * this run holds the claim: the day is new, or its earlier claim lapsed unverified.
- */
-export async function claimArchive(db: Db, span: ArchiveSpan, now: number): Promise<boolean> {
+export async function recordArchive(db: Db, a: NewArchive, run: { id: number; startedAt: number }): Promise<boolean> {
   const [result] = await rawBatch(db, [
     sql`
-      insert into click_archives (day, time_zone, start_ms, end_ms, object_key, rows, exits, bytes, max_click_id, claimed_at)
-      values (${span.day}, ${span.timeZone}, ${span.startMs}, ${span.endMs}, ${span.objectKey}, 0, 0, 0, 0, ${now})
+      insert into click_archives (day, time_zone, start_ms, end_ms, object_key, rows, exits, bytes, max_click_id, claimed_at, archived_at)
+      select ${a.day}, ${a.timeZone}, ${a.startMs}, ${a.endMs}, ${a.objectKey}, ${a.rows}, ${a.exits}, ${a.bytes}, ${a.maxClickId},
+        ${run.startedAt}, ${a.archivedAt}
+      where exists (select 1 from click_rollup_state where id = 1 and time_zone = ${a.timeZone} and click_watermark >= ${a.maxClickId})
+        and exists (select 1 from click_archive_runs where id = ${run.id} and ended_at is null)
       on conflict (day) do update set time_zone = excluded.time_zone, start_ms = excluded.start_ms, end_ms = excluded.end_ms,
-        claimed_at = excluded.claimed_at
-      where click_archives.archived_at is null and click_archives.claimed_at < ${now - ARCHIVE_CLAIM_MS}`,
+        object_key = excluded.object_key, rows = excluded.rows, exits = excluded.exits, bytes = excluded.bytes,
+        max_click_id = excluded.max_click_id, claimed_at = excluded.claimed_at, archived_at = excluded.archived_at
+      where click_archives.archived_at is null`,
   ]);
-  return changed(result!) === 1;
-}
-
-/** Gives a claim back after a failed write: the next run may write the day at once. */
-export async function releaseClaim(db: Db, day: string, claimedAt: number) {
-  await db.run(sql`delete from click_archives where day = ${day} and claimed_at = ${claimedAt} and archived_at is null`);
-}
-
-/**
- * Records a verified archive under this run's claim, only if the click rollup still counts every
- * click in it under the same days (its time zone unchanged, its click watermark at or past the
- * file's clicks): otherwise a rebuild started meanwhile and the day waits for it (the claim
- * lapses). Returns whether it was recorded.
- */
-export async function recordArchive(db: Db, a: NewArchive, claimedAt: number): Promise<boolean> {
-  const [result] = await rawBatch(db, [
-    sql`
-      update click_archives set rows = ${a.rows}, exits = ${a.exits}, bytes = ${a.bytes}, max_click_id = ${a.maxClickId},
-        archived_at = ${a.archivedAt}
-      where day = ${a.day} and claimed_at = ${claimedAt} and archived_at is null and exists (
-        select 1 from click_rollup_state where id = 1 and time_zone = ${a.timeZone} and click_watermark >= ${a.maxClickId})`,
-  ]);
-  return changed(result!) === 1;
+  if (changed(result!) === 1) return true;
+  const [mine] = await db.all<{ n: number }>(sql`
+    select 1 as n from click_archives
+    where day = ${a.day} and archived_at is not null and claimed_at = ${run.startedAt} and max_click_id = ${a.maxClickId} and rows = ${a.rows}`);
+  return mine !== undefined;
 }
 
 /**
@@ -168,3 +150,83 @@ export async function archiveOfDay(db: Db, day: string): Promise<ClickArchive | 
     .limit(1);
   return row ?? null;
 }
+
+// --- The archive Workflow's runs -------------------------------------------------------------
+
+export type ArchiveRun = typeof clickArchiveRuns.$inferSelect;
+
+/** The Workflow instance of a run: named after the day and the run's row, never reused. */
+export const runInstanceId = (run: Pick<ArchiveRun, "id" | "day">) => `clicks-${run.day}-${run.id}`;
+
+/** Where a run keeps the bytes it has not put in a part yet (retention/archive-day.ts), per export step. */
+export const runWorkPrefix = (runId: number) => `archive-work/${runId}/`;
+
+/** Runs not over yet, oldest first (at most a couple: one per day being worked on). */
+export const liveRuns = (db: Db) => db.select().from(clickArchiveRuns).where(isNull(clickArchiveRuns.endedAt)).orderBy(asc(clickArchiveRuns.id));
+
+export async function latestRun(db: Db, day: string): Promise<ArchiveRun | null> {
+  const [row] = await db
+    .select()
+    .from(clickArchiveRuns)
+    .where(sql`${clickArchiveRuns.day} = ${day}`)
+    .orderBy(desc(clickArchiveRuns.run))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function archiveRun(db: Db, id: number): Promise<ArchiveRun | null> {
+  const [row] = await db
+    .select()
+    .from(clickArchiveRuns)
+    .where(sql`${clickArchiveRuns.id} = ${id}`)
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The day's run number `run`: inserted, or the one another cron run inserted first (the unique
+ * day and run number), so both start the same instance.
+ */
+export async function insertRun(
+  db: Db,
+  r: { day: string; run: number; objectKey: string; startedAt: number },
+): Promise<{ run: ArchiveRun; inserted: boolean }> {
+  const [result] = await rawBatch(db, [
+    sql`
+      insert into click_archive_runs (day, run, object_key, started_at) values (${r.day}, ${r.run}, ${r.objectKey}, ${r.startedAt})
+      on conflict (day, run) do nothing`,
+  ]);
+  const [row] = await db
+    .select()
+    .from(clickArchiveRuns)
+    .where(and(sql`${clickArchiveRuns.day} = ${r.day}`, sql`${clickArchiveRuns.run} = ${r.run}`));
+  return { run: row!, inserted: changed(result!) === 1 };
+}
+
+/**
+ * Records the multipart upload a run opened, unless it already has one (then that one is the
+ * run's: a retried step must not open a second). Returns the run's upload id.
+ */
+export async function recordRunUpload(db: Db, runId: number, uploadId: string): Promise<string | null> {
+  await db.run(sql`update click_archive_runs set upload_id = ${uploadId} where id = ${runId} and upload_id is null`);
+  return (await archiveRun(db, runId))?.uploadId ?? null;
+}
+
+/** The run's upload is completed or aborted: nothing is left to clean up. */
+export async function closeRunUpload(db: Db, runId: number, at: number) {
+  await db.run(sql`update click_archive_runs set upload_closed_at = ${at} where id = ${runId} and upload_closed_at is null`);
+}
+
+/** Ends a run (the first outcome stays). Returns whether this call ended it. */
+export async function endRun(db: Db, runId: number, outcome: string, at: number): Promise<boolean> {
+  const [result] = await rawBatch(db, [sql`update click_archive_runs set ended_at = ${at}, outcome = ${outcome} where id = ${runId} and ended_at is null`]);
+  return changed(result!) === 1;
+}
+
+/** Runs that are over with their upload neither completed nor aborted: what the cron aborts. */
+export const runsWithOpenUploads = (db: Db) =>
+  db
+    .select()
+    .from(clickArchiveRuns)
+    .where(and(isNotNull(clickArchiveRuns.endedAt), isNotNull(clickArchiveRuns.uploadId), isNull(clickArchiveRuns.uploadClosedAt)))
+    .orderBy(asc(clickArchiveRuns.id));

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, getTableColumns, gte, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
-import { rawBatch } from "../raw-batch";
+import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
 import { campaigns, clicks, landerClicks } from "../schema";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -37,6 +37,28 @@ export async function insertClicks(db: Db, rows: NewClick[]) {
 }
 
 export const insertClick = (db: Db, row: NewClick) => insertClicks(db, [row]);
+
+const CAMPAIGN_AT = INSERTED.findIndex(([key]) => key === "campaignId");
+
+/**
+ * Clicks written again (the retry queue, tracking/click-retry.ts): a click already stored (its
+ * first write landed after all, or the message came twice) is left as it is, and a click whose
+ * campaign was deleted meanwhile is dropped, so the write neither duplicates nor fails on them.
+ * Returns how many were stored now.
+ */
+export async function insertClicksOnce(db: Db, rows: NewClick[]) {
+  const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key, column]) => row[key] ?? column.default ?? null)));
+  if (!chunks.length) return 0;
+  const results = await rawBatch(
+    db,
+    chunks.map(
+      (chunk) => sql`${INSERT_FROM_JSON} from json_each(${chunk})
+        where exists (select 1 from campaigns where id = json_extract(value, ${`$[${CAMPAIGN_AT}]`}))
+        on conflict (click_id) do nothing`,
+    ),
+  );
+  return results.reduce((n, r) => n + changed(r), 0);
+}
 
 /** What the ad platform told us about a click (the /r/ macros). */
 const adColumns = {
@@ -82,6 +104,25 @@ export const recordExit = (db: Db, exit: ExitRecord) =>
       clickedAt: exit.at,
     }),
   ]);
+
+/**
+ * An exit written again (the retry queue): recorded as recordExit does, unless this very exit
+ * (same click, same instant) already is, or its offer is gone. Returns "no click" while the click
+ * is not stored (it may still be on its way through the queue): nothing is written then.
+ */
+export async function recordExitOnce(db: Db, exit: ExitRecord): Promise<"recorded" | "no click"> {
+  const [found] = await db.all<{ n: number }>(sql`select 1 as n from clicks where click_id = ${exit.clickId}`);
+  if (!found) return "no click";
+  await rawBatch(db, [
+    sql`update clicks set exited_at = ${exit.at} where click_id = ${exit.clickId} and exited_at is null`,
+    sql`
+      insert into lander_clicks (click_id, offer_id, ip_address, user_agent, clicked_at)
+      select ${exit.clickId}, ${exit.offerId}, ${exit.ipAddress}, ${exit.userAgent}, ${exit.at}
+      where exists (select 1 from clicks where click_id = ${exit.clickId}) and exists (select 1 from offers where id = ${exit.offerId})
+        and not exists (select 1 from lander_clicks where click_id = ${exit.clickId} and clicked_at = ${exit.at})`,
+  ]);
+  return "recorded";
+}
 
 /**
  * Clicks with `startMs <= clickedAt < endMs`, optionally of one campaign, only people's or only
