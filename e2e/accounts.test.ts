@@ -45,14 +45,6 @@ async function turnOnTwoFactor(page: Page, shotName?: string) {
   return { secret, codes, dialog };
 }
 
-async function atBothSizes(page: Page, name: string) {
-  await page.setViewportSize({ width: 1280, height: 860 });
-  await h.shot(page, `${name}-1280`);
-  await page.setViewportSize({ width: 390, height: 844 });
-  await h.shot(page, `${name}-390`);
-  await page.setViewportSize({ width: 1280, height: 860 });
-}
-
 test("two-factor sign-in end to end: setup, code, recovery code, forced setup, and the audit trail", async () => {
   const adminCtx = await h.newContext();
   const admin = await adminCtx.newPage();
@@ -61,18 +53,18 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   // 1. Turn it on from the Account page with a code computed here, as an app would.
   await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account" }).click();
   await admin.getByRole("heading", { name: "Account" }).waitFor();
-  await atBothSizes(admin, "01-account-off");
+  await h.shotBothSizes(admin, "01-account-off");
   const { secret, codes, dialog } = await turnOnTwoFactor(admin, "02-account-setup");
-  await atBothSizes(admin, "03-recovery-codes");
+  await h.shotBothSizes(admin, "03-recovery-codes");
   await dialog.getByRole("button", { name: "I saved them" }).click();
   await admin.getByText("Recovery codes left").waitFor();
-  await atBothSizes(admin, "04-account-on");
+  await h.shotBothSizes(admin, "04-account-on");
 
   // 2. Sign out; sign in with the password and then the next code (the setup used the current one).
   await signOut(admin);
   await passwordStep(admin, "founder", "founder-password");
   await admin.getByRole("heading", { name: "Two-factor sign-in" }).waitFor();
-  await atBothSizes(admin, "05-second-step");
+  await h.shotBothSizes(admin, "05-second-step");
   await admin.getByLabel("Authentication code").fill(codeFor(secret, 1));
   await admin.getByRole("button", { name: "Verify" }).click();
   await admin.getByRole("navigation", { name: "Main" }).waitFor();
@@ -82,7 +74,7 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   await admin.getByRole("navigation", { name: "Main" }).waitFor();
   await withRecoveryCode(admin, codes[0]!);
   await admin.getByRole("alert").filter({ hasText: "That recovery code is wrong or was already used" }).waitFor();
-  await atBothSizes(admin, "06-recovery-code-used");
+  await h.shotBothSizes(admin, "06-recovery-code-used");
   expect(await admin.evaluate(async () => (await fetch("/api/user")).status)).toBe(401);
   await admin.getByLabel("Recovery code").fill(codes[1]!);
   await admin.getByRole("button", { name: "Verify" }).click();
@@ -93,7 +85,7 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   await admin.getByRole("switch", { name: "Require two-factor sign-in for everyone" }).click();
   await admin.getByText("Two-factor sign-in required").first().waitFor();
   await expect.poll(() => admin.getByRole("switch", { name: "Require two-factor sign-in for everyone" }).getAttribute("aria-checked")).toBe("true");
-  await atBothSizes(admin, "07-users-required");
+  await h.shotBothSizes(admin, "07-users-required");
 
   // 5. The member signs in and is sent to set it up before anything else.
   const memberCtx = await h.newContext();
@@ -104,7 +96,7 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   await member.goto("/codes");
   await expect.poll(() => new URL(member.url()).pathname).toBe("/account");
   expect(await member.evaluate(async () => (await fetch("/api/codes")).status)).toBe(403);
-  await atBothSizes(member, "08-member-must-set-up");
+  await h.shotBothSizes(member, "08-member-must-set-up");
   const mia = await turnOnTwoFactor(member);
   await mia.dialog.getByRole("button", { name: "I saved them" }).click();
   await member.goto("/codes");
@@ -131,7 +123,7 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   expect(await table.getByText("Signed out", { exact: true }).count()).toBeGreaterThanOrEqual(3);
   // Newest first: mia's setup is the top row.
   await expect.poll(() => table.getByRole("row").nth(1).innerText()).toContain("mia turned on two-factor sign-in");
-  await atBothSizes(admin, "09-audit");
+  await h.shotBothSizes(admin, "09-audit");
 
   // Filters: only sign-ins of the member.
   await admin.getByRole("combobox", { name: "Kind" }).click();

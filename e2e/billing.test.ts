@@ -7,8 +7,8 @@ import { ROOT } from "../scripts/lib/server.mjs";
 import { createFirstAdmin, useHarness } from "./support/harness";
 
 const h = useHarness("billing");
-/** Screens settle after a request or two; Playwright's own waits allow 30 s, these allow 10. */
-const POLL = { timeout: 10_000, interval: 100 };
+/** Screens settle after a request or two: seconds on a loaded machine (harness.ts says how long Playwright's own waits allow). */
+const POLL = { timeout: 30_000, interval: 100 };
 
 // ---------------------------------------------------------------------------------------------
 // What the sample export holds, read here from the file itself (not from Trackyard's parser), so
@@ -203,8 +203,11 @@ test("an admin uploads a statement, reads the cards and summary, filters and pag
 
   // 1. The empty screen.
   await page.goto("/billing");
-  await page.getByRole("heading", { name: "Billing Statements" }).waitFor();
-  await page.getByText(`Logged in as ${ADMIN.username}`).waitFor();
+  // One header and one name: the screen is called what the sidebar calls it, and the signed-in
+  // user and the one Logout are the sidebar's.
+  await page.getByRole("heading", { level: 1, name: "Transactions" }).waitFor();
+  await page.getByText(`Signed in as ${ADMIN.username}`).waitFor();
+  expect(await page.getByRole("button", { name: "Logout" }).count()).toBe(1);
   await page.getByText("No transactions found. Upload a CSV file to get started.").waitFor();
   await page.getByText("No transaction data available").waitFor();
   await page.getByText("Upload your transaction CSV export to view and filter transactions").waitFor();
@@ -387,7 +390,8 @@ test("a member assigned one VCN sees only that card's transactions and no upload
   const member = await memberCtx.newPage();
   await signIn(member, "tia", "tia-password-1");
   await member.goto("/billing");
-  await member.getByText("Logged in as tia").waitFor();
+  await member.getByText("Signed in as tia").waitFor();
+  await member.getByText("You see the transactions of the cards an admin assigned to you: TikTok Ads - US.").waitFor();
   const tiktok = valid.filter((r) => r.nickname === "TikTok Ads - US");
   await expectCards(member, tiktok);
   await expect.poll(() => summaryRows(member), POLL).toEqual(vcnSummary(tiktok).rows);

@@ -139,7 +139,7 @@ test("an ad click is recorded, reaches the lander, exits to the offer with its f
   const csv = readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, "");
   const [header, line] = csv.trim().split("\r\n");
   expect(header).toBe(
-    "Click ID,Campaign,Clicked At,Exited,Exit Time,TikTok Campaign ID,TikTok Ad Group ID,TikTok Creative ID,Placement,Campaign Name,Ad Group Name,Creative Name,IP Address,User Agent," +
+    "Click ID,Campaign,Clicked At (UTC),Exited,Exit Time (UTC),TikTok Campaign ID,TikTok Ad Group ID,TikTok Creative ID,Placement,Campaign Name,Ad Group Name,Creative Name,IP Address,User Agent," +
       "TTCLID,Country,Region,City,ASN,ISP,Device,OS,Browser,Bot,Bot Reason",
   );
   expect(line).toContain(clickId!);

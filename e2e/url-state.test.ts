@@ -9,7 +9,7 @@ import { createFirstAdmin, useHarness } from "./support/harness";
  */
 const h = useHarness("url-state");
 
-const POLL = { timeout: 15_000, interval: 100 };
+const POLL = { timeout: 30_000, interval: 100 };
 const PHONE_UA = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
 
 async function api<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
@@ -51,7 +51,7 @@ async function signInElsewhere(): Promise<Page> {
   return page;
 }
 
-test("refresh, Back and a pasted link restore a filtered Stats screen and a filtered Click Log", { timeout: 150_000 }, async () => {
+test("refresh, Back and a pasted link restore a filtered Stats screen and a filtered Click Log", { timeout: 360_000 }, async () => {
   const ctx = await h.newContext();
   const page = await ctx.newPage();
   await createFirstAdmin(page);

@@ -4,7 +4,9 @@
 // process would leave the machine half idle: the browser tests mostly wait on Chromium and
 // `wrangler dev`, and the worker tests mostly wait on each file's own workerd starting.
 // The lanes write Vitest's blob reports, and `vitest --merge-reports` prints one report of
-// every file and one summary (README "The two commands").
+// every file and one summary, then what failed (scripts/lib/failed-tests.mjs). Each lane's whole
+// output, its own report included, stays in test-results/lanes/ to be read after a failed run
+// (README "The two commands").
 //
 // With arguments (`npm test -- worker/test/foo.test.ts`) it is plain `vitest run` with them.
 import { spawn } from "node:child_process";
@@ -15,6 +17,7 @@ import { ensureDevVars, ROOT } from "./lib/server.mjs";
 const VITEST = path.join(ROOT, "node_modules", ".bin", "vitest");
 const REPORTS = path.join(ROOT, "test-results", "blobs");
 const LOGS = path.join(ROOT, "test-results", "lanes");
+const FAILED_TESTS_REPORTER = path.join(ROOT, "scripts", "lib", "failed-tests.mjs");
 
 /** Runs vitest with `args`; resolves to its exit code. `log` takes its output, else it is shown. */
 function vitest(args, log) {
@@ -49,22 +52,24 @@ const lanes = [
 const started = Date.now();
 const seconds = () => `${Math.round((Date.now() - started) / 1000)} s`;
 console.log(`Running the tests in two lanes: ${lanes.map((l) => l.name).join(" and ")} (their output: test-results/lanes/)`);
-const codes = await Promise.all(
+const results = await Promise.all(
   lanes.map(async (lane) => {
     const log = path.join(LOGS, `${lane.name}.log`);
     const blob = path.join(REPORTS, `${lane.name}.json`);
-    const args = ["run", ...lane.projects.flatMap((p) => ["--project", p]), "--reporter=blob", `--outputFile=${blob}`];
+    // The default reporter too, so the lane's log has every file's result and every error in
+    // full as it happened, even when the lane dies before its blob is written.
+    const args = ["run", ...lane.projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=blob", `--outputFile.blob=${blob}`];
     const code = await vitest(args, log);
     console.log(`${lane.name} lane finished after ${seconds()} (exit code ${code})`);
-    if (!existsSync(blob)) {
-      // A lane that stopped before writing its report shows why here; failed tests show below.
-      const lines = readFileSync(log, "utf8").trimEnd().split("\n");
-      console.log(`last lines of test-results/lanes/${lane.name}.log:\n${lines.slice(-30).join("\n")}`);
-    }
-    return code;
+    return { lane, log, code, reported: existsSync(blob) };
   }),
 );
 
-const merged = await vitest(["--merge-reports", REPORTS]);
-console.log(`Both lanes: ${seconds()} in all.`);
-process.exit(merged !== 0 ? merged : (codes.find((c) => c !== 0) ?? 0));
+const merged = results.some((r) => r.reported) ? await vitest(["--merge-reports", REPORTS, "--reporter=default", `--reporter=${FAILED_TESTS_REPORTER}`]) : 1;
+// A lane that stopped before writing its report is in no list above: its own last lines say why.
+for (const { lane, log, code } of results.filter((r) => !r.reported)) {
+  const lines = readFileSync(log, "utf8").trimEnd().split("\n");
+  console.log(`\nThe ${lane.name} lane wrote no report (exit code ${code}). The last lines of ${path.relative(ROOT, log)}:\n${lines.slice(-30).join("\n")}`);
+}
+console.log(`\nBoth lanes: ${seconds()} in all. Each lane's whole output: ${results.map((r) => path.relative(ROOT, r.log)).join(", ")}`);
+process.exit(merged !== 0 ? merged : (results.find((r) => r.code !== 0)?.code ?? 0));

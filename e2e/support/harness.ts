@@ -8,6 +8,14 @@ import { freePort, ROOT, startServer, type RunningServer } from "../../scripts/l
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const SCREENSHOTS = path.join(ROOT, "test-results", "screenshots");
 
+/**
+ * How long a Playwright action or navigation may take, instead of its 30 s: at a load average of
+ * 20 to 25 on the 2-core CI machine, a form's message after a fill took longer than that.
+ */
+const ACTION_TIMEOUT_MS = 60_000;
+/** How long `wrangler dev` may take to answer (the hook's own time is vitest.config.ts's). */
+const SERVER_START_MS = 240_000;
+
 export interface Harness {
   url: string;
   browser: Browser;
@@ -16,6 +24,8 @@ export interface Harness {
   newContext(): Promise<BrowserContext>;
   /** Saves a full-page screenshot under test-results/screenshots/<suite>-<name>.png. */
   shot(page: Page, name: string): Promise<void>;
+  /** The same at 1280x860 and at a phone's 390x844 (`<name>-1280`, `<name>-390`), back at 1280 after. */
+  shotBothSizes(page: Page, name: string): Promise<void>;
 }
 
 /**
@@ -27,8 +37,17 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
   let stateDir = "";
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    stateDir = mkdtempSync(path.join(os.tmpdir(), `trackyard-e2e-${suite}-`));
-    h.server = await startServer({ port: await freePort(), stateDir, vars, stdio: "pipe" });
+    // A free port can be taken by another process before wrangler binds it (a busy machine runs
+    // other servers and tests): then the server starts again, on new ports and a new state folder.
+    for (let attempt = 1; !h.server; attempt++) {
+      stateDir = mkdtempSync(path.join(os.tmpdir(), `trackyard-e2e-${suite}-`));
+      try {
+        h.server = await startServer({ port: await freePort(), stateDir, vars, stdio: "pipe", timeoutMs: SERVER_START_MS });
+      } catch (err) {
+        rmSync(stateDir, { recursive: true, force: true });
+        if (attempt >= 3 || !String(err).includes("Address already in use")) throw err;
+      }
+    }
     h.url = h.server.url.replace("127.0.0.1", "localhost");
     h.browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -42,9 +61,23 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
         "--disable-sync",
       ],
     });
+    // Every context gets the longer action time, also those a test opens with options of its own.
+    const newContext = h.browser.newContext.bind(h.browser);
+    h.browser.newContext = async (options) => {
+      const context = await newContext(options);
+      context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+      return context;
+    };
     h.newContext = () => h.browser.newContext({ baseURL: h.url, viewport: { width: 1280, height: 860 }, permissions: ["clipboard-read", "clipboard-write"] });
     h.shot = async (page, name) => {
       await page.screenshot({ path: path.join(SCREENSHOTS, `${suite}-${name}.png`), fullPage: true });
+    };
+    h.shotBothSizes = async (page, name) => {
+      await page.setViewportSize({ width: 1280, height: 860 });
+      await h.shot(page, `${name}-1280`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await h.shot(page, `${name}-390`);
+      await page.setViewportSize({ width: 1280, height: 860 });
     };
   });
   afterAll(async () => {

@@ -12,6 +12,8 @@ export const DOCUMENTED_ENV = [
   // Sessions
   "SESSION_SECRET",
   "TWO_FACTOR_KEY",
+  // The hosts the app answers on
+  "APP_HOSTS",
   // Verification codes
   "CODES_RECIPIENTS",
   "CODES_SENDERS",

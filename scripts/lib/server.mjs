@@ -17,9 +17,11 @@ const DEV_VARS = [
   { name: "TWO_FACTOR_KEY", present: /^TWO_FACTOR_KEY=.{32,}$/m, value: () => randomBytes(48).toString("base64url") },
   // The code inbox fails closed when this is empty; locally any made-up address may receive codes.
   { name: "CODES_RECIPIENTS", present: /^CODES_RECIPIENTS=/m, value: () => "*" },
+  // Any sender, chosen: a deployed Worker without CODES_SENDERS warns that it takes any sender.
+  { name: "CODES_SENDERS", present: /^CODES_SENDERS=/m, value: () => "*" },
 ];
 
-/** Creates `.dev.vars`, or adds to it what it lacks: random SESSION_SECRET and TWO_FACTOR_KEY, CODES_RECIPIENTS=*. */
+/** Creates `.dev.vars`, or adds to it what it lacks: random SESSION_SECRET and TWO_FACTOR_KEY, CODES_RECIPIENTS=* and CODES_SENDERS=*. */
 export function ensureDevVars() {
   const file = path.join(ROOT, ".dev.vars");
   const current = existsSync(file) ? readFileSync(file, "utf8") : "";

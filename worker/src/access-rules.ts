@@ -49,6 +49,8 @@ export const ACCESS = {
   "POST /api/login/second-factor": "public",
   "POST /api/logout": "public",
   "GET /api/user": "signed-in",
+  // what scopes the caller's view of the data (their assignments), for the screens to say
+  "GET /api/user/scope": "signed-in",
   // each user's own account: password and two-factor sign-in
   "POST /api/account/password": "signed-in",
   "GET /api/account/two-factor": "signed-in",
@@ -80,6 +82,8 @@ export const ACCESS = {
   "POST /api/settings": "admin",
   // verification-code inbox: every signed-in user (docs/product-rules.md)
   "GET /api/codes": SCREEN_ACCESS["/codes"],
+  // the inbox's settings that need fixing, shown to admins on the Codes screen
+  "GET /api/codes/setup": "admin",
   // tracking engine: landers, offers, campaigns (mutations admin-only, spec section 6), sparks, clicks
   "GET /api/landers": feature("landers", "campaigns"),
   "POST /api/landers": "admin",

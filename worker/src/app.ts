@@ -4,6 +4,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
 import { accessControl } from "./middleware/access-control";
+import { appHostsOnly } from "./middleware/app-hosts";
 import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
@@ -64,6 +65,8 @@ export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,
   // and ahead of the security-header middleware below: they set their own (routes/tracking.ts).
   .route("/", trackingRoutes)
+  // Everything below answers on the app's own hosts only; on a tracking domain it is a plain 404.
+  .use(appHostsOnly)
   .use(
     secureHeaders({
       contentSecurityPolicy: {
@@ -84,7 +87,9 @@ export const app = new Hono<AppEnv>()
       referrerPolicy: "strict-origin-when-cross-origin",
     }),
   )
-  // The CAKE conversion postback: public, authenticated by its own secret token.
+  // The CAKE conversion postback: public, authenticated by its own secret token. On the app's hosts,
+  // where the data sources card builds its URL: CAKE calls it server to server (no ad leads there),
+  // and a tracking domain dropped or banned later would silently take the conversions with it.
   .route("/postback", postbackRoutes)
   .route("/api", api)
   .all("/api/*", () => {

@@ -43,7 +43,7 @@ export interface Secrets {
 
 /** Optional [vars] of the code inbox (README "Verification codes"). */
 export interface CodesVars {
-  /** Comma-separated forwarding mailboxes (or `@domain`s) mail must come from; unset: any sender. */
+  /** Comma-separated forwarding mailboxes (or `@domain`s) mail must come from; unset: any sender, with a warning; `*`: any sender, chosen. */
   CODES_SENDERS?: string;
 }
 
@@ -59,6 +59,12 @@ export interface SyncVars {
   SYNC_DAILY_DAYS?: string;
   /** Seconds before the first retry of a failed Events API call (doubling each time); default 30. */
   TIKTOK_EVENTS_RETRY_SECONDS?: string;
+}
+
+/** The app's own hosts besides workers.dev and this machine (middleware/app-hosts.ts, README "Configuration"). */
+export interface AppHostVars {
+  /** Comma-separated host names the app (its pages, sign-in, /api, the postback) answers on, e.g. a custom domain of its own. */
+  APP_HOSTS?: string;
 }
 
 /** [vars] of domain automation; optional so a missing one falls back to its default. */
@@ -81,7 +87,7 @@ export interface ClickStoreBindings {
   CLICKS_RETENTION_DAYS?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars & DomainVars & CodesVars & ClickStoreBindings;
+export type Bindings = Env & Secrets & SyncVars & DomainVars & AppHostVars & CodesVars & ClickStoreBindings;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {

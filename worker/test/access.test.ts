@@ -85,6 +85,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/login/second-factor": () => ({ path: "/api/login/second-factor", json: { code: "123456" }, status: 401 }),
   "POST /api/logout": () => ({ path: "/api/logout" }),
   "GET /api/user": () => ({ path: "/api/user" }),
+  "GET /api/user/scope": () => ({ path: "/api/user/scope" }),
   "POST /api/account/password": (_t, caller) => ({
     path: "/api/account/password",
     json: { currentPassword: caller?.password ?? "x", newPassword: "a-brand-new-password" },
@@ -115,6 +116,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/settings/report-time-zone": () => ({ path: "/api/settings/report-time-zone" }),
   "POST /api/settings": () => ({ path: "/api/settings", json: { key: "max_domain_price", value: "7.50" } }),
   "GET /api/codes": () => ({ path: "/api/codes" }),
+  "GET /api/codes/setup": () => ({ path: "/api/codes/setup" }),
   "POST /api/transactions/upload": () => ({ path: "/api/transactions/upload", body: statementForm() }),
   "GET /api/transactions": () => ({ path: "/api/transactions?status=PENDING&page=1" }),
   "GET /api/transactions/vcn-summary": () => ({ path: "/api/transactions/vcn-summary?startDate=2025-01-01&endDate=2025-01-31" }),

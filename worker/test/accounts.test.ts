@@ -265,7 +265,7 @@ describe("two-factor sign-in", () => {
     const again = await login(user.username, user.password, "10.78.99.1");
     expect(again.status).toBe(429);
     expect((await secondFactor(pending, totpCode(secret, 1), "10.78.99.2")).status).toBe(429);
-  });
+  }, 60_000);
 
   it("sends users without it to set it up when an admin requires it for everyone, and lets them do only that", async () => {
     const admin = await makeAdmin();

@@ -206,7 +206,7 @@ describe("the audit screen's calls", () => {
     // A byte-order mark first, so spreadsheets read UTF-8.
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = new TextDecoder().decode(bytes).trim().split("\r\n");
-    expect(lines[0]).toBe("Time,User,Action,Entity,Entity ID,Change,IP Address");
+    expect(lines[0]).toBe("Time (UTC),User,Action,Entity,Entity ID,Change,IP Address");
     expect(lines).toHaveLength(56);
     // A summary starting like a formula is written as text.
     expect(lines[1]).toBe(`2024-03-10T12:00:00.054Z,${admin.username},offer.update,offer,54,'=change 54,`);

@@ -447,7 +447,7 @@ describe("faults", () => {
     await expect(putStream(flaky, "clicks/multipart-failed", random(), {}, partBytes)).rejects.toThrow("part 2 lost");
     expect(aborted).toBe(true);
     expect(await bucket().head("clicks/multipart-failed")).toBeNull();
-  });
+  }, 60_000);
 
   it("counts CSV records by line ends outside quotes, and refuses a cut-off file", async () => {
     const stream = (text: string) => new Blob([text]).stream();
@@ -527,7 +527,7 @@ describe("the stats keep what the raw clicks said", () => {
     const afterRebuild = strip(await report(admin.cookie, { ...year, groupBy: "campaign" }));
     expect(afterRebuild.totals).toEqual(before[0]!.totals);
     expect(afterRebuild.rows.map((r) => [r.key, r.linkClicks, r.exitClicks])).toEqual(before[0]!.rows.map((r) => [r.key, r.linkClicks, r.exitClicks]));
-  });
+  }, 60_000);
 
   it("after a change of time zone, new days never land on an archived day's rows", async () => {
     const c = await seedCampaign();

@@ -188,7 +188,7 @@ describe("GET /api/clicks/export", () => {
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = parseCsv(new TextDecoder().decode(bytes));
     expect(lines[0]).toBe(
-      "Click ID,Campaign,Clicked At,Exited,Exit Time,TikTok Campaign ID,TikTok Ad Group ID,TikTok Creative ID,Placement,Campaign Name,Ad Group Name,Creative Name,IP Address,User Agent," +
+      "Click ID,Campaign,Clicked At (UTC),Exited,Exit Time (UTC),TikTok Campaign ID,TikTok Ad Group ID,TikTok Creative ID,Placement,Campaign Name,Ad Group Name,Creative Name,IP Address,User Agent," +
         "TTCLID,Country,Region,City,ASN,ISP,Device,OS,Browser,Bot,Bot Reason",
     );
     expect(lines[1]).toBe(`${newer!.clickId},"Summer, ""Hot""",2018-06-02T10:00:00.000Z,No,,1799,,,,,'@SUM(1),'-2+3,,,,,,,,,,,,No,`);

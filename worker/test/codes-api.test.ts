@@ -171,3 +171,39 @@ describe("GET /api/codes", () => {
     expect(body.items[0]).toMatchObject({ code: "4821", subject: "4821 is your Uber code", sender: "noreply@uber.com" });
   });
 });
+
+describe("GET /api/codes/setup", () => {
+  /** The call with these inbox vars, as `user`. */
+  async function setupWith(vars: { CODES_RECIPIENTS?: string; CODES_SENDERS?: string }, user: { cookie: string }) {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request("https://trackyard.test/api/codes/setup", { headers: { cookie: user.cookie } }), { ...env, ...vars }, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  }
+
+  it("tells admins what the deployed defaults let in or keep out, and nothing once the inbox is set", async () => {
+    const admin = await makeUser("admin");
+    // The test Worker runs with the deployed defaults: both empty.
+    const { warnings } = await bodyOf(await client(admin).codes.setup.$get(), 200);
+    expect(warnings).toEqual([
+      "CODES_RECIPIENTS is empty: set it to the inbox addresses (comma-separated), or to * to accept any address; until then every message is rejected",
+      "CODES_SENDERS is not set, so mail from any sender is accepted and anyone who learns the inbox address can plant a code: set it to the forwarding mailboxes (comma-separated, or @domain for a whole domain), or to * to accept any sender",
+    ]);
+    const cases: [{ CODES_RECIPIENTS?: string; CODES_SENDERS?: string }, number][] = [
+      [{ CODES_RECIPIENTS: "codes@inbox.trackyard.test" }, 1],
+      [{ CODES_RECIPIENTS: "codes@inbox.trackyard.test", CODES_SENDERS: "ads.team@gmail.example" }, 0],
+      // What `npm start` writes into .dev.vars: any address and any sender, chosen.
+      [{ CODES_RECIPIENTS: "*", CODES_SENDERS: "*" }, 0],
+    ];
+    for (const [vars, count] of cases) {
+      const body = (await (await setupWith(vars, admin)).json()) as { warnings: string[] };
+      expect(body.warnings, JSON.stringify(vars)).toHaveLength(count);
+    }
+  });
+
+  it("is for admins only: members see the codes, not the inbox's settings", async () => {
+    const member = await makeUser("user");
+    expect((await client(member).codes.setup.$get()).status).toBe(403);
+    expect((await list(member)).status).toBe(200);
+  });
+});

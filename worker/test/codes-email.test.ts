@@ -151,6 +151,40 @@ describe("email(): recipients", () => {
   });
 });
 
+describe("email(): senders", () => {
+  const withSenders = (value: string | undefined) => ({ ...withRecipients(INBOX), CODES_SENDERS: value });
+  const unsetLines = () => logs.filter((l) => l.includes("CODES_SENDERS is not set, so mail from any sender is accepted"));
+
+  it("takes mail from any sender while CODES_SENDERS is unset (a deployed Worker's default), and logs it with every message", async () => {
+    for (const [i, value] of [undefined, "", " , "].entries()) {
+      const messageId = `<${crypto.randomUUID()}@acme.example>`;
+      const message = fakeMessage(mail({ messageId }), { from: `stranger${i}@elsewhere.example` });
+      await deliver(message, withSenders(value));
+      expect(message.setReject, String(value)).not.toHaveBeenCalled();
+      expect(await storedWithId(messageId), String(value)).toHaveLength(1);
+      expect(unsetLines(), String(value)).toHaveLength(i + 1);
+    }
+    expect(unsetLines()[0]).toContain("set it to the forwarding mailboxes (comma-separated, or @domain for a whole domain), or to * to accept any sender");
+  });
+
+  it("takes mail from any sender without a word when CODES_SENDERS is *, as npm start writes it locally", async () => {
+    const messageId = `<${crypto.randomUUID()}@acme.example>`;
+    const message = fakeMessage(mail({ messageId }), { from: "stranger@elsewhere.example" });
+    await deliver(message, withSenders(" * "));
+    expect(message.setReject).not.toHaveBeenCalled();
+    expect(await storedWithId(messageId)).toHaveLength(1);
+    expect(unsetLines()).toEqual([]);
+  });
+
+  it("says nothing about senders when CODES_SENDERS lists the forwarding mailboxes", async () => {
+    const messageId = `<${crypto.randomUUID()}@acme.example>`;
+    const message = fakeMessage(mail({ messageId }), { from: "ads.team@gmail.example" });
+    await deliver(message, withSenders("ads.team@gmail.example"));
+    expect(await storedWithId(messageId)).toHaveLength(1);
+    expect(unsetLines()).toEqual([]);
+  });
+});
+
 describe("email(): the same message twice", () => {
   it("stores a message once when it is delivered again with the same Message-ID", async () => {
     const messageId = `<${crypto.randomUUID()}@acme.example>`;
@@ -258,7 +292,12 @@ describe("email(): hostile and broken messages", () => {
 describe("email(): what is stored and logged", () => {
   it("stores nothing for a message without a code and logs one line without its content", async () => {
     const messageId = `<${crypto.randomUUID()}@shop.example>`;
-    await deliver(fakeMessage(mail({ messageId, subject: "Your order 4829137 has shipped", body: "Tracking number 1Z999AA10123456784. Total $124.99." })));
+    // Senders chosen (any), so the inbox has nothing to say about its settings: the one line is the message's.
+    const bindings = { ...withRecipients(INBOX), CODES_SENDERS: "*" };
+    await deliver(
+      fakeMessage(mail({ messageId, subject: "Your order 4829137 has shipped", body: "Tracking number 1Z999AA10123456784. Total $124.99." })),
+      bindings,
+    );
     expect(await storedWithId(messageId)).toHaveLength(0);
     expect(logs).toEqual(["codes: message without a verification code, not stored"]);
   });

@@ -59,8 +59,44 @@ describe("GET /api/sync/status", () => {
     const body = await bodyOf(await clientWith(configuredEnv({ CAKE_AFFILIATE_ID: "aff-7", TIKTOK_BASE_URL: "ftp://nope" }), admin).sync.status.$get(), 200);
     expect(body.sources.map((s) => [s.source, s.configured, s.fix.map((f) => [f.name, f.secret, f.problem])])).toEqual([
       ["cake", false, [["CAKE_AFFILIATE_ID", true, "CAKE_AFFILIATE_ID must be a number"]]],
-      ["tiktok", false, [["TIKTOK_BASE_URL", false, "TIKTOK_BASE_URL must be an http(s) address"]]],
+      ["tiktok", false, [["TIKTOK_BASE_URL", false, "TIKTOK_BASE_URL must be an https:// address (plain http only for a local stand-in on 127.0.0.1)"]]],
     ]);
+  });
+
+  it("refuses a plain http:// address for CAKE and TikTok, where the keys would travel in clear text, except on this machine", async () => {
+    const admin = await makeAdmin();
+    const fakes = createFakes();
+    routeFetchTo(fakes);
+    const cleartext = configuredEnv({ CAKE_BASE_URL: "http://login.network.example", TIKTOK_BASE_URL: "http://business-api.tiktok.com" });
+    const refusal = (name: string) => `${name} must be an https:// address (plain http only for a local stand-in on 127.0.0.1)`;
+
+    // The data sources card: each source not configured, the setting to fix named with the reason.
+    const status = await bodyOf(await clientWith(cleartext, admin).sync.status.$get(), 200);
+    expect(status.sources.map((s) => [s.source, s.configured, s.fix.map((f) => [f.name, f.problem])])).toEqual([
+      ["cake", false, [["CAKE_BASE_URL", refusal("CAKE_BASE_URL")]]],
+      ["tiktok", false, [["TIKTOK_BASE_URL", refusal("TIKTOK_BASE_URL")]]],
+    ]);
+    // The sync's error says the same, and nothing is called.
+    const run = await callWith(cleartext, "/api/sync/run", { cookie: admin.cookie, json: { source: "cake" } });
+    expect(run.status).toBe(409);
+    expect(await run.json()).toEqual({ error: `CAKE is not configured: ${refusal("CAKE_BASE_URL")}` });
+    // Conversions sent to TikTok use the same address: not configured either.
+    const events = await bodyOf(await clientWith(cleartext, admin)["tiktok-events"].$get(), 200);
+    expect(events.problems).toContain(refusal("TIKTOK_BASE_URL"));
+    expect(fakes.calls).toEqual([]);
+
+    // A local stand-in (the fakes of `npm run fakes`) may speak plain http.
+    for (const host of ["127.0.0.1:8790", "localhost:8790", "[::1]:8790"]) {
+      const local = configuredEnv({ CAKE_BASE_URL: `http://${host}`, TIKTOK_BASE_URL: `http://${host}/` });
+      const body = await bodyOf(await clientWith(local, admin).sync.status.$get(), 200);
+      expect(
+        body.sources.map((s) => [s.source, s.configured]),
+        host,
+      ).toEqual([
+        ["cake", true],
+        ["tiktok", true],
+      ]);
+    }
   });
 
   it("shows the last run of each source and when it last succeeded", async () => {
@@ -219,13 +255,13 @@ describe("the performance reads", () => {
     return user;
   }
 
-  it("gives offer performance with revenue as a decimal string and EPC to 4 decimals", async () => {
+  it("gives offer performance with revenue as a decimal string and EPC (per CAKE click) to 3 decimals, as Stats gives EPV", async () => {
     const admin = await makeAdmin();
     const res = await call(`/api/cake/offers?startDate=${DAY}&endDate=${DAY}`, { cookie: admin.cookie });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual([
-      { offerId: 22, offerName: "Offer 22", clicks: 1, conversions: 1, revenue: "10.00", epc: "10.0000" },
-      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.5000" },
+      { offerId: 22, offerName: "Offer 22", clicks: 1, conversions: 1, revenue: "10.00", epc: "10.000" },
+      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.500" },
     ]);
     expect(await (await call("/api/cake/offers?startDate=2026-03-11&endDate=2026-03-31", { cookie: admin.cookie })).json()).toEqual([]);
   });
@@ -233,7 +269,7 @@ describe("the performance reads", () => {
   it("shows a member only their media buyers' offers, and nothing without one", async () => {
     const a = await member(["offers"], ["rd-mb-a"]);
     expect(await (await call(`/api/cake/offers?startDate=${DAY}&endDate=${DAY}`, { cookie: a.cookie })).json()).toEqual([
-      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.5000" },
+      { offerId: 21, offerName: "Offer 21", clicks: 2, conversions: 1, revenue: "3.00", epc: "1.500" },
     ]);
     const none = await member(["offers"], []);
     expect(await (await call(`/api/cake/offers?startDate=${DAY}&endDate=${DAY}`, { cookie: none.cookie })).json()).toEqual([]);

@@ -38,7 +38,7 @@ describe("sign-in throttle", () => {
     // The right password is refused too until the window passes.
     const right = await call("/api/login", { json: { username: user.username, password: user.password }, headers: { "cf-connecting-ip": "10.41.0.1" } });
     expect(right.status).toBe(429);
-  });
+  }, 60_000);
 
   it("does not count a successful sign-in against the limit", async () => {
     const user = await makeUser();

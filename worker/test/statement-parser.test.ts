@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decodeStatement } from "../src/billing/decode-statement";
-import { MAX_STATEMENT_ROWS, parseExportAmount, parseExportDate, parseStatement, type StatementRow } from "../src/billing/parse-statement";
-import { mayChange, planImport } from "../src/billing/plan-import";
+import { decodeStatement, StatementDecoder } from "../src/billing/decode-statement";
+import { MAX_STATEMENT_ROWS, parseExportAmount, parseExportDate, parseStatement, StatementReader, type StatementRow } from "../src/billing/parse-statement";
+import { ImportPlanner, mayChange, planImport } from "../src/billing/plan-import";
 import { locateColumns } from "../src/billing/statement-columns";
 import { jsonChunks } from "../src/db/queries/transactions";
 import { ApiError } from "../src/lib/errors";
@@ -12,6 +12,7 @@ import errors from "./fixtures/billing/export-errors.csv?raw";
 import jan from "./fixtures/billing/export-jan.csv?raw";
 import notAnExport from "./fixtures/billing/not-an-export.csv?raw";
 import shortNames from "./fixtures/billing/export-short-names.csv?raw";
+import { cut, variedStatement } from "./statement-helpers";
 
 const refusal = (fn: () => unknown) => {
   try {
@@ -228,7 +229,7 @@ describe("parsing a statement", () => {
       error: "The file has more than 100,000 transactions",
       details: ["Upload the statement in parts (for example one month at a time)."],
     });
-  });
+  }, 60_000);
 
   it("notes refunds exported with a positive amount, stored as exported", () => {
     const text = "Registered Card Last 4,Status,Type,Authorization Billing Amount,Reference Id\n*1234,CLEARED,CREDIT,45.00,c-1\n";
@@ -309,5 +310,129 @@ describe("chunking the rows for D1", () => {
     for (const chunk of chunks) expect(new TextEncoder().encode(chunk).length).toBeLessThanOrEqual(200);
     expect(chunks.flatMap((c) => JSON.parse(c) as string[])).toEqual(values.map((v) => JSON.parse(v) as string));
     expect(jsonChunks([], 200)).toEqual([]);
+  });
+});
+
+describe("reading a statement as it arrives", () => {
+  const readInPieces = (pieces: string[]) => {
+    const rows: StatementRow[] = [];
+    const reader = new StatementReader((row) => rows.push(row));
+    for (const piece of pieces) reader.push(piece);
+    const { notes } = reader.end();
+    return { rows, problems: reader.problems, notes };
+  };
+
+  it.each([
+    ["CRLF", "\r\n"],
+    ["LF", "\n"],
+  ])(
+    "reads a %s file cut anywhere (inside quotes, line breaks and characters) as it reads it whole",
+    (_name, linebreak) => {
+      // Over a megabyte, so that rows are read before the end as well as after it.
+      const text = variedStatement({ rows: 14_000, prefix: "31", linebreak });
+      expect(text.length).toBeGreaterThan(1024 * 1024);
+      const whole = parseStatement(text);
+      expect(whole.rows.length).toBeGreaterThan(10_000);
+      expect(whole.problems.length).toBeGreaterThan(2_000);
+      expect(whole.notes).toHaveLength(2);
+      // Rows spanning two lines keep the line they start on.
+      expect(whole.rows.find((r) => r.merchantName?.startsWith("TWO"))).toMatchObject({ line: 4, merchantName: `TWO${linebreak}LINES 2` });
+      expect(whole.rows.some((r) => r.merchantName?.includes("\u{1F680}"))).toBe(true);
+      for (const seed of [1, 2]) expect(readInPieces(cut(text, seed))).toEqual(whole);
+      expect(readInPieces(cut(text, 3, 5))).toEqual(whole);
+    },
+    60_000,
+  );
+
+  it("keeps the first problems and counts them all", () => {
+    const text = variedStatement({ rows: 2_000, prefix: "32" });
+    const all = parseStatement(text).problems;
+    const reader = new StatementReader(() => {}, { maxProblems: 100 });
+    reader.push(text);
+    reader.end();
+    expect(reader.problemCount).toBe(all.length);
+    expect(reader.problems).toEqual(all.slice(0, 100));
+  });
+
+  it("refuses a file broken after its first megabyte, however it is cut", () => {
+    const text = `${variedStatement({ rows: 12_000, prefix: "33", linebreak: "\n", bom: false })}*1234,CLEARED,DEBIT,3/1/25,1.00,"unterminated\n*1234,PENDING\n`;
+    const line = text.split("\n").length - 2;
+    const expected = { status: 400, error: "The file is not valid CSV", details: [`Line ${line}: Quoted field unterminated`] };
+    expect(refusal(() => parseStatement(text))).toEqual(expected);
+    expect(refusal(() => readInPieces(cut(text, 4)))).toEqual(expected);
+  }, 30_000);
+
+  it("decodes bytes cut anywhere, even inside a character, as it decodes them whole", () => {
+    const bytes = new TextEncoder().encode(variedStatement({ rows: 3_000, prefix: "34" }));
+    const whole = decodeStatement(bytes);
+    expect(whole.startsWith("\uFEFF")).toBe(false);
+    for (const seed of [5, 6]) {
+      const decoder = new StatementDecoder();
+      const text =
+        cut(bytes, seed, 9_000)
+          .map((piece) => decoder.write(piece))
+          .join("") + decoder.end();
+      expect(text).toBe(whole);
+    }
+  });
+
+  it("refuses bytes cut into pieces for the reason it refuses them whole", () => {
+    const inPieces = (...pieces: number[][]) =>
+      refusal(() => {
+        const decoder = new StatementDecoder();
+        for (const piece of pieces) decoder.write(bytes(...piece));
+        decoder.end();
+      });
+    // A workbook's signature split over the first two pieces.
+    expect(inPieces([0x50, 0x4b], [0x03, 0x04, 0x14])).toMatchObject({
+      error: "This file is not a CSV file",
+      details: [expect.stringContaining("Excel workbook"), expect.any(String)],
+    });
+    // Bytes that are not UTF-8 first, then a NUL: binary, as for the file whole.
+    const notUtf8ThenNul = [
+      [0x43, 0x41, 0x46, 0xc9, 0x0a],
+      [0x41, 0x00, 0x42],
+    ];
+    expect(refusal(() => decodeStatement(bytes(...notUtf8ThenNul.flat())))).toMatchObject({
+      error: "This file is not a CSV file",
+      details: ["It contains binary data.", expect.any(String)],
+    });
+    expect(inPieces(...notUtf8ThenNul)).toMatchObject({ error: "This file is not a CSV file", details: ["It contains binary data.", expect.any(String)] });
+    // A character cut off by the end of the file.
+    expect(inPieces([0x53, 0x74, 0x61], [0x74, 0xe2, 0x82])).toMatchObject({ error: "This file is not UTF-8 text" });
+    // Over the limit: refused as soon as it passes it, first of all reasons.
+    const decoder = new StatementDecoder(8);
+    decoder.write(bytes(0x50, 0x4b, 0x03, 0x04));
+    expect(refusal(() => decoder.write(bytes(0, 0, 0, 0, 0)))).toEqual({
+      status: 413,
+      error: "The file is larger than 10 MB",
+      details: ["Upload the statement in parts (for example one month at a time)."],
+    });
+  });
+
+  it("plans rows given in batches as it plans them whole", () => {
+    const { rows } = parseStatement(variedStatement({ rows: 3_000, prefix: "35" }));
+    const stored = new Map<string, TransactionStatusValue>(
+      rows.filter((_, i) => i % 4 === 0).map((r, i) => [r.dedupeKey, (["PENDING", "CLEARED", "DECLINED"] as const)[i % 3]!]),
+    );
+    const whole = planImport(rows, stored);
+    expect(whole.duplicateCount).toBeGreaterThan(100);
+    expect(whole.notes).toHaveLength(2);
+
+    const planner = new ImportPlanner();
+    const latest = new Map<string, StatementRow>();
+    for (let at = 0; at < rows.length; at += 7) {
+      const batch = rows.slice(at, at + 7);
+      // Only keys no earlier batch named are read, as the import reads them.
+      const keys = planner.newKeys(batch);
+      const found = new Map(keys.flatMap((k) => (stored.has(k) ? [[k, stored.get(k)!] as const] : [])));
+      for (const row of planner.add(batch, found)) latest.set(row.dedupeKey, row);
+    }
+    const { count, clearedCount, pendingDeclinedCount, duplicateCount } = whole;
+    expect(planner.counts).toEqual({ count, clearedCount, pendingDeclinedCount, duplicateCount });
+    expect(planner.notes()).toEqual(whole.notes);
+    // The last change of each transaction, in the order each was first changed; the write's
+    // guard leaves out the ones that end where they began.
+    expect([...latest.values()].filter((r) => stored.get(r.dedupeKey) !== r.status)).toEqual(whole.writes);
   });
 });

@@ -54,11 +54,13 @@ describe("the audience groupings (country, device, OS, browser)", () => {
     expect(money(r)).toEqual({
       US: ["United States (US)", "20.00", "5.33"],
       DE: ["Germany (DE)", "5.00", "2.67"],
-      direct: ["Direct", "3.00", "0.00"],
-      "": ["Unknown", "0.00", "2.00"],
+      direct: ["Not attributed to a click", "3.00", "0.00"],
+      "": ["Unknown country", "0.00", "2.00"],
     });
     expect(cents([r.totals.spend])).toBe(1000);
-    expect(rowByKey(r, "US").linkClicks).toBeNull();
+    // Our own traffic per country: the US has two people's clicks and the preloader's.
+    expect(rowByKey(r, "US")).toMatchObject({ linkClicks: 2, exitClicks: 1, landerCtr: 50, botShare: (1 / 3) * 100 });
+    expect(rowByKey(r, "direct").linkClicks).toBeNull();
   });
 
   it("count bot clicks in the shares of spend when asked to", async () => {
@@ -67,12 +69,12 @@ describe("the audience groupings (country, device, OS, browser)", () => {
     expect(rowByKey(r, "DE").spend).toBe("2.00");
   });
 
-  it("name devices, systems and browsers as parsed, and 'Unknown' where the agent said nothing", async () => {
+  it("name devices, systems and browsers as parsed, and 'Unknown browser' where the agent said nothing", async () => {
     expect(money(await get("browser"))).toEqual({
       TikTok: ["TikTok", "20.00", "5.33"],
       Chrome: ["Chrome", "5.00", "2.67"],
-      direct: ["Direct", "3.00", "0.00"],
-      "": ["Unknown", "0.00", "2.00"],
+      direct: ["Not attributed to a click", "3.00", "0.00"],
+      "": ["Unknown browser", "0.00", "2.00"],
     });
     expect(Object.keys(money(await get("device"))).sort()).toEqual(["", "Mobile", "direct"]);
     expect(Object.keys(money(await get("os"))).sort()).toEqual(["", "Android", "direct", "iOS"]);

@@ -1,8 +1,13 @@
+import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
+import { importStatement } from "../src/billing/import-statement";
 import { parseStatement, type StatementRow } from "../src/billing/parse-statement";
+import { planImport } from "../src/billing/plan-import";
+import { readFormFile, type FormFile } from "../src/billing/upload-form";
 import { storedStatuses, writeStatementRows } from "../src/db/queries/transactions";
-import { transactions } from "../src/db/schema";
+import { statementImportRows, transactions } from "../src/db/schema";
+import { purgeAbandonedStatementImports, STAGED_ROWS_MAX_AGE_MS } from "../src/jobs/purge-statement-imports";
 import bomCrlf from "./fixtures/billing/export-bom-crlf.csv?raw";
 import errors from "./fixtures/billing/export-errors.csv?raw";
 import feb from "./fixtures/billing/export-feb.csv?raw";
@@ -10,7 +15,8 @@ import jan from "./fixtures/billing/export-jan.csv?raw";
 import notAnExport from "./fixtures/billing/not-an-export.csv?raw";
 import shortNames from "./fixtures/billing/export-short-names.csv?raw";
 import type { ApiErrorBody } from "../src/lib/errors";
-import { bodyOf, call, client, db, makeAdmin, type TestUser } from "./helpers";
+import { bodyOf, call, client, db, makeAdmin, ORIGIN, type TestUser } from "./helpers";
+import { cut, referenceId, variedStatement } from "./statement-helpers";
 
 const R = "2401123456789012345";
 
@@ -179,7 +185,7 @@ describe("uploading a statement", () => {
     expect((await all()).at(-1)).toMatchObject({ referenceId: "bulk-5999", authBillingAmountCents: 599925 });
     const second = await upload(admin, text);
     expect(await second.json()).toMatchObject({ count: 0, duplicateCount: 6000 });
-  });
+  }, 60_000);
 });
 
 describe("files the upload refuses whole", () => {
@@ -220,7 +226,7 @@ describe("files the upload refuses whole", () => {
     const huge = await upload(admin, "x".repeat(11 * 1024 * 1024));
     expect(huge.status).toBe(413);
     expect(await huge.json()).toEqual({ error: "The request body is larger than 10 MB" });
-  });
+  }, 60_000);
 
   it("refuses other file types, a missing file and a JSON body", async () => {
     const admin = await makeAdmin();
@@ -279,5 +285,192 @@ describe("the import's write", () => {
     expect(found.get("ref:key-1")).toBe("PENDING");
     expect(found.get("ref:key-2")).toBe("CLEARED");
     expect(found.has("ref:unknown")).toBe(false);
+  });
+});
+
+describe("a statement larger than one staging round", () => {
+  const staged = () => db().select().from(statementImportRows);
+  const bytesOf = (text: string) => cut(new TextEncoder().encode(text), 7, 16_384);
+  async function* streamOf(pieces: Uint8Array[]) {
+    yield* pieces;
+  }
+
+  /**
+   * The test database whose `failAt`-th batch fails. `cutOff`: nothing after it reaches D1 either,
+   * as when the isolate is stopped part way.
+   */
+  function failingDb(failAt: number, { cutOff = false } = {}) {
+    const real = db();
+    let batches = 0;
+    let failed = false;
+    const gone = () => {
+      throw new Error("the isolate is gone");
+    };
+    return new Proxy(real, {
+      get(target, property, receiver) {
+        if (property === "batch") {
+          return (...args: Parameters<typeof real.batch>) => {
+            if (failed && cutOff) gone();
+            if (++batches === failAt) {
+              failed = true;
+              return Promise.reject(new Error("D1 went away"));
+            }
+            return target.batch(...args);
+          };
+        }
+        if (property === "delete" && cutOff) return (...args: Parameters<typeof real.delete>) => (failed ? gone() : target.delete(...args));
+        return Reflect.get(target, property, receiver);
+      },
+    });
+  }
+
+  /** Stored beforehand: every fourth transaction of `text`, in every status. */
+  async function storeSome(text: string) {
+    const rows = parseStatement(text).rows.filter((_, i) => i % 4 === 0);
+    const statuses = ["PENDING", "CLEARED", "DECLINED"] as const;
+    await writeStatementRows(
+      db(),
+      rows.map((r, i) => ({ ...r, status: statuses[i % 3]!, merchantName: "STORED BEFORE" })),
+      1,
+    );
+  }
+
+  it("is imported in rounds with the answer and the rows of the whole-file import", async () => {
+    const admin = await makeAdmin();
+    // About 2 MB, 24,000 rows: three staging rounds.
+    const text = variedStatement({ rows: 24_000, prefix: "41" });
+    await storeSome(text);
+
+    // The import as it was: the file held whole, parsed, planned against what is stored, written at once.
+    const { rows, problems, notes } = parseStatement(text);
+    const plan = planImport(rows, await storedStatuses(db(), [...new Set(rows.map((r) => r.dedupeKey))]));
+    expect(problems.length).toBeGreaterThan(100);
+    expect(plan).toMatchObject({ clearedCount: expect.any(Number), pendingDeclinedCount: expect.any(Number) });
+    expect(plan.duplicateCount).toBeGreaterThan(1000);
+
+    const res = await upload(admin, text);
+    expect(await res.json()).toEqual({
+      count: plan.count,
+      clearedCount: plan.clearedCount,
+      pendingDeclinedCount: plan.pendingDeclinedCount,
+      duplicateCount: plan.duplicateCount,
+      errorCount: problems.length,
+      warnings: [...problems.slice(0, 100), `...and ${problems.length - 100} more rows with errors were not stored`],
+      details: [...notes, ...plan.notes],
+    });
+    const streamed = await all();
+    expect(await staged()).toEqual([]);
+
+    await db().delete(transactions);
+    await storeSome(text);
+    await writeStatementRows(db(), plan.writes, Date.now());
+    const comparable = (stored: (typeof transactions.$inferSelect)[]) => stored.map(({ id: _id, uploadedAt: _at, ...t }) => t);
+    expect(comparable(streamed)).toEqual(comparable(await all()));
+    // 23-digit ids stay exact text.
+    expect(streamed.filter((t) => t.referenceId === referenceId("41", 23_989))).toHaveLength(1);
+  }, 240_000);
+
+  it("leaves nothing stored and nothing staged when D1 fails part way", async () => {
+    const text = variedStatement({ rows: 3_000, prefix: "42" });
+    await storeSome(text);
+    const before = await all();
+    // Rounds of 500 rows, each a batch that stages and reads, then the batch that writes.
+    const options = { stageRows: 500 };
+    const batches = Math.ceil(parseStatement(text).rows.length / options.stageRows) + 1;
+    for (const failAt of [3, batches]) {
+      const uploadId = `failing-${failAt}`;
+      await expect(importStatement(failingDb(failAt), streamOf(bytesOf(text)), { ...options, uploadId })).rejects.toThrow("D1 went away");
+      expect(await all()).toEqual(before);
+      expect(await staged()).toEqual([]);
+    }
+    // The same upload, D1 well, goes through in those rounds.
+    const result = await importStatement(failingDb(batches + 1), streamOf(bytesOf(text)), options);
+    expect(result.count).toBeGreaterThan(1000);
+    expect(await all()).not.toEqual(before);
+    expect(await staged()).toEqual([]);
+  }, 120_000);
+
+  it("leaves nothing stored when the upload is cut off part way, and the cron deletes what it staged", async () => {
+    const text = variedStatement({ rows: 3_000, prefix: "43" });
+    await storeSome(text);
+    const before = await all();
+    await expect(importStatement(failingDb(4, { cutOff: true }), streamOf(bytesOf(text)), { stageRows: 500, uploadId: "cut-off" })).rejects.toThrow(
+      "D1 went away",
+    );
+    expect(await all()).toEqual(before);
+    expect(await staged()).not.toEqual([]);
+
+    const now = Date.now();
+    await purgeAbandonedStatementImports.run({ db: db(), env, now });
+    expect(await staged()).not.toEqual([]);
+    await purgeAbandonedStatementImports.run({ db: db(), env, now: now + STAGED_ROWS_MAX_AGE_MS + 1 });
+    expect(await staged()).toEqual([]);
+    expect(await all()).toEqual(before);
+  }, 120_000);
+
+  it("refuses a file broken after its first rounds, storing nothing", async () => {
+    const admin = await makeAdmin();
+    const text = `${variedStatement({ rows: 14_000, prefix: "44", linebreak: "\n" })}*1234,CLEARED,DEBIT,3/1/25,1.00,"unterminated\n`;
+    const res = await upload(admin, text);
+    expect(res.status).toBe(400);
+    expect(await refusal(res)).toEqual({ error: "The file is not valid CSV", details: [`Line ${text.split("\n").length - 1}: Quoted field unterminated`] });
+    expect(await all()).toEqual([]);
+    expect(await staged()).toEqual([]);
+  }, 120_000);
+});
+
+describe("reading the upload's form as it arrives", () => {
+  const CSV = "Registered Card Last 4,Status\r\n*1234,CLEARED\r\n";
+  const form = (boundary: string) =>
+    [
+      "a preamble a reader ignores",
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="note"',
+      "",
+      `not the file (--${boundary.slice(0, 5)})`,
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="file"; filename="march \\"final\\".csv"',
+      "Content-Type: text/csv",
+      "",
+      `${CSV}--${boundary.slice(0, 9)}`,
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="after"',
+      "",
+      "x",
+      `--${boundary}--`,
+      "",
+    ].join("\r\n");
+  /** A request whose body arrives in pieces of `size` bytes. */
+  const request = (body: string, size: number, type = "multipart/form-data; boundary=XyZ123boundary") => {
+    const bytes = new TextEncoder().encode(body);
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(at, at + size));
+        at += size;
+      },
+    });
+    return new Request(`${ORIGIN}/api/transactions/upload`, { method: "POST", body: stream, headers: { "content-type": type } });
+  };
+  const read = async (file: FormFile | undefined) => {
+    const pieces: Uint8Array[] = [];
+    for await (const piece of file!.content) pieces.push(piece.slice());
+    return new TextDecoder().decode(new Uint8Array(pieces.flatMap((p) => [...p])));
+  };
+
+  it.each([1, 2, 7, 64, 100_000])("finds the file among other fields, arriving %i bytes at a time", async (size) => {
+    const file = await readFormFile(request(form("XyZ123boundary"), size), "file");
+    expect(file?.name).toBe('march "final".csv');
+    expect(await read(file)).toBe(`${CSV}--XyZ123bou`);
+  });
+
+  it("tells a form without the file from a body that is not the form it says", async () => {
+    expect(await readFormFile(request(form("XyZ123boundary"), 5), "missing")).toBeUndefined();
+    await expect(readFormFile(request(form("XyZ123boundary"), 5, "multipart/form-data"), "file")).rejects.toThrow("The upload is not a valid multipart form");
+    const whole = form("XyZ123boundary");
+    const cutShort = whole.slice(0, whole.indexOf("*1234"));
+    const file = await readFormFile(request(cutShort, 3), "file");
+    await expect(read(file)).rejects.toThrow("The upload is not a valid multipart form");
   });
 });

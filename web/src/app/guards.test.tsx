@@ -1,13 +1,18 @@
 import { screen } from "@testing-library/react";
-import { MemoryRouter, Route, Routes } from "react-router";
+import { MemoryRouter, Route, Routes, useLocation } from "react-router";
 import { describe, expect, it } from "vitest";
 import { admin, member, renderWithUser } from "@/test/render";
 import { RequireAccess, RequireAuth } from "./guards";
 
+function SignIn() {
+  const { search } = useLocation();
+  return <p>sign-in screen, then {new URLSearchParams(search).get("next")}</p>;
+}
+
 const app = (path: string) => (
   <MemoryRouter initialEntries={[path]}>
     <Routes>
-      <Route path="/auth" element={<p>sign-in screen</p>} />
+      <Route path="/auth" element={<SignIn />} />
       <Route element={<RequireAuth />}>
         <Route
           path="/"
@@ -32,9 +37,9 @@ const app = (path: string) => (
 );
 
 describe("route guards", () => {
-  it("sends a signed-out visitor to /auth", () => {
-    renderWithUser(app("/users"), null);
-    expect(screen.getByText("sign-in screen")).toBeTruthy();
+  it("sends a signed-out visitor to /auth, naming the whole URL they asked for", () => {
+    renderWithUser(app("/users?role=admin#list"), null);
+    expect(screen.getByText("sign-in screen, then /users?role=admin#list")).toBeTruthy();
   });
 
   it("sends a member away from an admin screen to their home", () => {

@@ -39,4 +39,20 @@ describe("the query client", () => {
     expect(fetch).toHaveBeenCalledTimes(2);
     watching();
   });
+
+  it("finds the user signed out when a call answers 401 (the session ended elsewhere), so the guard sends them to sign in", async () => {
+    const client = createQueryClient();
+    const fetch = vi.fn(async () => json({ error: "You are not signed in" }, 401));
+    vi.stubGlobal("fetch", fetch);
+    client.setQueryData(userQuery.queryKey, member(["dashboard"]));
+    const watching = new QueryObserver(client, userQuery).subscribe(() => {});
+    await client.fetchQuery({ queryKey: ["codes"], queryFn: () => Promise.reject(new ApiError(401, "You are not signed in")) }).catch(() => {});
+    await vi.waitFor(() => expect(client.getQueryData(userQuery.queryKey)).toBeNull());
+    expect(fetch).toHaveBeenCalledTimes(1);
+    // Signed out already (a wrong password on the sign-in screen): nothing to reload.
+    await client.fetchQuery({ queryKey: ["login"], queryFn: () => Promise.reject(new ApiError(401, "Invalid username or password")) }).catch(() => {});
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fetch).toHaveBeenCalledTimes(1);
+    watching();
+  });
 });

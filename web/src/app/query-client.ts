@@ -5,13 +5,16 @@ import { userQuery } from "@/lib/auth";
 /**
  * A 403 means the signed-in user's rights changed under them (an admin took a feature away, or
  * made them a member): the session still works, but what this browser knows of the user is
- * stale. Reloading the user makes the sidebar and the route guards follow the new rights at
- * once, instead of after a reload. Several 403s at once share one reload.
+ * stale. A 401 to a signed-in user means the session ended (signed out elsewhere, deleted,
+ * expired): reloading the user then finds nobody, and the route guard takes them to the sign-in
+ * screen, which brings them back here afterwards. Either way the sidebar and the route guards
+ * follow at once, instead of after a reload. Several refusals at once share one reload. (Answers
+ * that succeed carry the rights' key for the same purpose: app/follow-access.ts.)
  */
-function refreshUserOn403(client: QueryClient, error: unknown) {
-  if (error instanceof ApiError && error.status === 403) {
-    void client.invalidateQueries({ queryKey: userQuery.queryKey, exact: true }, { cancelRefetch: false });
-  }
+function refreshUserOnRefusal(client: QueryClient, error: unknown) {
+  if (!(error instanceof ApiError) || (error.status !== 403 && error.status !== 401)) return;
+  if (error.status === 401 && !client.getQueryData(userQuery.queryKey)) return;
+  void client.invalidateQueries({ queryKey: userQuery.queryKey, exact: true }, { cancelRefetch: false });
 }
 
 /**
@@ -20,8 +23,8 @@ function refreshUserOn403(client: QueryClient, error: unknown) {
  */
 export const createQueryClient = () => {
   const client: QueryClient = new QueryClient({
-    queryCache: new QueryCache({ onError: (error) => refreshUserOn403(client, error) }),
-    mutationCache: new MutationCache({ onError: (error) => refreshUserOn403(client, error) }),
+    queryCache: new QueryCache({ onError: (error) => refreshUserOnRefusal(client, error) }),
+    mutationCache: new MutationCache({ onError: (error) => refreshUserOnRefusal(client, error) }),
     defaultOptions: {
       queries: { refetchInterval: false, refetchOnWindowFocus: false, staleTime: Infinity, retry: false },
       mutations: { retry: false },

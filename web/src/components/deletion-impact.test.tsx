@@ -1,5 +1,6 @@
-import { render, screen } from "@testing-library/react";
+import { screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
+import { admin, renderWithUser } from "@/test/render";
 import { DeletionImpactSummary, type DeletionImpact } from "./deletion-impact";
 
 const loaded = (data: DeletionImpact) => ({ isPending: false, isError: false, error: null, data });
@@ -7,13 +8,14 @@ const loaded = (data: DeletionImpact) => ({ isPending: false, isError: false, er
 describe("what a delete takes along", () => {
   it("names a lander's campaigns (the first five), their clicks and the days of stats they carry", () => {
     const campaigns = Array.from({ length: 7 }, (_, i) => ({ id: i + 1, name: `C${i + 1}`, clicks: i }));
-    render(
+    renderWithUser(
       <DeletionImpactSummary
         name="Quiz"
         kind="lander"
         consequence="This cannot be undone."
         impact={loaded({ campaigns, clicks: 21, firstClickAt: "2026-11-01T10:00:00.000Z", lastClickAt: "2026-11-23T10:00:00.000Z" })}
       />,
+      admin(),
     );
     const items = screen.getAllByRole("listitem").map((li) => li.textContent);
     expect(items).toEqual([
@@ -25,7 +27,7 @@ describe("what a delete takes along", () => {
   });
 
   it("names the campaigns an offer's delete leaves without an offer, or says none uses it", () => {
-    const { rerender } = render(
+    const { rerender } = renderWithUser(
       <DeletionImpactSummary
         name="Sweeps"
         kind="offer"
@@ -40,6 +42,7 @@ describe("what a delete takes along", () => {
           lastClickAt: null,
         })}
       />,
+      admin(),
     );
     expect(screen.getByText("Deleting Sweeps changes:")).toBeTruthy();
     expect(screen.getAllByRole("listitem").map((li) => li.textContent)).toEqual([
@@ -53,8 +56,9 @@ describe("what a delete takes along", () => {
   });
 
   it("says when nothing else goes, while it counts, and when counting failed", () => {
-    const { rerender } = render(
+    const { rerender } = renderWithUser(
       <DeletionImpactSummary name="Quiz" kind="lander" consequence="x" impact={loaded({ campaigns: [], clicks: 0, firstClickAt: null, lastClickAt: null })} />,
+      admin(),
     );
     expect(screen.getByText("No campaign uses Quiz: only the lander is deleted.")).toBeTruthy();
     rerender(

@@ -1,7 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
-import { formatDate, formatNumber } from "@/lib/format";
+import { formatNumber } from "@/lib/format";
+import { useReportTime } from "@/lib/report-time";
 
 /** What deleting a lander, a campaign or an offer takes along or changes (GET /api/{landers,campaigns,offers}/:id/deletion-impact). */
 export type DeletionImpact = InferResponseType<(typeof api.campaigns)[":id"]["deletion-impact"]["$get"], 200>;
@@ -45,10 +46,11 @@ function campaignList(impact: DeletionImpact) {
   return more > 0 ? `${names.join(", ")} and ${more} more` : names.join(", ");
 }
 
-function history(impact: DeletionImpact) {
+/** The days of the first and last click, in the report time zone like every day of the stats. */
+function history(impact: DeletionImpact, day: (iso: string) => string) {
   if (!impact.firstClickAt || !impact.lastClickAt) return null;
-  const first = formatDate(impact.firstClickAt);
-  const last = formatDate(impact.lastClickAt);
+  const first = day(impact.firstClickAt);
+  const last = day(impact.lastClickAt);
   return first === last ? `on ${first}` : `from ${first} to ${last}`;
 }
 
@@ -68,6 +70,7 @@ export function DeletionImpactSummary({
   impact: ImpactQuery;
   consequence: string;
 }) {
+  const { day } = useReportTime();
   if (impact.isPending) return <p>Counting what goes with {name}...</p>;
   if (impact.isError || !impact.data) {
     return (
@@ -81,7 +84,7 @@ export function DeletionImpactSummary({
     );
   }
   const data = impact.data;
-  const days = history(data);
+  const days = history(data, day);
   if (kind !== "campaign" && data.campaigns.length === 0)
     return (
       <p>

@@ -1,5 +1,6 @@
 import { hc } from "hono/client";
 import type { AppType } from "../../../worker/src/app";
+import { ACCESS_KEY_HEADER } from "../../../worker/src/auth/access-key";
 
 /** An API failure: the HTTP status and the server's `error` sentence (docs/product-rules.md). */
 export class ApiError extends Error {
@@ -13,8 +14,27 @@ export class ApiError extends Error {
   }
 }
 
+const accessKeyListeners = new Set<(key: string) => void>();
+
+/**
+ * Hears the access key of every API answer (worker/src/auth/access-key.ts) until the returned
+ * function is called: app/follow-access.ts compares it with the signed-in user's.
+ */
+export function onAccessKey(listener: (key: string) => void): () => void {
+  accessKeyListeners.add(listener);
+  return () => accessKeyListeners.delete(listener);
+}
+
+/** `fetch` at call time (tests stub it), passing each answer's access key on. */
+const fetchHearingAccess: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  const key = res.headers.get(ACCESS_KEY_HEADER);
+  if (key) for (const listener of accessKeyListeners) listener(key);
+  return res;
+};
+
 /** The typed client for our own API: paths, inputs and responses come from the Worker's types. */
-export const api = hc<AppType>("/", { init: { credentials: "same-origin" } }).api;
+export const api = hc<AppType>("/", { fetch: fetchHearingAccess, init: { credentials: "same-origin" } }).api;
 
 async function errorFrom(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => "");

@@ -29,6 +29,33 @@ export const isAdmin = (user: CurrentUser | null | undefined) => user?.role === 
 /** Where a user lands: the stats dashboard, or the codes inbox without the dashboard feature. */
 export const homePath = (user: CurrentUser | null | undefined) => (can(user, "dashboard") ? "/" : "/codes");
 
+export const SIGN_IN_PATH = "/auth";
+/** The sign-in screen's parameter naming the app URL a signed-out visit asked for. */
+export const RETURN_PARAM = "next";
+
+/** The sign-in screen, remembering the URL (path, search and hash) to come back to. */
+export const signInPathFor = (url: string) => (url === "/" ? SIGN_IN_PATH : `${SIGN_IN_PATH}?${new URLSearchParams({ [RETURN_PARAM]: url })}`);
+
+/**
+ * The URL to go back to after sign-in, or null when `value` is not one of our own pages. Anyone
+ * can send a link to /auth?next=..., so only a path of this origin passes (no open redirect):
+ * it must start with one "/" (not "//" or "/\", which browsers read as another host), hold no
+ * control characters (the URL parser drops tabs and newlines, turning "/\t/x" into "//x"), and
+ * resolve to this origin. The sign-in screen itself is no destination.
+ */
+export function safeReturnPath(value: string | null | undefined, origin = window.location.origin): string | null {
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return null;
+  if (/[\u0000-\u001f\u007f]/.test(value)) return null;
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    return null;
+  }
+  if (url.origin !== origin || url.pathname === SIGN_IN_PATH) return null;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
 export const setupQuery = queryOptions({
   queryKey: ["setup"],
   queryFn: () => unwrap(api.setup.$get()),

@@ -15,9 +15,10 @@ export const formatNumber = (n: number) => n.toLocaleString("en-US");
 
 export const formatPercent = (n: number, decimals = 2) => `${n.toFixed(decimals)}%`;
 
-/** "Nov 22, 2026" from an ISO instant or a YYYY-MM-DD date. */
-export const formatDate = (value: string) => format(value.length === 10 ? parseISO(value) : new Date(value), "MMM dd, yyyy");
-
-export const formatDateTime = (value: string) => format(new Date(value), "MMM dd, yyyy HH:mm:ss");
+/**
+ * "Nov 22, 2026" from a calendar day (YYYY-MM-DD: a transaction's, an invoice's). An instant's
+ * day depends on the zone: lib/report-time.ts shows instants in the report time zone.
+ */
+export const formatDate = (day: string) => format(parseISO(day), "MMM dd, yyyy");
 
 export const formatRelative = (value: string) => formatDistanceToNowStrict(new Date(value), { addSuffix: true });

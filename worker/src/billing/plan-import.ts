@@ -1,5 +1,5 @@
 import type { TransactionStatusValue } from "../schemas/transactions";
-import { describeLines, type StatementRow } from "./parse-statement";
+import { LineList, type StatementRow } from "./parse-statement";
 
 export interface ImportCounts {
   /** Transactions added or changed: clearedCount + pendingDeclinedCount. */
@@ -25,45 +25,79 @@ export interface ImportPlan extends ImportCounts {
 export const mayChange = (stored: TransactionStatusValue, incoming: TransactionStatusValue) => stored !== "CLEARED" && stored !== incoming;
 
 /**
- * Applies the import rules of docs/product-rules.md "Billing import" to an export's rows against what is stored, as if the rows
- * were applied one by one in file order (so a file listing a transaction twice counts both).
- * Returns the counts and the rows the write must send; pure, so every rule is tested directly.
+ * Applies the import rules of docs/product-rules.md "Billing import" to an export's rows against what is
+ * stored, as if the rows were applied one by one in file order (so a file listing a transaction
+ * twice counts both). Rows come in batches (`add`), each with the stored status of the keys it
+ * names for the first time (`newKeys`), so a streamed file is planned as it is read: what it keeps
+ * is one status per transaction, never the rows.
+ */
+export class ImportPlanner {
+  readonly counts: ImportCounts = { count: 0, clearedCount: 0, pendingDeclinedCount: 0, duplicateCount: 0 };
+  /** Each transaction's status as the rows so far leave it (the stored one until a row changes it). */
+  private readonly current = new Map<string, TransactionStatusValue>();
+  private readonly seenInFile = new Set<string>();
+  private readonly stale = new LineList();
+  private readonly repeated = new LineList();
+
+  /** The keys among `rows` that no earlier row named: their stored status must be read before `add`. */
+  newKeys(rows: readonly StatementRow[]): string[] {
+    return [...new Set(rows.map((r) => r.dedupeKey).filter((k) => !this.seenInFile.has(k)))];
+  }
+
+  /**
+   * Applies `rows` (the file's next rows, in order), given the stored status of their new keys.
+   * Returns the rows that changed a transaction, in order: the last of them for a key is what it
+   * ends as (the write's DO UPDATE guard keeps one that ends where it began as it was).
+   */
+  add(rows: readonly StatementRow[], stored: ReadonlyMap<string, TransactionStatusValue>): StatementRow[] {
+    const changed: StatementRow[] = [];
+    for (const row of rows) {
+      const key = row.dedupeKey;
+      if (this.seenInFile.has(key)) this.repeated.add(row.line);
+      else {
+        this.seenInFile.add(key);
+        const status = stored.get(key);
+        if (status !== undefined) this.current.set(key, status);
+      }
+      const before = this.current.get(key);
+      if (before !== undefined && !mayChange(before, row.status)) {
+        this.counts.duplicateCount++;
+        if (before !== row.status) this.stale.add(row.line);
+        continue;
+      }
+      if (row.status === "CLEARED") this.counts.clearedCount++;
+      else this.counts.pendingDeclinedCount++;
+      this.counts.count++;
+      this.current.set(key, row.status);
+      changed.push(row);
+    }
+    return changed;
+  }
+
+  notes(): string[] {
+    const notes: string[] = [];
+    const { stale, repeated } = this;
+    if (stale.count) {
+      notes.push(
+        `${stale.count} row${stale.count > 1 ? "s" : ""} already stored as CLEARED arrived with an older status and ${stale.count > 1 ? "were" : "was"} skipped as duplicate${stale.count > 1 ? "s" : ""} (${stale.describe()})`,
+      );
+    }
+    if (repeated.count) {
+      notes.push(`${repeated.count} row${repeated.count > 1 ? "s" : ""} repeat a transaction listed earlier in this file (${repeated.describe()})`);
+    }
+    return notes;
+  }
+}
+
+/**
+ * The plan for rows held whole (ImportPlanner over one batch): the counts, and the rows the
+ * write must send, one per transaction, in the order each was first changed. A transaction that
+ * ends the file where it began (PENDING -> DECLINED -> PENDING) needs no write.
  */
 export function planImport(rows: readonly StatementRow[], stored: ReadonlyMap<string, TransactionStatusValue>): ImportPlan {
-  const counts: ImportCounts = { count: 0, clearedCount: 0, pendingDeclinedCount: 0, duplicateCount: 0 };
-  const current = new Map<string, TransactionStatusValue>(stored);
+  const planner = new ImportPlanner();
   const latest = new Map<string, StatementRow>();
-  const seenInFile = new Set<string>();
-  const stale: number[] = [];
-  const repeated: number[] = [];
-
-  for (const row of rows) {
-    const before = current.get(row.dedupeKey);
-    if (seenInFile.has(row.dedupeKey)) repeated.push(row.line);
-    seenInFile.add(row.dedupeKey);
-    if (before !== undefined && !mayChange(before, row.status)) {
-      counts.duplicateCount++;
-      if (before !== row.status) stale.push(row.line);
-      continue;
-    }
-    if (row.status === "CLEARED") counts.clearedCount++;
-    else counts.pendingDeclinedCount++;
-    current.set(row.dedupeKey, row.status);
-    latest.set(row.dedupeKey, row);
-  }
-  counts.count = counts.clearedCount + counts.pendingDeclinedCount;
-
-  // A transaction that went PENDING -> DECLINED -> PENDING within one file ends where it began.
+  for (const row of planner.add(rows, stored)) latest.set(row.dedupeKey, row);
   const writes = [...latest.values()].filter((row) => stored.get(row.dedupeKey) !== row.status);
-
-  const notes: string[] = [];
-  if (stale.length) {
-    notes.push(
-      `${stale.length} row${stale.length > 1 ? "s" : ""} already stored as CLEARED arrived with an older status and ${stale.length > 1 ? "were" : "was"} skipped as duplicate${stale.length > 1 ? "s" : ""} (${describeLines(stale)})`,
-    );
-  }
-  if (repeated.length) {
-    notes.push(`${repeated.length} row${repeated.length > 1 ? "s" : ""} repeat a transaction listed earlier in this file (${describeLines(repeated)})`);
-  }
-  return { ...counts, writes, notes };
+  return { ...planner.counts, writes, notes: planner.notes() };
 }

@@ -44,12 +44,14 @@ export function recipientAccepted(rule: RecipientRule, to: string): boolean {
 
 /**
  * CODES_SENDERS, optional: the forwarding mailboxes (envelope senders) the inbox takes mail from.
- * Unset or empty takes any sender. Entries are addresses (`team@gmail.com`, which also covers the
- * `team+caf_=...@gmail.com` form Gmail's auto-forwarding writes) or whole domains (`@example.com`).
+ * Unset or empty takes any sender, and says so (SENDERS_UNSET); `*` takes any sender as a choice
+ * (local development: `npm start` writes it into .dev.vars). Entries are addresses
+ * (`team@gmail.com`, which also covers the `team+caf_=...@gmail.com` form Gmail's auto-forwarding
+ * writes) or whole domains (`@example.com`). Null: any sender.
  */
 export function acceptedSenders(value: string | undefined): ((from: string) => boolean) | null {
   const list = addressList(value);
-  if (!list.length) return null;
+  if (!list.length || list.includes("*")) return null;
   const addresses = new Set(list.filter((a) => !a.startsWith("@")));
   const domains = new Set(list.filter((a) => a.startsWith("@")).map((a) => a.slice(1)));
   return (from) => {
@@ -60,4 +62,25 @@ export function acceptedSenders(value: string | undefined): ((from: string) => b
     const domain = address.slice(at + 1);
     return domains.has(domain) || addresses.has(address) || addresses.has(`${local.split("+")[0]}@${domain}`);
   };
+}
+
+/** CODES_SENDERS names no sender and no `*`: any sender gets in without anyone having chosen that. */
+export const sendersUnset = (value: string | undefined) => addressList(value).length === 0;
+
+/** What an empty CODES_RECIPIENTS does, and what to set. */
+export const RECIPIENTS_EMPTY =
+  "CODES_RECIPIENTS is empty: set it to the inbox addresses (comma-separated), or to * to accept any address; until then every message is rejected";
+/** What an unset CODES_SENDERS lets through, and what to set. */
+export const SENDERS_UNSET =
+  "CODES_SENDERS is not set, so mail from any sender is accepted and anyone who learns the inbox address can plant a code: set it to the forwarding mailboxes (comma-separated, or @domain for a whole domain), or to * to accept any sender";
+
+/**
+ * The inbox settings an admin should fix, in words: the handler logs them with every message they
+ * concern, and the Codes screen shows them to admins (`GET /api/codes/setup`).
+ */
+export function inboxWarnings(env: { CODES_RECIPIENTS?: string; CODES_SENDERS?: string }): string[] {
+  const warnings: string[] = [];
+  if (acceptedRecipients(env.CODES_RECIPIENTS).kind === "none") warnings.push(RECIPIENTS_EMPTY);
+  if (sendersUnset(env.CODES_SENDERS)) warnings.push(SENDERS_UNSET);
+  return warnings;
 }

@@ -239,6 +239,26 @@ export const transactions = sqliteTable(
   ],
 );
 
+/**
+ * A large statement upload in progress (billing/import-statement.ts): its rows are staged here as
+ * they are read, one per transaction the file changes (`row`: the transactions row as a JSON
+ * array, the file's last change of it; `first_line`: where the file first changed it, the order of
+ * the write), and applied to `transactions` in one atomic batch that also deletes them. A failed
+ * upload deletes its rows; the cron deletes what an upload cut off left behind.
+ */
+export const statementImportRows = sqliteTable(
+  "statement_import_rows",
+  {
+    id: integer("id").primaryKey(),
+    uploadId: text("upload_id").notNull(),
+    dedupeKey: text("dedupe_key").notNull(),
+    firstLine: integer("first_line").notNull(),
+    row: text("row").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("statement_import_rows_upload_key").on(t.uploadId, t.dedupeKey), index("statement_import_rows_created_idx").on(t.createdAt)],
+);
+
 export const landers = sqliteTable("landers", {
   id: integer("id").primaryKey(),
   name: text("name").notNull(),

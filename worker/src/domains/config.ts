@@ -4,6 +4,7 @@
  * screen can say once what to set, and nothing calls Namecheap or Cloudflare half set up.
  */
 import type { Bindings } from "../env";
+import { secureUrl } from "../lib/hosts";
 
 export const NAMECHEAP_PRODUCTION_URL = "https://api.namecheap.com/xml.response";
 export const NAMECHEAP_SANDBOX_URL = "https://api.sandbox.namecheap.com/xml.response";
@@ -45,22 +46,6 @@ const missing = (env: Bindings, names: (keyof Bindings & string)[]) => names.fil
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 export const isIpv4 = (text: string) => IPV4.test(text);
-
-/** Plain http is accepted only on this machine (the local fakes): elsewhere the API key would travel in clear text. */
-export const isLoopback = (hostname: string) => hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-
-function secureUrl(raw: string, name: string, problems: string[]): URL | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    problems.push(`${name} is not a URL`);
-    return null;
-  }
-  if (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname))) return url;
-  problems.push(`${name} must be an https:// address (plain http only for a local stand-in on 127.0.0.1)`);
-  return null;
-}
 
 function proxyRoute(env: Bindings, problems: string[]): NamecheapRoute | null {
   const raw = value(env.NAMECHEAP_PROXY);

@@ -1,5 +1,5 @@
 import type { Email } from "postal-mime";
-import { acceptedRecipients, acceptedSenders, recipientAccepted } from "../codes/config";
+import { acceptedRecipients, acceptedSenders, RECIPIENTS_EMPTY, recipientAccepted, SENDERS_UNSET, sendersUnset } from "../codes/config";
 import { forgetCodesVersion } from "../codes/version";
 import { findCode, parseMail } from "../codes/read-mail";
 import { insertCode } from "../db/queries/codes";
@@ -22,7 +22,7 @@ const PLAUSIBLE_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
  * Email Routing's entry point (`email()` in index.ts): accepts mail for CODES_RECIPIENTS only (and,
- * when CODES_SENDERS is set, from those forwarding mailboxes only),
+ * when CODES_SENDERS is set, from those forwarding mailboxes only; unset, it logs so with each message),
  * refuses oversized mail, and stores the verification code of each message once. Nothing a
  * message contains can make it throw: a message that cannot be read is logged and dropped.
  * A storage failure is not swallowed: the delivery fails rather than lose a code silently (a
@@ -33,13 +33,13 @@ export async function handleEmail(message: ForwardableEmailMessage, env: Binding
   if (!recipientAccepted(recipients, message.to)) {
     message.setReject("Recipient not accepted: this address does not receive verification codes");
     console.log(
-      recipients.kind === "none"
-        ? "codes: rejected a message because CODES_RECIPIENTS is empty: set it to the inbox addresses (comma-separated), or to * to accept any address"
-        : "codes: rejected a message for an address not in CODES_RECIPIENTS",
+      recipients.kind === "none" ? `codes: rejected a message because ${RECIPIENTS_EMPTY}` : "codes: rejected a message for an address not in CODES_RECIPIENTS",
     );
     return;
   }
   const senderAllowed = acceptedSenders(env.CODES_SENDERS);
+  // Said with every message it lets in, so the log shows it wherever one is read (and the Codes screen tells admins).
+  if (sendersUnset(env.CODES_SENDERS)) console.log(`codes: ${SENDERS_UNSET}`);
   if (senderAllowed && !senderAllowed(message.from)) {
     message.setReject("Sender not accepted: this inbox takes mail only from its forwarding mailboxes");
     console.log("codes: rejected a message from a sender not in CODES_SENDERS");

@@ -5,6 +5,7 @@ import { finishDomainsJob } from "./finish-domains";
 import { purgeOldAuditEntries } from "./purge-audit";
 import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
+import { purgeAbandonedStatementImports } from "./purge-statement-imports";
 import { rollUpClicksJob } from "./roll-up-clicks";
 import { purgeSyncRunsJob, syncCakeJob, syncTikTokJob } from "./sync-data-sources";
 import { sweepTikTokEventsJob } from "./tiktok-events";
@@ -27,6 +28,7 @@ export const JOBS: Job[] = [
   sweepTikTokEventsJob,
   purgeOldAuditEntries,
   clickRetentionJob,
+  purgeAbandonedStatementImports,
 ];
 
 export async function runScheduled(env: Bindings, now = Date.now()) {

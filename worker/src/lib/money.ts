@@ -58,6 +58,20 @@ export function formatScaled(units: number, places: number): string {
   return units < 0 ? `-${text}` : text;
 }
 
+/** n / d rounded half away from zero, in integers (no floating point on money). */
+function divRound(n: number, d: number): number {
+  const q = Math.trunc(n / d);
+  const r = n - q * d;
+  return 2 * Math.abs(r) >= Math.abs(d) ? q + Math.sign(n) * Math.sign(d) : q;
+}
+
+/**
+ * Money per visit (CAKE click) as "0.123": Stats' EPV and CPV, and the Offers screen's EPC (for
+ * an offer, the same figure as its EPV), rounded half away from zero on whole thousandths; 0
+ * without visits (docs/screens.md §9).
+ */
+export const perVisit = (cents: number, visits: number) => formatScaled(visits === 0 ? 0 : divRound(cents * 10, visits), 3);
+
 /** "1234.50", "-45.00": the API's money format. */
 export const formatCents = (cents: number) => formatScaled(cents, 2);
 

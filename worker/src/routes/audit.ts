@@ -24,7 +24,8 @@ async function filterOf(db: Db, q: { userId?: string; entityKind?: AuditFilter["
 
 const entryJson = (r: AuditRow) => ({ ...r, at: iso(r.at) });
 
-export const AUDIT_CSV_COLUMNS = ["Time", "User", "Action", "Entity", "Entity ID", "Change", "IP Address"] as const;
+/** The time is ISO-8601 UTC like every instant the API sends; the header says so (the screen shows the report time zone). */
+export const AUDIT_CSV_COLUMNS = ["Time (UTC)", "User", "Action", "Entity", "Entity ID", "Change", "IP Address"] as const;
 const auditCsvRow = (r: AuditRow) => csvRow([iso(r.at), r.actorName, r.action, r.entityKind, r.entityId, r.summary, r.ip]);
 
 /** The audit log (admins): who changed what, newest first. */

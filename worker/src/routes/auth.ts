@@ -2,12 +2,21 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { audit, type Actor } from "../audit/record";
+import { accessKey } from "../auth/access-key";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../auth/password";
 import { deleteSession, loadSecondFactorSession, prepareSession, readSessionToken, SECOND_FACTOR_TTL_SECONDS, SESSION_COOKIE } from "../auth/session";
 import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
 import { decryptSecret, hashRecoveryCode, matchTotp, normaliseRecoveryCode, twoFactorKeys } from "../auth/two-factor";
 import { claimTotpStep, recoveryCodesLeft, twoFactorRequired, twoFactorState, useRecoveryCode } from "../db/queries/two-factor";
-import { countUsers, findUserByUsername, insertFirstAdmin, listPermissions } from "../db/queries/users";
+import {
+  countUsers,
+  findUserByUsername,
+  insertFirstAdmin,
+  listMediaBuyerAssignments,
+  listPermissions,
+  listSparkAssignments,
+  listVcnAssignments,
+} from "../db/queries/users";
 import type { SessionStage } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
 import { ApiError } from "../lib/errors";
@@ -24,6 +33,8 @@ export const publicUser = (user: Pick<SessionUser, "id" | "username" | "role" | 
   twoFactorEnabled: user.twoFactorEnabled,
   /** An admin requires two-factor sign-in and this user has none yet: they may only set it up. */
   mustSetUpTwoFactor: user.stage === "enroll",
+  /** What every later answer's X-Access-Key must match for this to be current (auth/access-key.ts). */
+  accessKey: accessKey(user),
 });
 
 /** Starts a session (its row written in one batch with the sign-in's audit entry) and sets its cookie. */
@@ -166,4 +177,31 @@ export const authRoutes = new Hono<AppEnv>()
     const user = c.get("user");
     if (!user) throw new ApiError(401, "You are not signed in");
     return c.json(publicUser(user), 200);
+  })
+
+  /**
+   * What limits the caller's view of the data (docs/product-rules.md "Who may do what"), so a
+   * member's screens can say it: the media buyers (Stats, Offers), cards (Billing) and sparks
+   * assigned to them. Admins see everything. Its own call, not part of /api/user: only the
+   * screens that show it ask, and the session load stays one read.
+   */
+  .get("/user/scope", async (c) => {
+    const user = c.get("user");
+    if (!user) throw new ApiError(401, "You are not signed in");
+    if (user.role === "admin") return c.json({ scoped: false as const }, 200);
+    const db = c.get("db");
+    const [buyers, cards, sparkRows] = await db.batch([
+      listMediaBuyerAssignments(db, user.id),
+      listVcnAssignments(db, user.id),
+      listSparkAssignments(db, user.id),
+    ]);
+    return c.json(
+      {
+        scoped: true as const,
+        mediaBuyers: buyers.map((b) => b.subid1),
+        vcnNicknames: cards.map((v) => v.vcnNickname),
+        sparks: sparkRows.map((s) => s.name),
+      },
+      200,
+    );
   });

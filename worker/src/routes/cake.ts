@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { cakeStatsByDay, offerPerformance } from "../db/queries/cake";
 import { mediaBuyerScope } from "../db/queries/media-buyer-scope";
 import type { AppEnv } from "../env";
-import { formatCents, formatScaled } from "../lib/money";
+import { formatCents, perVisit } from "../lib/money";
 import { validate } from "../lib/validate";
 import { dateRangeQuery } from "../schemas/performance";
 
@@ -18,8 +18,8 @@ export const cakeRoutes = new Hono<AppEnv>()
         clicks: r.clicks,
         conversions: r.conversions,
         revenue: formatCents(r.revenueCents),
-        // EPC as the offers screen shows it: four decimals, from ten-thousandths computed in SQL.
-        epc: formatScaled(r.epcTenThousandths, 4),
+        // Earnings per CAKE click: the Stats screen's EPV of the offer, three decimals like it (docs/screens.md §9).
+        epc: perVisit(r.revenueCents, r.clicks),
       })),
       200,
     );

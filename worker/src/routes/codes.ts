@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { inboxWarnings } from "../codes/config";
 import { codesEtag, recentCodesVersion, rememberCodesVersion } from "../codes/version";
 import { codesSnapshot } from "../db/queries/codes";
 import type { AppEnv } from "../env";
@@ -16,6 +17,11 @@ function matches(ifNoneMatch: string, etag: string): boolean {
 }
 
 export const codeRoutes = new Hono<AppEnv>()
+  /**
+   * What the inbox's settings let through or keep out, for admins on the Codes screen: the same
+   * sentences the email handler logs with each message they concern (codes/config.ts).
+   */
+  .get("/setup", (c) => c.json({ warnings: inboxWarnings(c.env) }, 200))
   /**
    * The inbox, polled every 2 seconds by every open Codes screen. An unchanged list answers 304
    * from the version (an indexed aggregate, remembered for a second: codes/version.ts) without

@@ -1,15 +1,17 @@
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { z } from "zod";
 import { audit } from "../audit/record";
-import { decodeStatement } from "../billing/decode-statement";
 import { importStatement } from "../billing/import-statement";
+import { readFormFile } from "../billing/upload-form";
 import { listTransactions, vcnLast4Choices, vcnSpendSummary, type Viewer } from "../db/queries/transactions";
 import type { transactions } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
 import { ApiError } from "../lib/errors";
 import { formatCents, formatCentsOrNull, parseCents } from "../lib/money";
 import { iso } from "../lib/time";
-import { validate } from "../lib/validate";
-import { MAX_STATEMENT_BYTES, statementUploadSchema, TRANSACTIONS_PAGE_SIZE, transactionListQuerySchema, vcnSummaryQuerySchema } from "../schemas/transactions";
+import { invalidInput, validate } from "../lib/validate";
+import { statementUploadSchema, TRANSACTIONS_PAGE_SIZE, transactionListQuerySchema, vcnSummaryQuerySchema } from "../schemas/transactions";
 
 /** Access control already refused anonymous callers; this only narrows the type. */
 function viewerOf(user: SessionUser | null): Viewer {
@@ -25,20 +27,27 @@ const transactionJson = ({ authBillingAmountCents, dedupeKey: _key, uploadedAt, 
 
 const figure = (count: number, cents: number) => ({ count, amount: formatCents(cents) });
 
+/**
+ * The upload's form as the typed client sends it (`form: { file }`). Only its type: the handler
+ * reads the body itself, as a stream (billing/upload-form.ts), since parsing the form first would
+ * hold the whole file in memory.
+ */
+const statementForm = createMiddleware<AppEnv, string, { in: { form: z.input<typeof statementUploadSchema> } }>((_c, next) => next());
+
 export const transactionRoutes = new Hono<AppEnv>()
-  .post("/upload", validate("form", statementUploadSchema), async (c) => {
-    const { file } = c.req.valid("form");
-    if (file.size > MAX_STATEMENT_BYTES) {
-      throw new ApiError(413, "The file is larger than 10 MB", ["Upload the statement in parts (for example one month at a time)."]);
-    }
-    // Decoded here so the file's bytes are garbage as soon as its text exists.
-    const text = decodeStatement(new Uint8Array(await file.arrayBuffer()));
-    const result = await importStatement(c.get("db"), text, {
+  .post("/upload", statementForm, async (c) => {
+    const upload = await readFormFile(c.req.raw, "file");
+    // The form's rules (a file, named .csv) checked on the part's name before any of its bytes are read.
+    const form = statementUploadSchema.safeParse({ file: upload && new File([], upload.name) });
+    if (!form.success) throw invalidInput("form", form.error);
+    // The schema refused a form without the file.
+    const { name, content } = upload!;
+    const result = await importStatement(c.get("db"), content, {
       alongside: (n) => [
         audit(c, {
           action: "statement.upload",
           kind: "statement",
-          id: file.name.slice(0, 120),
+          id: name.slice(0, 120),
           summary: `${n.clearedCount} cleared, ${n.pendingDeclinedCount} pending or declined, ${n.duplicateCount} duplicates, ${n.errorCount} rows refused`,
         }),
       ],

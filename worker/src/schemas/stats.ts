@@ -12,9 +12,9 @@ import { dateRangeQuery } from "./performance";
 
 /**
  * What the report groups by. The product's Variables select maps to the tracking-field groupings:
- * Campaign ID → tiktokCampaignId, Adset ID → tiktokAdGroupId, Ad ID → tiktokCreativeId,
- * Placement → placement, Campaign Name → campaignName, Adset Name → adGroupName,
- * Ad Name → creativeName.
+ * Campaign ID → tiktokCampaignId, Ad Group ID → tiktokAdGroupId, Ad ID → tiktokCreativeId,
+ * Placement → placement, Campaign Name → campaignName, Ad Group Name → adGroupName,
+ * Ad Name → creativeName (not "Adset": TikTok's word, and ours, is ad group).
  */
 export const STATS_GROUPINGS = [
   "campaign",
@@ -39,6 +39,14 @@ export type StatsGrouping = (typeof STATS_GROUPINGS)[number];
 
 /** The groupings by an audience value of the click (keys: country code, device, OS, browser; '' unknown). */
 export const AUDIENCE_GROUPINGS = ["country", "device", "os", "browser"] as const satisfies readonly StatsGrouping[];
+
+/**
+ * Groupings no field of our clicks names: only CAKE's rows know the offer (the network's), the
+ * spark (sub3) and the media buyer (sub1). Their spend is linked through the CAKE rows that
+ * matched our clicks (the click carries the ad campaign), or, failing that, split evenly; our
+ * clicks reach their rows through the campaigns CAKE's rows place there.
+ */
+export const CAKE_ONLY_GROUPINGS: readonly StatsGrouping[] = ["offer", "spark", "mediaBuyer"];
 
 /** The sparkId filter value meaning "No Spark" (CAKE rows without a sub3). */
 export const NO_SPARK = "none";
@@ -97,20 +105,26 @@ export interface StatsMetrics {
   epv: string;
   /** spend / visits, three decimals. */
   cpv: string;
-  /** Campaign grouping only (our redirect clicks, exits, exits / clicks x 100); null otherwise. */
+  /**
+   * Our own traffic in the row's group, in every grouping (README "Performance stats"): our
+   * redirect clicks, exits, exits / clicks x 100. null where no click of ours can be (the
+   * "Direct" / "Not attributed to a click" row, the unattributed-spend row).
+   */
   linkClicks: number | null;
   exitClicks: number | null;
   landerCtr: number | null;
-  /** Campaign grouping only: bot-flagged clicks / all our clicks x 100; null otherwise. */
+  /** Bot-flagged clicks / all our clicks x 100; null where linkClicks is. */
   botShare: number | null;
 }
 
 /** Reserved row keys. */
 export const DIRECT_KEY = "direct";
 export const UNATTRIBUTED_KEY = "unattributed-spend";
+/** Offer, spark and media buyer groupings: our clicks of the campaigns CAKE's rows place in no group. */
+export const NO_CAKE_KEY = "no-cake-visits";
 
 export interface StatsRow extends StatsMetrics {
-  /** Stable id of the group: campaign id as text, sub1, spark id, ...; "direct", "none" (No Spark), "unattributed-spend". */
+  /** Stable id of the group: campaign id as text, sub1, spark id, ...; "direct", "none" (No Spark), "unattributed-spend", "no-cake-visits". */
   key: string;
   name: string;
   /** Campaign grouping: the campaign's id (null for Direct and the unattributed row). */
@@ -126,8 +140,9 @@ export interface StatsDay {
 }
 
 /**
- * Our own traffic over the report, in every grouping: the Link Clicks and Exit Clicks of the
- * campaign grouping's rows under the same days and filters, added up, and exits / clicks x 100.
+ * Our own traffic over the report, in every grouping, each click once: the Link Clicks and Exit
+ * Clicks of the campaign grouping's rows under the same days and filters, added up, and exits /
+ * clicks x 100. The totals row's own-traffic figures are these.
  */
 export interface StatsTraffic {
   linkClicks: number;

@@ -6,13 +6,15 @@
  * rounded once, by largest remainder, so the rows' cents add up exactly to the total shown, and
  * the days' cents to the same total.
  */
-import { formatCents, formatScaled } from "../lib/money";
-import { CAKE_ONLY_GROUPINGS, isCakeNarrowed, isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
+import { formatCents, formatScaled, perVisit } from "../lib/money";
+import { isRestricted, type ReportData, type ReportQuery } from "../db/queries/stats";
 import { shiftDay } from "../lib/calendar-days";
 import { countryLabel } from "../lib/country";
 import { isoOrNull } from "../lib/time";
 import {
+  CAKE_ONLY_GROUPINGS,
   DIRECT_KEY,
+  NO_CAKE_KEY,
   NO_SPARK,
   UNATTRIBUTED_KEY,
   type SpendMethod,
@@ -21,7 +23,6 @@ import {
   type StatsMetrics,
   type StatsReport,
   type StatsRow,
-  type StatsTraffic,
 } from "../schemas/stats";
 
 interface Group {
@@ -36,7 +37,7 @@ interface Group {
   even: boolean;
   linkClicks: number | null;
   exitClicks: number | null;
-  /** Bot-flagged clicks, and all our clicks, bots included (campaign grouping). */
+  /** Bot-flagged clicks, and all our clicks, bots included. */
   botClicks: number | null;
   allClicks: number | null;
 }
@@ -54,13 +55,6 @@ export function roundToTotal(amounts: number[], target: number): number[] {
   return floors;
 }
 
-/** n / d rounded half away from zero, in integers (no floating point on money). */
-function divRound(n: number, d: number): number {
-  const q = Math.trunc(n / d);
-  const r = n - q * d;
-  return 2 * Math.abs(r) >= Math.abs(d) ? q + Math.sign(n) * Math.sign(d) : q;
-}
-
 /** Thousandths of the currency as "0.123" (EPV and CPV, docs/screens.md §9). */
 export const formatThousandths = (thousandths: number) => formatScaled(thousandths, 3);
 
@@ -71,7 +65,7 @@ interface Figures {
   spendCents: number;
   linkClicks: number | null;
   exitClicks: number | null;
-  /** Campaign grouping: bot-flagged clicks and all our clicks (bots included); else left out. */
+  /** Bot-flagged clicks and all our clicks (bots included); left out where there are none to count. */
   botClicks?: number | null;
   allClicks?: number | null;
 }
@@ -79,7 +73,6 @@ interface Figures {
 /** docs/screens.md §9: profit = revenue - spend; ROI and ROAS 0 without spend; CR, EPV, CPV per visit. */
 export function metrics(f: Figures): StatsMetrics {
   const profitCents = f.revenueCents - f.spendCents;
-  const perVisit = (cents: number) => formatThousandths(f.visits === 0 ? 0 : divRound(cents * 10, f.visits));
   return {
     visits: f.visits,
     conversions: f.conversions,
@@ -89,8 +82,8 @@ export function metrics(f: Figures): StatsMetrics {
     roi: f.spendCents === 0 ? 0 : (profitCents / f.spendCents) * 100,
     roas: f.spendCents === 0 ? 0 : f.revenueCents / f.spendCents,
     cr: f.visits === 0 ? 0 : (f.conversions / f.visits) * 100,
-    epv: perVisit(f.revenueCents),
-    cpv: perVisit(f.spendCents),
+    epv: perVisit(f.revenueCents, f.visits),
+    cpv: perVisit(f.spendCents, f.visits),
     linkClicks: f.linkClicks,
     exitClicks: f.exitClicks,
     landerCtr: f.linkClicks === null ? null : f.linkClicks === 0 ? 0 : ((f.exitClicks ?? 0) / f.linkClicks) * 100,
@@ -98,11 +91,18 @@ export function metrics(f: Figures): StatsMetrics {
   };
 }
 
-/** The report's own-traffic figures from its campaigns' clicks and exits. */
-function ownTraffic(campaigns: { clicks: number; exits: number }[]): StatsTraffic {
-  const linkClicks = campaigns.reduce((s, c) => s + c.clicks, 0);
-  const exitClicks = campaigns.reduce((s, c) => s + c.exits, 0);
-  return { linkClicks, exitClicks, landerCtr: linkClicks === 0 ? 0 : (exitClicks / linkClicks) * 100 };
+/** Our clicks as a row's figures: with bots left out, link clicks are people's; the share is of everyone's clicks. */
+const ownFigures = (c: OurClicks, includeBots: boolean) => ({
+  linkClicks: c.clicks,
+  exitClicks: c.exits,
+  botClicks: c.bots,
+  allClicks: includeBots ? c.clicks : c.clicks + c.bots,
+});
+
+interface OurClicks {
+  clicks: number;
+  exits: number;
+  bots: number;
 }
 
 const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
@@ -124,13 +124,30 @@ const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
   browser: ["browser", "browsers"],
 };
 
+/** What an audience value the click did not carry is called, per grouping. */
+const UNKNOWN_AUDIENCE: Partial<Record<StatsGrouping, string>> = {
+  country: "Unknown country",
+  device: "Unknown device",
+  os: "Unknown OS",
+  browser: "Unknown browser",
+};
+
+/**
+ * "Direct" is the campaign grouping's word for CAKE's rows no click of ours came from: no
+ * campaign. The groupings that read a click's lander, field or audience value cannot place those
+ * rows either, and say so rather than calling them a group.
+ */
+const NOT_ATTRIBUTED_NAME = "Not attributed to a click";
+const NO_CAKE_NAME = "No visit reached CAKE";
+
 function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string>): string {
   if (g.key === UNATTRIBUTED_KEY) return "Unattributed spend";
+  if (g.key === NO_CAKE_KEY && CAKE_ONLY_GROUPINGS.includes(groupBy)) return NO_CAKE_NAME;
   switch (groupBy) {
     case "campaign":
       return g.key === DIRECT_KEY ? "Direct" : (names.get(g.key) ?? `Campaign ${g.key} (deleted)`);
     case "lander":
-      if (g.key === DIRECT_KEY) return "Direct";
+      if (g.key === DIRECT_KEY) return NOT_ATTRIBUTED_NAME;
       if (g.key === "unknown") return "Unknown lander";
       return names.get(g.key) ?? `Lander ${g.key} (deleted)`;
     case "offer":
@@ -143,15 +160,16 @@ function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string
     case "device":
     case "os":
     case "browser":
-      if (g.key === DIRECT_KEY) return "Direct";
-      if (g.key === "") return "Unknown";
+      if (g.key === DIRECT_KEY) return NOT_ATTRIBUTED_NAME;
+      if (g.key === "") return UNKNOWN_AUDIENCE[groupBy]!;
       return groupBy === "country" ? countryLabel(g.key) : g.key;
     default:
-      return g.key === DIRECT_KEY ? "Direct" : g.key === "" ? "(not set)" : g.key;
+      return g.key === DIRECT_KEY ? NOT_ATTRIBUTED_NAME : g.key === "" ? "(not set)" : g.key;
   }
 }
 
 const money = (cents: number) => `$${formatCents(cents)}`;
+const article = (noun: string) => (/^[aeiou]/i.test(noun) ? "an" : "a");
 
 interface BuildContext {
   /** The caller is a member (scoped to their media buyers). */
@@ -187,8 +205,8 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   const spendByDay = new Map<string, number>();
   let unlinked = 0;
   let rangeSpend = 0;
-  const ourClicks = new Map<string, { clicks: number; exits: number; bots: number }>();
-  const cakeCampaigns = new Set<string>();
+  let traffic: OurClicks = { clicks: 0, exits: 0, bots: 0 };
+  const includeBots = q.includeBots ?? false;
   const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
   for (const r of data.rows) {
     switch (r.kind) {
@@ -219,11 +237,11 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
       case "range_spend":
         rangeSpend = r.amount;
         break;
-      case "cake_campaign":
-        cakeCampaigns.add(r.key);
+      case "group_clicks":
+        Object.assign(group(r.key), ownFigures(r, includeBots));
         break;
-      case "campaign_clicks":
-        ourClicks.set(r.key, { clicks: r.clicks, exits: r.exits, bots: r.bots });
+      case "traffic":
+        traffic = r;
         break;
       default: {
         const unknown: never = r;
@@ -232,27 +250,9 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     }
   }
 
-  // Our clicks do not know the spark or media buyer: with those narrowing the report, a campaign
-  // counts only when CAKE's rows place it in the report, with all its own clicks.
-  const cakeNarrowed = ctx.member || isCakeNarrowed(q);
-  if (groupBy === "campaign") {
-    for (const [key, c] of ourClicks) {
-      const g = cakeNarrowed ? groups.get(key) : group(key);
-      if (!g) continue;
-      g.linkClicks = c.clicks;
-      g.exitClicks = c.exits;
-      g.botClicks = c.bots;
-      // With bots left out, link clicks are people's; the share is of everyone's clicks.
-      g.allClicks = q.includeBots ? c.clicks : c.clicks + c.bots;
-    }
-    for (const g of groups.values()) {
-      if (g.key !== DIRECT_KEY && g.linkClicks === null) {
-        g.linkClicks = 0;
-        g.exitClicks = 0;
-        g.botClicks = 0;
-        g.allClicks = 0;
-      }
-    }
+  // A group our traffic did not reach has none of it; Direct (no click of ours) has none to count.
+  for (const g of groups.values()) {
+    if (g.key !== DIRECT_KEY && g.linkClicks === null) Object.assign(g, ownFigures({ clicks: 0, exits: 0, bots: 0 }, includeBots));
   }
 
   // Spend nothing links to a group: split evenly (docs/screens.md §9) where the grouping has no link of its
@@ -261,7 +261,8 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
   let evenGroups = 0;
   let unattributed = 0;
   if (!restricted && unlinked > 0) {
-    const real = [...groups.values()];
+    // The campaigns no CAKE row places are no group of the grouping: the even split passes them by.
+    const real = [...groups.values()].filter((g) => g.key !== NO_CAKE_KEY);
     if (CAKE_ONLY_GROUPINGS.includes(groupBy) && real.length > 0) {
       evenGroups = real.length;
       for (const g of real) {
@@ -297,28 +298,20 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
       Number(a.key === UNATTRIBUTED_KEY) - Number(b.key === UNATTRIBUTED_KEY) ||
       revenueOf(b) - revenueOf(a) ||
       Number(b.spend) - Number(a.spend) ||
+      (b.linkClicks ?? 0) - (a.linkClicks ?? 0) ||
       a.name.localeCompare(b.name),
   );
 
   const sum = (pick: (g: Group, i: number) => number) => list.reduce((s, g, i) => s + pick(g, i), 0);
-  const campaignGrouping = groupBy === "campaign";
+  // Our traffic counts each click once: the rows' sum, except where a campaign CAKE places in two
+  // offers, sparks or media buyers counts in both rows.
   const totals = metrics({
     visits: sum((g) => g.visits),
     conversions: sum((g) => g.conversions),
     revenueCents: sum((g) => g.revenueCents),
     spendCents: shownSpend,
-    linkClicks: campaignGrouping ? sum((g) => g.linkClicks ?? 0) : null,
-    exitClicks: campaignGrouping ? sum((g) => g.exitClicks ?? 0) : null,
-    botClicks: campaignGrouping ? sum((g) => g.botClicks ?? 0) : null,
-    allClicks: campaignGrouping ? sum((g) => g.allClicks ?? 0) : null,
+    ...ownFigures(traffic, includeBots),
   });
-
-  // The campaign grouping's rows already are those campaigns; elsewhere they are picked the same way.
-  const traffic = ownTraffic(
-    campaignGrouping
-      ? [{ clicks: totals.linkClicks ?? 0, exits: totals.exitClicks ?? 0 }]
-      : [...ourClicks].filter(([key]) => !cakeNarrowed || cakeCampaigns.has(key)).map(([, c]) => c),
-  );
 
   const days: string[] = [];
   for (let d = q.range.startDate; d <= q.range.endDate; d = shiftDay(d, 1)) days.push(d);
@@ -338,7 +331,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     notes.push(
       unlinkedCents >= shownSpend
         ? `Spend for ${plural} is split evenly across the ${evenGroups} groups: nothing links ad spend to ${plural}.`
-        : `${money(unlinkedCents)} of the spend is split evenly across the ${evenGroups} groups: none of its TikTok campaigns' clicks reached CAKE, so nothing links it to a ${singular}.`,
+        : `${money(unlinkedCents)} of the spend is split evenly across the ${evenGroups} groups: none of its TikTok campaigns' clicks reached CAKE, so nothing links it to ${article(singular)} ${singular}.`,
     );
   }
   if (unattributed > 0) {
@@ -361,7 +354,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
     groupBy,
     rows,
     totals,
-    traffic,
+    traffic: { linkClicks: totals.linkClicks!, exitClicks: totals.exitClicks!, landerCtr: totals.landerCtr! },
     spendNote: notes.length ? notes.join(" ") : null,
     daily,
     lastSync: {

@@ -7,6 +7,7 @@ import type { SyncSource } from "../db/schema";
 import type { Bindings } from "../env";
 import type { CakeConfig } from "../integrations/cake";
 import type { TikTokConfig } from "../integrations/tiktok";
+import { secureUrl } from "../lib/hosts";
 import { MAX_SYNC_DAYS } from "../schemas/performance";
 
 export const DEFAULT_TIKTOK_BASE_URL = "https://business-api.tiktok.com";
@@ -62,14 +63,15 @@ export function settingsToFix(source: SyncSource | SettingHelp[], problems: stri
 
 const value = (v: string | undefined) => v?.trim() ?? "";
 
-export function httpUrl(raw: string): string | null {
-  try {
-    const url = new URL(raw);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.origin + url.pathname.replace(/\/+$/, "") : null;
-  } catch {
-    return null;
-  }
+/** A service's base URL (origin and path, no trailing slash) by the one rule of lib/hosts.ts: https, plain http only on this machine. */
+function serviceUrl(raw: string, name: string, problems: string[]): string | null {
+  const url = secureUrl(raw, name, problems);
+  return url && url.origin + url.pathname.replace(/\/+$/, "");
 }
+
+/** TIKTOK_BASE_URL, of the spend reports and of the Events API alike. */
+export const tiktokBaseUrl = (env: Bindings, problems: string[]) =>
+  serviceUrl(value(env.TIKTOK_BASE_URL) || DEFAULT_TIKTOK_BASE_URL, "TIKTOK_BASE_URL", problems);
 
 function requireAll(env: Bindings, names: readonly (keyof Bindings & string)[]) {
   return names.filter((n) => !value(env[n] as string | undefined)).map((n) => `${n} is not set`);
@@ -77,8 +79,7 @@ function requireAll(env: Bindings, names: readonly (keyof Bindings & string)[]) 
 
 export function cakeSetup(env: Bindings, timeZone: string): Setup<CakeConfig> {
   const problems = requireAll(env, ["CAKE_BASE_URL", "CAKE_API_KEY", "CAKE_AFFILIATE_ID"]);
-  const baseUrl = httpUrl(value(env.CAKE_BASE_URL));
-  if (value(env.CAKE_BASE_URL) && !baseUrl) problems.push("CAKE_BASE_URL must be the network's address, like https://login.network.com");
+  const baseUrl = value(env.CAKE_BASE_URL) ? serviceUrl(value(env.CAKE_BASE_URL), "CAKE_BASE_URL", problems) : null;
   if (value(env.CAKE_AFFILIATE_ID) && !/^\d+$/.test(value(env.CAKE_AFFILIATE_ID))) problems.push("CAKE_AFFILIATE_ID must be a number");
   if (problems.length || !baseUrl) return { problems, config: null };
   return {
@@ -95,8 +96,7 @@ export function tiktokSetup(env: Bindings): Setup<{ client: TikTokConfig; advert
     .filter(Boolean);
   const badIds = ids.filter((id) => !/^\d+$/.test(id));
   if (badIds.length) problems.push(`TIKTOK_ADVERTISER_IDS must be numbers separated by commas (not: ${badIds.join(", ")})`);
-  const baseUrl = httpUrl(value(env.TIKTOK_BASE_URL) || DEFAULT_TIKTOK_BASE_URL);
-  if (!baseUrl) problems.push("TIKTOK_BASE_URL must be an http(s) address");
+  const baseUrl = tiktokBaseUrl(env, problems);
   if (problems.length || !baseUrl) return { problems, config: null };
   return {
     problems,

@@ -7,15 +7,14 @@ import { readEventSettings } from "../db/queries/tiktok-events";
 import type { Bindings, Db } from "../env";
 import type { TikTokEventsConfig } from "../integrations/tiktok-events";
 import { NO_PIXEL_CODE, type TikTokEventSettings } from "../schemas/tiktok-events";
-import { DEFAULT_TIKTOK_BASE_URL, httpUrl, type Setup } from "../sync/config";
+import { tiktokBaseUrl, type Setup } from "../sync/config";
 
 export function eventsSetup(env: Bindings, settings: TikTokEventSettings): Setup<TikTokEventsConfig> {
   const problems: string[] = [];
   if (!settings.pixelCode) problems.push(NO_PIXEL_CODE);
   const accessToken = env.TIKTOK_EVENTS_ACCESS_TOKEN?.trim() ?? "";
   if (!accessToken) problems.push("TIKTOK_EVENTS_ACCESS_TOKEN is not set");
-  const baseUrl = httpUrl(env.TIKTOK_BASE_URL?.trim() || DEFAULT_TIKTOK_BASE_URL);
-  if (!baseUrl) problems.push("TIKTOK_BASE_URL must be an http(s) address");
+  const baseUrl = tiktokBaseUrl(env, problems);
   if (problems.length || !baseUrl) return { problems, config: null };
   return { problems, config: { baseUrl, accessToken, pixelCode: settings.pixelCode, testEventCode: settings.testEventCode || null } };
 }

@@ -2,7 +2,9 @@
  * The Click Log's CSV: its columns and rows, and the stream both the export (routes/clicks.ts) and
  * the daily R2 archives (retention/archive-day.ts) write. One definition, so a column added to
  * the Click Log's CSV is in every archive written after it. The product's columns first, in its
- * order, then what we learned about each click since.
+ * order, then what we learned about each click since. Times are ISO-8601 UTC, as the API sends
+ * instants (docs/product-rules.md "Data conventions"): a spreadsheet reads them the same from any
+ * zone, and their headers say UTC, since the screen shows the report time zone.
  */
 import { clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
 import type { Db } from "../env";
@@ -12,9 +14,9 @@ import { iso, isoOrNull } from "../lib/time";
 export const CLICK_CSV_COLUMNS: readonly { header: string; cell(row: ClickLogRow): string | number | null }[] = [
   { header: "Click ID", cell: (r) => r.clickId },
   { header: "Campaign", cell: (r) => r.campaign },
-  { header: "Clicked At", cell: (r) => iso(r.clickedAt) },
+  { header: "Clicked At (UTC)", cell: (r) => iso(r.clickedAt) },
   { header: "Exited", cell: (r) => (r.exitedAt === null ? "No" : "Yes") },
-  { header: "Exit Time", cell: (r) => isoOrNull(r.exitedAt) },
+  { header: "Exit Time (UTC)", cell: (r) => isoOrNull(r.exitedAt) },
   { header: "TikTok Campaign ID", cell: (r) => r.tiktokCampaignId },
   { header: "TikTok Ad Group ID", cell: (r) => r.tiktokAdGroupId },
   { header: "TikTok Creative ID", cell: (r) => r.tiktokCreativeId },

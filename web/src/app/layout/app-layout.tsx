@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Dialog as DialogPrimitive } from "radix-ui";
 import { LogOut, PanelLeft } from "lucide-react";
+import { useRef } from "react";
 import { NavLink, Outlet } from "react-router";
 import { useSignOut } from "@/components/layout/use-sign-out";
 import { Button } from "@/components/ui/button";
@@ -8,6 +9,7 @@ import { Tooltip, TooltipProvider } from "@/components/ui/tooltip";
 import { reportTimeZoneQuery } from "@/lib/report-days";
 import { useUser } from "@/lib/auth";
 import { cn } from "@/lib/cn";
+import { useFollowAccess } from "../follow-access";
 import { allows, type Screen } from "../screens";
 import { useSidebar } from "./sidebar-state";
 
@@ -88,9 +90,12 @@ function SidebarContents({ screens, collapsed, onNavigate }: NavProps) {
 /** The signed-in frame: collapsible sidebar (slide-in panel on phones) and the screen. */
 export default function AppLayout({ screens }: { screens: Screen[] }) {
   const { isMobile, expanded, mobileOpen, setMobileOpen, toggle } = useSidebar();
+  const menuButton = useRef<HTMLButtonElement>(null);
   // Every data screen counts days in the report time zone: known before the first one opens, its
   // route loader can ask for the screen's data at once (app/router.tsx).
   useQuery(reportTimeZoneQuery);
+  // A feature an admin grants or takes away shows here within seconds (app/follow-access.ts).
+  useFollowAccess();
 
   // Tooltips live in the signed-in frame only, so the sign-in screen does not load them.
   return (
@@ -100,7 +105,15 @@ export default function AppLayout({ screens }: { screens: Screen[] }) {
           <DialogPrimitive.Root open={mobileOpen} onOpenChange={setMobileOpen}>
             <DialogPrimitive.Portal>
               <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-              <DialogPrimitive.Content className="fixed inset-y-0 left-0 z-50 w-[var(--sidebar-width-mobile)] bg-white shadow-xl focus:outline-none">
+              <DialogPrimitive.Content
+                className="fixed inset-y-0 left-0 z-50 w-[var(--sidebar-width-mobile)] bg-white shadow-xl focus:outline-none"
+                // The menu button opens the sheet without being a Radix Trigger, so Radix would send
+                // focus to the page body on close: back to the button, wherever the sheet was left.
+                onCloseAutoFocus={(event) => {
+                  event.preventDefault();
+                  menuButton.current?.focus();
+                }}
+              >
                 <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
                 <DialogPrimitive.Description className="sr-only">Trackyard sections</DialogPrimitive.Description>
                 <SidebarContents screens={screens} collapsed={false} onNavigate={() => setMobileOpen(false)} />
@@ -121,6 +134,7 @@ export default function AppLayout({ screens }: { screens: Screen[] }) {
         <div className="flex min-w-0 flex-1 flex-col">
           <header className="sticky top-0 z-30 flex h-12 items-center gap-2 border-b border-slate-200 bg-white/90 px-3 backdrop-blur">
             <Button
+              ref={menuButton}
               variant="ghost"
               size="icon"
               onClick={toggle}

@@ -1,6 +1,7 @@
 import { subDays } from "date-fns";
 import { Download, ScrollText } from "lucide-react";
 import { useMemo } from "react";
+import { Instant, ZoneOfColumn } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -10,8 +11,8 @@ import { Pagination } from "@/components/ui/pagination";
 import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { fromDay, toDay } from "@/lib/date-ranges";
-import { formatDateTime } from "@/lib/format";
 import { useReportDays } from "@/lib/report-days";
+import { useReportTime } from "@/lib/report-time";
 import { useSearchState } from "@/lib/url-state";
 import { AUDIT_KIND_LABELS, AUDIT_KINDS, auditListQuery, type AuditKind } from "../../../../worker/src/schemas/audit";
 import { auditExportUrl, useAuditLog, useUserChoices, type AuditEntry, type AuditFilters } from "./api";
@@ -24,7 +25,9 @@ const kindLabel = (kind: string) => (kind in AUDIT_KIND_LABELS ? AUDIT_KIND_LABE
 function EntryRow({ entry }: { entry: AuditEntry }) {
   return (
     <TableRow>
-      <TableCell className="tabular whitespace-nowrap text-xs text-slate-600">{formatDateTime(entry.at)}</TableCell>
+      <TableCell className="tabular whitespace-nowrap text-xs text-slate-600">
+        <Instant at={entry.at} />
+      </TableCell>
       <TableCell className="font-medium text-slate-900">{entry.actorName}</TableCell>
       <TableCell>
         <div className="grid gap-0.5">
@@ -45,22 +48,27 @@ function EntryRow({ entry }: { entry: AuditEntry }) {
 
 /** The same entries on a phone: stacked, so the change itself is never off-screen. */
 function EntryList({ entries }: { entries: AuditEntry[] }) {
+  const { timeZone } = useReportTime();
   return (
-    <ul aria-label="Audit entries" className="divide-y divide-slate-200 sm:hidden">
-      {entries.map((e) => (
-        <li key={e.id} className="grid gap-1 px-4 py-3">
-          <div className="flex items-baseline justify-between gap-2">
-            <span className="font-medium text-slate-900">{e.actorName}</span>
-            <span className="tabular text-xs text-slate-500">{formatDateTime(e.at)}</span>
-          </div>
-          <div className="flex flex-wrap items-center gap-1.5">
-            <span className="font-mono text-xs text-slate-800">{e.action}</span>
-            <Badge variant="outline">{kindLabel(e.entityKind)}</Badge>
-          </div>
-          <p className="break-words text-sm text-slate-700">{e.summary || "—"}</p>
-        </li>
-      ))}
-    </ul>
+    <div className="sm:hidden">
+      {/* No column header on a phone: the zone of the times is said once above them. */}
+      <p className="border-b border-slate-200 px-4 py-2 text-xs text-slate-500">Times in {timeZone} (the report time zone)</p>
+      <ul aria-label="Audit entries" className="divide-y divide-slate-200">
+        {entries.map((e) => (
+          <li key={e.id} className="grid gap-1 px-4 py-3">
+            <div className="flex items-baseline justify-between gap-2">
+              <span className="font-medium text-slate-900">{e.actorName}</span>
+              <Instant at={e.at} className="tabular text-xs text-slate-500" />
+            </div>
+            <div className="flex flex-wrap items-center gap-1.5">
+              <span className="font-mono text-xs text-slate-800">{e.action}</span>
+              <Badge variant="outline">{kindLabel(e.entityKind)}</Badge>
+            </div>
+            <p className="break-words text-sm text-slate-700">{e.summary || "—"}</p>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -124,7 +132,10 @@ export default function AuditScreen() {
         <Table className={data && data.entries.length ? "max-sm:hidden" : undefined}>
           <TableHeader>
             <TableRow>
-              <TableHead>When</TableHead>
+              <TableHead>
+                When
+                <ZoneOfColumn />
+              </TableHead>
               <TableHead>User</TableHead>
               <TableHead>What</TableHead>
               <TableHead>Change</TableHead>

@@ -1,14 +1,25 @@
 import { useQuery } from "@tanstack/react-query";
 import { Eye, EyeOff, KeyRound, ShieldCheck } from "lucide-react";
 import { useState, type FormEvent } from "react";
-import { Navigate, useLocation, useNavigate } from "react-router";
+import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { FullPageSpinner } from "@/components/ui/spinner";
 import { toastError } from "@/components/ui/toast";
-import { homePath, needsSecondFactor, setupQuery, useLogin, useRegister, useSecondFactor, useUser, type CurrentUser } from "@/lib/auth";
+import {
+  homePath,
+  needsSecondFactor,
+  RETURN_PARAM,
+  safeReturnPath,
+  setupQuery,
+  useLogin,
+  useRegister,
+  useSecondFactor,
+  useUser,
+  type CurrentUser,
+} from "@/lib/auth";
 
 function PasswordInput(props: { value: string; onChange(v: string): void; autoComplete: string; id?: string }) {
   const [visible, setVisible] = useState(false);
@@ -118,19 +129,24 @@ export default function LoginScreen() {
   const login = useLogin();
   const register = useRegister();
   const navigate = useNavigate();
-  const location = useLocation();
+  const [search] = useSearchParams();
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
   const [step, setStep] = useState<"password" | "code">("password");
 
+  // Once signed in (the password, the second step or the first-admin form): the page a signed-out
+  // visit asked for, if it is one of ours, else home. Every way here goes to the same place: the
+  // screen re-rendering with the user and the sign-in call's answer both navigate, and when they
+  // disagreed the later one (home) won and a shared link's filters were lost.
+  const destination = (u: CurrentUser) => safeReturnPath(search.get(RETURN_PARAM)) ?? homePath(u);
+  const landOn = (u: CurrentUser) => navigate(destination(u), { replace: true });
+
   if (isPending) return <FullPageSpinner />;
-  if (user) return <Navigate to={homePath(user)} replace />;
+  if (user) return <Navigate to={destination(user)} replace />;
 
   const creating = setup.data?.needsSetup === true;
-  const from = (location.state as { from?: string } | null)?.from;
   const busy = login.isPending || register.isPending;
-  const landOn = (u: CurrentUser) => navigate(from && from !== "/auth" ? from : homePath(u), { replace: true });
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
@@ -146,7 +162,7 @@ export default function LoginScreen() {
       }
       setErrors({});
       register.mutate(parsed.data, {
-        onSuccess: (u) => navigate(homePath(u), { replace: true }),
+        onSuccess: landOn,
         onError: (err) => toastError("Registration failed", err, "Registration failed"),
       });
       return;

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { CheckCircle2, Clock, CreditCard, XCircle } from "lucide-react";
 import { useEffect, useState } from "react";
-import { SecondaryNav } from "@/components/layout/secondary-nav";
+import { ScopeNote } from "@/components/scope-note";
 import { Badge, type BadgeProps } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle, StatCard } from "@/components/ui/card";
@@ -81,9 +81,10 @@ export default function BillingScreen() {
 
   return (
     <>
-      <SecondaryNav />
-      <PageHeader title="Billing Statements" description="Virtual-card transactions from your card provider's exports." />
+      {/* Named as in the sidebar; the statements themselves keep their name on the upload card. */}
+      <PageHeader title="Transactions" description="Virtual-card transactions from your card provider's billing statements." />
       <div className="grid grid-cols-1 gap-6">
+        <ScopeNote kind="cards" />
         {/* Four in a row only where each card keeps its figure and note on one line (the content
             width, not the window's: the sidebar may be open or not). */}
         <div className="@container">
@@ -187,8 +188,11 @@ export default function BillingScreen() {
                         Clear filters
                       </Button>
                     </span>
-                  ) : (
+                  ) : isAdmin(user) ? (
                     "No transactions found. Upload a CSV file to get started."
+                  ) : (
+                    // Uploading is for admins: a member is told whose cards these are instead (the note above).
+                    "No transactions found for the cards assigned to you."
                   )
                 }
               >

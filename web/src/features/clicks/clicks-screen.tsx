@@ -1,5 +1,6 @@
 import { Bot, Download, LogOut, MousePointerClick, Percent } from "lucide-react";
 import { useMemo } from "react";
+import { Instant, ZoneOfColumn } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, StatCard } from "@/components/ui/card";
@@ -10,7 +11,6 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Pagination } from "@/components/ui/pagination";
 import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { formatDateTime } from "@/lib/format";
 import { useReportDays } from "@/lib/report-days";
 import { useSearchState } from "@/lib/url-state";
 import { ALL, exportUrl, useCampaignChoices, useClickFacets, useClickLog, useClickRetention, useRefusedClicks, type Click, type VisitorFilters } from "./api";
@@ -97,8 +97,14 @@ function ClickRow({ click }: { click: Click }) {
         {click.campaign ?? "Unknown"}
       </TableCell>
       <TableCell className="tabular whitespace-nowrap text-xs">
-        <div>{formatDateTime(click.clickedAt)}</div>
-        {click.exitedAt ? <div className="text-emerald-700">Exit {formatDateTime(click.exitedAt)}</div> : null}
+        <div>
+          <Instant at={click.clickedAt} />
+        </div>
+        {click.exitedAt ? (
+          <div className="text-emerald-700">
+            Exit <Instant at={click.exitedAt} />
+          </div>
+        ) : null}
       </TableCell>
       <TableCell>
         <Visitor click={click} />
@@ -186,7 +192,10 @@ export default function ClicksScreen() {
                 <TableHead>Status</TableHead>
                 <TableHead>Click ID</TableHead>
                 <TableHead>Campaign</TableHead>
-                <TableHead>Clicked At</TableHead>
+                <TableHead>
+                  Clicked At
+                  <ZoneOfColumn />
+                </TableHead>
                 <TableHead>Visitor</TableHead>
                 <TableHead>TikTok Campaign</TableHead>
                 <TableHead>Ad Group</TableHead>

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
+import { isAdmin, useUser } from "@/lib/auth";
 
 type CodesBody = InferResponseType<typeof api.codes.$get, 200>;
 export type CodesData = CodesBody & { etag: string | null };
@@ -29,4 +30,10 @@ export function useCodes() {
       return { ...body, etag: res.headers.get("etag") };
     },
   });
+}
+
+/** The inbox settings that need fixing (admins only: the call is theirs, and so is the fix). */
+export function useInboxSetup() {
+  const { data: user } = useUser();
+  return useQuery({ queryKey: [...key, "setup"], queryFn: () => unwrap(api.codes.setup.$get()), enabled: isAdmin(user) });
 }

@@ -2,7 +2,7 @@ import { act, fireEvent, screen, waitFor } from "@testing-library/react";
 import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/ui/toast";
-import { member, renderWithUser } from "@/test/render";
+import { admin, member, renderWithUser } from "@/test/render";
 import CodesScreen from "./codes-screen";
 
 const code = (id: number, value: string, secondsAgo: number) => ({
@@ -14,13 +14,13 @@ const code = (id: number, value: string, secondsAgo: number) => ({
   extractedAt: new Date(Date.now() - secondsAgo * 1000).toISOString(),
 });
 
-const renderScreen = () =>
+const renderScreen = (user = member()) =>
   renderWithUser(
     <MemoryRouter>
       <CodesScreen />
       <Toaster />
     </MemoryRouter>,
-    member(),
+    user,
   );
 
 describe("Codes screen", () => {
@@ -54,6 +54,54 @@ describe("Codes screen", () => {
     expect(await screen.findByText("Code copied!")).toBeTruthy();
     expect(screen.getAllByTestId("copied-icon")).toHaveLength(1);
   });
+
+  it("tells codes that arrived together apart by their service: the subject with its sender, or the sender alone", { timeout: 15_000 }, async () => {
+    fetchMock.mockResolvedValue(
+      Response.json(
+        {
+          items: [
+            { ...code(3, "111111", 5), subject: "Your TikTok verification code", sender: "no-reply@tiktok.com" },
+            { ...code(2, "222222", 5), subject: "", sender: "noreply@accounts.google.com" },
+          ],
+          total: 2,
+          limit: 100,
+        },
+        { headers: { etag: '"v3"' } },
+      ),
+    );
+    renderScreen();
+    await screen.findByRole("button", { name: "Copy code 111111" });
+    const header = screen.getByRole("columnheader", { name: "Service" });
+    // Shown at every width: nothing hides the column or its cells below a breakpoint.
+    expect(header.className).not.toMatch(/hidden/);
+    const tiktok = screen.getByText("Your TikTok verification code");
+    expect(tiktok.closest("td")!.className).not.toMatch(/hidden/);
+    expect(screen.getByText("no-reply@tiktok.com")).toBeTruthy();
+    expect(screen.getByText("noreply@accounts.google.com")).toBeTruthy();
+  });
+
+  it("tells an admin which inbox settings to fix, and asks nothing about them for a member", async () => {
+    const warning = "CODES_SENDERS is not set, so mail from any sender is accepted";
+    const urls: string[] = [];
+    fetchMock.mockImplementation(async (input: RequestInfo | URL) => {
+      const url = new Request(input).url;
+      urls.push(url);
+      return url.endsWith("/api/codes/setup")
+        ? Response.json({ warnings: [warning] })
+        : Response.json({ items: [], total: 0, limit: 100 }, { headers: { etag: '"v0"' } });
+    });
+    const { unmount } = renderScreen(admin());
+    const notice = await screen.findByTestId("inbox-setup");
+    expect(notice.textContent).toContain("The code inbox is not fully set up");
+    expect(notice.textContent).toContain(warning);
+    unmount();
+
+    urls.length = 0;
+    renderScreen(member());
+    expect(await screen.findByText("No verification codes yet")).toBeTruthy();
+    expect(urls.some((u) => u.endsWith("/api/codes/setup"))).toBe(false);
+    expect(screen.queryByTestId("inbox-setup")).toBeNull();
+  }, 15_000);
 
   it("sends the ETag back and keeps the list on 304", async () => {
     fetchMock.mockResolvedValueOnce(Response.json({ items: [code(1, "111222", 5)], total: 1, limit: 100 }, { headers: { etag: '"v1"' } }));

@@ -1,5 +1,5 @@
 import { Check, Clock, Copy, Inbox, KeyRound, ListChecks, RefreshCw } from "lucide-react";
-import { SecondaryNav } from "@/components/layout/secondary-nav";
+import { Instant } from "@/components/instant";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, CardTitle, StatCard } from "@/components/ui/card";
 import { useCopy } from "@/components/ui/copy-button";
@@ -7,9 +7,34 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Skeleton } from "@/components/ui/spinner";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
-import { formatDateTime, formatRelative } from "@/lib/format";
+import { formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { useCodes, type Code } from "./api";
+import { InboxSetupNotice } from "./inbox-setup-notice";
+
+/**
+ * Which service a code is from, on every width: codes that arrive together are told apart by it.
+ * The subject, with the sender's address under it; the sender alone when there is no subject.
+ */
+function Service({ code }: { code: Code }) {
+  const main = code.subject || code.sender;
+  const under = code.subject && code.sender ? code.sender : null;
+  if (!main) return <span className="text-slate-400">—</span>;
+  return (
+    // Two lines each on a phone rather than one cut short: the words that tell services apart
+    // ("TikTok", a sender's domain) are often the last ones.
+    <div className="grid max-w-[14rem] gap-0.5 leading-tight sm:max-w-md">
+      <span className="line-clamp-2 break-words text-slate-800 sm:line-clamp-1" title={main}>
+        {main}
+      </span>
+      {under ? (
+        <span className="line-clamp-2 break-all text-xs text-slate-500 sm:line-clamp-1" title={under}>
+          {under}
+        </span>
+      ) : null}
+    </div>
+  );
+}
 
 function CodeRow({ code }: { code: Code }) {
   const { copied, copy } = useCopy("Code copied!");
@@ -25,14 +50,16 @@ function CodeRow({ code }: { code: Code }) {
         >
           {code.code}
         </button>
+        {/* On a phone the time sits under the code, leaving the width to the service. */}
+        <div className="whitespace-nowrap px-1 text-xs text-slate-500 sm:hidden">
+          <Instant at={code.receivedAt} show="relative" />
+        </div>
       </TableCell>
-      <TableCell className="whitespace-nowrap text-slate-600">
-        <time dateTime={code.receivedAt} title={formatDateTime(code.receivedAt)}>
-          {formatRelative(code.receivedAt)}
-        </time>
+      <TableCell className="hidden whitespace-nowrap text-slate-600 sm:table-cell">
+        <Instant at={code.receivedAt} show="relative" />
       </TableCell>
-      <TableCell className="hidden max-w-md truncate text-slate-600 md:table-cell" title={code.subject}>
-        {code.subject || "—"}
+      <TableCell>
+        <Service code={code} />
       </TableCell>
       <TableCell className="text-right">
         <Button variant="secondary" size="icon" onClick={onCopy} aria-label={`Copy ${code.code}`}>
@@ -58,8 +85,8 @@ export default function CodesScreen() {
 
   return (
     <>
-      <SecondaryNav />
       <PageHeader title="Verification Code Dashboard" description="Codes taken from emails forwarded to the monitored address, newest first." />
+      <InboxSetupNotice />
       <div className="grid grid-cols-1 gap-6">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
           <StatCard label="Total Codes" icon={<ListChecks />} value={codes.data ? codes.data.total.toLocaleString("en-US") : "—"} />
@@ -83,8 +110,8 @@ export default function CodesScreen() {
             <TableHeader>
               <TableRow>
                 <TableHead>Code</TableHead>
-                <TableHead>Received</TableHead>
-                <TableHead className="hidden md:table-cell">Subject</TableHead>
+                <TableHead className="hidden sm:table-cell">Received</TableHead>
+                <TableHead>Service</TableHead>
                 <TableHead className="text-right">Copy</TableHead>
               </TableRow>
             </TableHeader>
@@ -95,11 +122,11 @@ export default function CodesScreen() {
                     <TableCell>
                       <Skeleton className="h-6 w-24" />
                     </TableCell>
-                    <TableCell>
+                    <TableCell className="hidden sm:table-cell">
                       <Skeleton className="h-4 w-20" />
                     </TableCell>
-                    <TableCell className="hidden md:table-cell">
-                      <Skeleton className="h-4 w-64" />
+                    <TableCell>
+                      <Skeleton className="h-4 w-32 sm:w-64" />
                     </TableCell>
                     <TableCell>
                       <Skeleton className="ml-auto h-8 w-8" />

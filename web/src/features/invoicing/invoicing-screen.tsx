@@ -1,5 +1,4 @@
 import { useQuery } from "@tanstack/react-query";
-import { format } from "date-fns";
 import { FileText, Pencil, Trash2 } from "lucide-react";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { z } from "zod";
@@ -15,6 +14,7 @@ import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
 import { formatDate, formatMoney } from "@/lib/format";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
+import { useReportDays } from "@/lib/report-days";
 import { useSearchState } from "@/lib/url-state";
 import { formatCents, parseCents } from "../../../../worker/src/lib/money";
 import { idParam } from "../../../../worker/src/schemas/common";
@@ -30,9 +30,10 @@ interface FormState {
   notes: string;
 }
 
-const blank = (): FormState => ({
+/** A new invoice, dated today in the report time zone (the day every screen calls today). */
+const blank = (today: string): FormState => ({
   mediaBuyer: "",
-  invoiceDate: format(new Date(), "yyyy-MM-dd"),
+  invoiceDate: today,
   amountPaid: "",
   revenueSharePercent: "",
   profit: "",
@@ -66,7 +67,8 @@ export default function InvoicingScreen() {
   const save = useSaveInvoice();
   const remove = useDeleteInvoice();
   // The API's own schema: every field's problem is said under it, as the server would say it.
-  const form = useSchemaForm(invoiceSchema, blank());
+  const { todayDay } = useReportDays();
+  const form = useSchemaForm(invoiceSchema, blank(todayDay));
   const { errors } = form.formState;
   const { value: search, update: updateSearch } = useSearchState(searchSchema, SEARCH_DEFAULTS);
   const [deleting, setDeleting] = useState<Invoice | null>(null);
@@ -80,15 +82,15 @@ export default function InvoicingScreen() {
   const shown = useRef<number | null>(null);
   useEffect(() => {
     if (editingId === shown.current) return;
-    form.reset(editingInvoice ? fromInvoice(editingInvoice) : blank());
+    form.reset(editingInvoice ? fromInvoice(editingInvoice) : blank(todayDay));
     shown.current = editingId;
-  }, [editingId, editingInvoice, form]);
+  }, [editingId, editingInvoice, form, todayDay]);
   useEffect(() => {
     if (search.edit !== undefined && invoices.isSuccess && editingId === null) updateSearch({ edit: null }, { replace: true });
   }, [search.edit, invoices.isSuccess, editingId, updateSearch]);
 
   const reset = () => {
-    form.reset(blank());
+    form.reset(blank(todayDay));
     if (search.edit !== undefined) updateSearch({ edit: null });
   };
 

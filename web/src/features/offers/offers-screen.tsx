@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { DollarSign, MousePointerClick, Target } from "lucide-react";
 import { z } from "zod";
+import { ScopeNote } from "@/components/scope-note";
 import { Button } from "@/components/ui/button";
 import { Card, StatCard } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page";
@@ -59,13 +60,26 @@ export default function OffersScreen() {
         }
       />
       <div className="grid grid-cols-1 gap-6">
-        <p className="tabular -mt-3 text-sm text-slate-500" aria-live="polite">
-          {rangeLabel(range)}
-          {offers.isFetching && offers.data ? <Spinner className="ml-2 align-middle [&>span:first-child]:size-3.5" label="Updating" /> : null}
-        </p>
+        <div className="-mt-3 grid gap-1">
+          <p className="tabular text-sm text-slate-500" aria-live="polite">
+            {rangeLabel(range)}
+            {offers.isFetching && offers.data ? <Spinner className="ml-2 align-middle [&>span:first-child]:size-3.5" label="Updating" /> : null}
+          </p>
+          {/* Said on the page, not in a hover tooltip: a phone has no hover. */}
+          <p className="text-xs text-slate-500">
+            Clicks, conversions and revenue here are CAKE&apos;s: a CAKE click is a visit that reached the offer, and EPC is revenue per CAKE click (the
+            Dashboard&apos;s EPV). Clicks on our tracking links are the Dashboard&apos;s Link Clicks.
+          </p>
+          <ScopeNote kind="mediaBuyers" />
+        </div>
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
           <StatCard label="Total Revenue" icon={<DollarSign />} value={totals ? formatMoney(totals.revenueCents / 100) : "—"} />
-          <StatCard label="Total Clicks" icon={<MousePointerClick />} value={totals ? formatNumber(totals.clicks) : "—"} />
+          <StatCard
+            label="CAKE Clicks"
+            icon={<MousePointerClick />}
+            value={totals ? formatNumber(totals.clicks) : "—"}
+            note="Visits to your offers, as CAKE counts them"
+          />
           <StatCard label="Total Conversions" icon={<Target />} value={totals ? formatNumber(totals.conversions) : "—"} />
         </div>
 
@@ -75,10 +89,12 @@ export default function OffersScreen() {
               <TableRow>
                 <TableHead numeric>Offer ID</TableHead>
                 <TableHead>Offer Name</TableHead>
-                <TableHead numeric>Clicks</TableHead>
+                <TableHead numeric>CAKE Clicks</TableHead>
                 <TableHead numeric>Conversions</TableHead>
                 <TableHead numeric>Revenue</TableHead>
-                <TableHead numeric>EPC</TableHead>
+                <TableHead numeric title="Earnings per CAKE click">
+                  EPC
+                </TableHead>
               </TableRow>
             </TableHeader>
             <TableBody>
@@ -105,7 +121,8 @@ export default function OffersScreen() {
                     <TableCell numeric>{formatNumber(r.clicks)}</TableCell>
                     <TableCell numeric>{formatNumber(r.conversions)}</TableCell>
                     <TableCell numeric>{formatMoney(r.revenue)}</TableCell>
-                    <TableCell numeric>{formatMoney(r.epc, 4)}</TableCell>
+                    {/* Three decimals, as EPV and CPV on the Dashboard (docs/screens.md §9). */}
+                    <TableCell numeric>{formatMoney(r.epc, 3)}</TableCell>
                   </TableRow>
                 ))
               )}

@@ -1,5 +1,6 @@
 import { Sparkles, Trash2 } from "lucide-react";
 import { useState } from "react";
+import { ScopeNote } from "@/components/scope-note";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -64,6 +65,7 @@ export default function SparksScreen() {
     <>
       <PageHeader title="Spark Setup" description="Create and manage sparks for tracking campaigns" />
       <div className="grid grid-cols-1 gap-6">
+        <ScopeNote kind="sparks" />
         <CreateSparkCard />
         <Card>
           <CardHeader>

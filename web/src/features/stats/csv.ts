@@ -1,9 +1,14 @@
 /**
- * The stats export (docs/screens.md §9): one line per report row, the product's columns, in the table's order.
- * Figures go out as plain numbers (no $ or %), so a spreadsheet can add them up.
+ * The stats export (docs/screens.md §9): the table as the user sees it, column for column. Its
+ * visible columns in its order under its headers (the Name column under the grouping's name,
+ * "Campaign", "Country", ...), one line per row in the table's sort; hidden columns are left out,
+ * as on screen. Figures go out as plain numbers with the table's decimals (no $, %, x or
+ * thousands separators), so a spreadsheet can add them up; a figure the table shows as "—" is an
+ * empty cell. The totals row is left out for the same reason: a sum over the file would count it.
  */
 import { CSV_BOM, csvCell as sharedCsvCell } from "../../../../worker/src/lib/csv";
-import type { StatsMetrics } from "../../../../worker/src/schemas/stats";
+import type { ReportRow } from "./api";
+import { headerOf, type Column } from "./columns";
 
 /**
  * One cell, safe to open in Excel, Sheets or LibreOffice (the worker's CSV rules, lib/csv.ts):
@@ -14,23 +19,9 @@ export const csvCell = (value: string | number) => sharedCsvCell(value, { plainN
 
 const csvLine = (cells: (string | number)[]) => cells.map(csvCell).join(",");
 
-export const STATS_CSV_HEADER = ["Name", "Visits", "Conversions", "Revenue", "Spend", "Profit", "ROI", "ROAS", "CR", "EPC", "CPV"];
-
-/** The figures of one report row, as the API sends them (money as decimal text). */
-export type CsvRow = { name: string } & Pick<StatsMetrics, "visits" | "conversions" | "revenue" | "spend" | "profit" | "roi" | "roas" | "cr" | "epv" | "cpv">;
-
-/**
- * The file: a BOM (so Excel reads names as UTF-8), the header, one line per row, CRLF endings.
- * ROI to 1 decimal and CR to 2 (percent), ROAS to 2; EPC is revenue per visit (the product's EPC
- * and EPV are one figure), 3 decimals like CPV.
- */
-export function statsCsv(rows: CsvRow[]): string {
-  const lines = [
-    csvLine(STATS_CSV_HEADER),
-    ...rows.map((r) =>
-      csvLine([r.name, r.visits, r.conversions, r.revenue, r.spend, r.profit, r.roi.toFixed(1), r.roas.toFixed(2), r.cr.toFixed(2), r.epv, r.cpv]),
-    ),
-  ];
+/** The file: a BOM (so Excel reads names as UTF-8), the header, one line per row, CRLF endings. */
+export function statsCsv(columns: readonly Column[], rows: readonly ReportRow[], nameLabel: string): string {
+  const lines = [csvLine(columns.map((c) => headerOf(c, nameLabel))), ...rows.map((r) => csvLine(columns.map((c) => c.csv(r))))];
   return `${CSV_BOM}${lines.join("\r\n")}\r\n`;
 }
 

@@ -8,8 +8,6 @@ export const roi = (n: number) => `${n.toFixed(1)}%`;
 export const percent = (n: number) => `${n.toFixed(2)}%`;
 /** Return on ad spend as a multiple: 1.25x is $1.25 of revenue per $1 of spend. */
 export const roas = (n: number) => `${n.toFixed(2)}x`;
-/** A dash where a figure does not apply (our own clicks outside campaign grouping, say). */
-export const orDash = <T>(v: T | null, f: (v: T) => string) => (v === null ? "—" : f(v));
 
 /** Profit is green at 0 or more, red below (docs/screens.md §2). */
 export const profitClass = (profit: string) => (Number(profit) >= 0 ? "text-success-600" : "text-danger-600");

@@ -22,11 +22,11 @@ export type Tab = (typeof TABS)[number]["value"];
 export const VARIABLES = [
   { value: "none", label: "No Variable Selected" },
   { value: "tiktokCampaignId", label: "Campaign ID" },
-  { value: "tiktokAdGroupId", label: "Adset ID" },
+  { value: "tiktokAdGroupId", label: "Ad Group ID" },
   { value: "tiktokCreativeId", label: "Ad ID" },
   { value: "placement", label: "Placement" },
   { value: "campaignName", label: "Campaign Name" },
-  { value: "adGroupName", label: "Adset Name" },
+  { value: "adGroupName", label: "Ad Group Name" },
   { value: "creativeName", label: "Ad Name" },
 ] as const satisfies readonly { value: GroupBy | "none"; label: string }[];
 export type Variable = (typeof VARIABLES)[number]["value"];

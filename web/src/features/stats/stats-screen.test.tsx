@@ -1,4 +1,5 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import Papa from "papaparse";
 import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/ui/toast";
@@ -19,14 +20,16 @@ const metrics = (visits: number, conversions: number, revenue: string, spend: st
     cr: visits ? (conversions / visits) * 100 : 0,
     epv: visits ? (Number(revenue) / visits).toFixed(3) : "0.000",
     cpv: visits ? (Number(spend) / visits).toFixed(3) : "0.000",
-    linkClicks: visits,
+    linkClicks: visits + 7,
     exitClicks: Math.floor(visits / 2),
-    landerCtr: visits ? 50 : null,
-    botShare: visits ? 10 : null,
+    landerCtr: visits ? (Math.floor(visits / 2) / (visits + 7)) * 100 : 0,
+    botShare: visits ? 1.5 : 0,
   };
 };
+/** Direct: CAKE's visits no click of ours came from, so none of our own figures. */
+const noClicks = { linkClicks: null, exitClicks: null, landerCtr: null, botShare: null };
 
-const row = (key: string, name: string, campaignId: number | null, m: ReturnType<typeof metrics>): ReportRow => ({
+const row = (key: string, name: string, campaignId: number | null, m: Omit<ReportRow, "key" | "name" | "campaignId" | "spendMethod">): ReportRow => ({
   key,
   name,
   campaignId,
@@ -37,7 +40,7 @@ const row = (key: string, name: string, campaignId: number | null, m: ReturnType
 const ROWS = [
   row("1", "Alpha", 1, metrics(100, 5, "250.00", "80.00")),
   row("2", "Bravo", 2, metrics(400, 2, "90.00", "120.00")),
-  row("direct", "Direct", null, metrics(20, 1, "30.00", "0.00")),
+  row("direct", "Direct", null, { ...metrics(20, 1, "30.00", "0.00"), ...noClicks }),
 ];
 
 function report(rows: ReportRow[], groupBy: Report["groupBy"] = "campaign"): Report {
@@ -83,6 +86,29 @@ const reportCalls = (fetchMock: ReturnType<typeof vi.fn>) =>
     .map(([input]) => new URL(String(input instanceof Request ? input.url : input), "http://localhost"))
     .filter((u) => u.pathname === "/api/stats/report");
 
+/** Presses Download CSV and answers the file's text. */
+async function downloadCsv(): Promise<string> {
+  let blob: Blob | undefined;
+  Object.assign(URL, {
+    createObjectURL: vi.fn((b: Blob) => {
+      blob = b;
+      return "blob:stats";
+    }),
+    revokeObjectURL: vi.fn(),
+  });
+  const clicked: string[] = [];
+  const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
+    clicked.push(this.download);
+  });
+  try {
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Download CSV" })));
+  } finally {
+    click.mockRestore();
+  }
+  expect(clicked).toEqual([expect.stringMatching(/^stats-\d{4}-\d{2}-\d{2}\.csv$/)]);
+  return blob!.text();
+}
+
 const renderScreen = () =>
   renderWithUser(
     <MemoryRouter>
@@ -100,7 +126,8 @@ const bodyNames = () =>
     .map((r) => r.getAttribute("data-key"))
     .filter(Boolean);
 
-describe("Stats screen", () => {
+// Each test renders the whole screen and waits on its queries: seconds on a busy machine.
+describe("Stats screen", { timeout: 30_000 }, () => {
   let fetchMock: ReturnType<typeof vi.fn>;
   beforeEach(() => {
     fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -167,6 +194,40 @@ describe("Stats screen", () => {
     );
   });
 
+  it("shows each row's own traffic on every tab: Device has Link Clicks, Exit Clicks, Lander CTR and Bot Share", async () => {
+    renderScreen();
+    await screen.findByText("Alpha");
+    fireEvent.mouseDown(screen.getByRole("tab", { name: "Device" }), { button: 0 });
+    await waitFor(() => expect(within(table()).getByRole("columnheader", { name: "Device" })).toBeTruthy());
+    await waitFor(() => expect(bodyNames()).toEqual(["1", "2", "direct"]));
+    const headers = within(table())
+      .getAllByRole("columnheader")
+      .map((th) => th.getAttribute("aria-label"));
+    expect(headers).toEqual(expect.arrayContaining(["Link Clicks (clicks on our tracking link)", "Bot Share (bot-flagged clicks / all our clicks)"]));
+    const bravo = within(table())
+      .getAllByRole("row")
+      .find((r) => r.getAttribute("data-key") === "2")!;
+    expect(within(bravo).getByText("407")).toBeTruthy();
+    expect(within(bravo).getByText("49.14%")).toBeTruthy();
+    // No click of ours is behind Direct: a dash, not 0.
+    const direct = within(table())
+      .getAllByRole("row")
+      .find((r) => r.getAttribute("data-key") === "direct")!;
+    expect(within(direct).getAllByText("—")).toHaveLength(4);
+    // The column chooser offers them on every tab, without a "Campaigns tab only".
+    fireEvent.click(screen.getByRole("button", { name: "Columns" }));
+    expect((await screen.findByRole("checkbox", { name: "Link Clicks (clicks on our tracking link)" })).getAttribute("aria-checked")).toBe("true");
+    expect(screen.queryByText("Campaigns tab only")).toBeNull();
+  });
+
+  it("says how our clicks reach the offers, which our clicks do not record", async () => {
+    renderScreen();
+    await screen.findByText("Alpha");
+    expect(screen.queryByText(/Our clicks do not record/)).toBeNull();
+    fireEvent.mouseDown(screen.getByRole("tab", { name: "Offers" }), { button: 0 });
+    expect(await screen.findByText(/Our clicks do not record the offer: .* campaigns CAKE reported under each offer/)).toBeTruthy();
+  });
+
   it("a campaign row toggles the campaign filter, with the chip and the Filtered badge; Direct does not", async () => {
     renderScreen();
     await screen.findByText("Alpha");
@@ -204,33 +265,114 @@ describe("Stats screen", () => {
     await waitFor(() => expect(reportCalls(fetchMock).at(-1)!.searchParams.has("campaignId")).toBe(false));
   });
 
-  it("exports the rows in the table's order, formula-safe", async () => {
+  it("exports the table as shown, column for column: its headers, its rows in its order, its figures without $ and %", async () => {
     ROWS.push(row("3", '=HYPERLINK("http://x")', 3, metrics(1, 0, "0.00", "5.00")));
-    let blob: Blob | undefined;
-    const createObjectURL = vi.fn((b: Blob) => {
-      blob = b;
-      return "blob:stats";
-    });
-    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() });
-    const clicked: string[] = [];
-    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
-      clicked.push(this.download);
-    });
     try {
       renderScreen();
       await screen.findByText("Alpha");
-      await act(async () => fireEvent.click(screen.getByRole("button", { name: "Download CSV" })));
-      expect(clicked).toEqual([expect.stringMatching(/^stats-\d{4}-\d{2}-\d{2}\.csv$/)]);
-      const lines = (await blob!.text())
+      // The user's table: EPV hidden, sorted by Visits.
+      fireEvent.click(screen.getByRole("button", { name: "Columns" }));
+      fireEvent.click(await screen.findByRole("checkbox", { name: "EPV (earnings per visit)" }));
+      fireEvent.click(within(within(table()).getByRole("columnheader", { name: /Visits/ })).getByRole("button"));
+      await waitFor(() => expect(bodyNames()).toEqual(["2", "1", "direct", "3"]));
+
+      const lines = (await downloadCsv())
         .replace(/^\uFEFF/, "")
         .trim()
         .split("\r\n");
-      expect(lines[0]).toBe("Name,Visits,Conversions,Revenue,Spend,Profit,ROI,ROAS,CR,EPC,CPV");
-      expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(["Alpha", "Bravo", "Direct", `"'=HYPERLINK(""http://x"")"`]);
-      expect(lines[2]).toBe("Bravo,400,2,90.00,120.00,-30.00,-25.0,0.75,0.50,0.225,0.300");
+      const file = lines.map((l) => Papa.parse<string[]>(l).data[0]!);
+      // The header: what each column header says on screen.
+      const shown = within(table())
+        .getAllByRole("columnheader")
+        .map((th) => th.textContent!)
+        .filter(Boolean);
+      expect(file[0]).toEqual(shown);
+      expect(file[0]).toEqual([
+        "Campaign",
+        "Visits",
+        "Conv",
+        "Revenue",
+        "Cost",
+        "Profit",
+        "ROI",
+        "ROAS",
+        "vCR",
+        "CPV",
+        "Link Clicks",
+        "Exit Clicks",
+        "Lander CTR",
+        "Bot Share",
+      ]);
+      // Each row: the table's cells, as plain numbers ($, %, x and thousands separators dropped; "—" empty).
+      const plain = (cell: string) => (cell === "—" ? "" : cell.replace(/[$,%x]/g, ""));
+      const cells = within(table())
+        .getAllByRole("row")
+        .slice(1, -1)
+        .map((tr) =>
+          within(tr)
+            .getAllByRole("cell")
+            .map((td) => td.textContent!)
+            .slice(0, shown.length),
+        );
+      expect(file.slice(1).map((r) => r.slice(1))).toEqual(cells.map((r) => r.slice(1).map(plain)));
+      expect(file.slice(1).map((r) => r[0])).toEqual(["Bravo", "Alpha", "Direct", '\'=HYPERLINK("http://x")']);
+      expect(lines[1]).toBe("Bravo,400,2,90.00,120.00,-30.00,-25.0,0.75,0.50,0.300,407,200,49.14,1.50");
+      expect(lines[3]).toBe("Direct,20,1,30.00,0.00,30.00,0.0,0.00,5.00,0.000,,,,");
     } finally {
       ROWS.pop();
-      click.mockRestore();
+    }
+  });
+
+  it("on a phone, shows a card per row with the key figures, the rest on request, sorted and filtered by keyboard-reachable controls", async () => {
+    const viewport = (window as unknown as { happyDOM: { setViewport(v: { width: number; height: number }): void } }).happyDOM;
+    viewport.setViewport({ width: 390, height: 844 });
+    try {
+      renderScreen();
+      const list = await screen.findByRole("list", { name: "Stats" });
+      expect(screen.queryByRole("table", { name: "Stats" })).toBeNull();
+      const cards = () => within(screen.getByRole("list", { name: "Stats" })).getAllByRole("listitem");
+      expect(cards().map((c) => c.getAttribute("data-key"))).toEqual(["1", "2", "direct"]);
+
+      // The key figures, named: revenue, cost, profit, ROI, then visits and our link clicks.
+      const alpha = within(list).getByRole("listitem", { name: "Alpha" });
+      const figures = (card: HTMLElement) =>
+        within(card)
+          .getAllByRole("term")
+          .map((dt) => [dt.textContent, dt.nextElementSibling!.textContent]);
+      expect(figures(alpha)).toEqual([
+        ["Revenue", "$250.00"],
+        ["Cost", "$80.00"],
+        ["Profit", "$170.00"],
+        ["ROI", "212.5%"],
+        ["Visits", "100"],
+        ["Link Clicks", "107"],
+      ]);
+      // The other eight on request.
+      const more = within(alpha).getByRole("button", { name: "8 more figures" });
+      expect(more.getAttribute("aria-expanded")).toBe("false");
+      fireEvent.click(more);
+      expect(more.getAttribute("aria-expanded")).toBe("true");
+      expect(figures(alpha).map(([label]) => label)).toEqual(expect.arrayContaining(["vCR", "EPV", "Bot Share"]));
+      expect(figures(alpha)).toHaveLength(14);
+
+      // The totals follow the rows.
+      expect(figures(screen.getByRole("region", { name: "Totals" })).slice(0, 3)).toEqual([
+        ["Revenue", "$370.00"],
+        ["Cost", "$200.00"],
+        ["Profit", "$170.00"],
+      ]);
+
+      // Sorting without headers: a labelled select and a button that reverses the order.
+      expect(screen.getByRole("combobox", { name: "Sort by" }).textContent).toBe("Revenue");
+      fireEvent.click(screen.getByRole("button", { name: "Reverse the order (now largest first)" }));
+      await waitFor(() => expect(cards().map((c) => c.getAttribute("data-key"))).toEqual(["direct", "2", "1"]));
+
+      // A campaign card's name filters by it, as a table row does.
+      fireEvent.click(within(list).getByRole("button", { name: "Filter by campaign Bravo" }));
+      expect(await screen.findByText("Campaign: Bravo")).toBeTruthy();
+      expect(within(list).queryByRole("button", { name: /Direct/ })).toBeNull();
+    } finally {
+      viewport.setViewport({ width: 1024, height: 768 });
     }
   });
 
@@ -257,7 +399,7 @@ describe("Stats screen", () => {
 
     // One save for the burst, with everything but EPV and the last width.
     expect(puts()).toEqual([]);
-    await waitFor(() => expect(puts()).toHaveLength(1), { timeout: 2000 });
+    await waitFor(() => expect(puts()).toHaveLength(1));
     expect(puts()[0]).toEqual({
       visibleColumns: [
         "name",

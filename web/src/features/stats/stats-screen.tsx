@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Download, X } from "lucide-react";
 import { lazy, Suspense, useMemo } from "react";
+import { ScopeNote } from "@/components/scope-note";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader, CardTitle } from "@/components/ui/card";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -11,23 +12,28 @@ import { Tabs, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { CopyLinkButton } from "@/components/ui/copy-link-button";
 import { isAdmin, useUser } from "@/lib/auth";
 import { formatMoney, formatRelative } from "@/lib/format";
+import { PHONE_QUERY, useMediaQuery } from "@/lib/use-media-query";
 import { useReportDays } from "@/lib/report-days";
 import { useSearchState } from "@/lib/url-state";
+import { CAKE_ONLY_GROUPINGS } from "../../../../worker/src/schemas/stats";
 import { reportQuery, type ReportRow } from "./api";
 import { COLUMNS, sortValue, visibleColumns, type ColumnKey } from "./columns";
 import { ColumnChooser } from "./components/column-chooser";
 import { DataSources } from "./components/data-sources";
 import { FilterRow, type Filters } from "./components/filter-row";
-import { StatsTable } from "./components/stats-table";
+import { StatsCards } from "./components/stats-cards";
+import { StatsTable, type StatsViewProps } from "./components/stats-table";
 import { SummaryCards } from "./components/summary-cards";
 import { TrafficStrip } from "./components/traffic-strip";
 import { downloadText, statsCsv, statsCsvName } from "./csv";
 import { nameLabelOf, TABS, type Tab } from "./groupings";
-import { nextSort, sortRows } from "./sort";
+import { nextSort, sortRows, type Sort } from "./sort";
 import { filtersOf, reportParamsOf, sortOf, statsSearchDefaults, statsSearchSchema } from "./url-state";
 import { useTablePreferences } from "./use-table-preferences";
 
 const DailyChart = lazy(() => import("./components/daily-chart"));
+
+const OWN_TRAFFIC: readonly ColumnKey[] = ["linkClicks", "exitClicks", "landerCtr", "botShare"];
 
 function LastSync({ lastSync }: { lastSync: { cake: string | null; tiktok: string | null } }) {
   const when = (iso: string | null) => (iso ? `synced ${formatRelative(iso)}` : "not synced yet");
@@ -66,7 +72,9 @@ export default function StatsScreen() {
   const report = useQuery(reportQuery(params));
 
   const rows = useMemo(() => sortRows(report.data?.rows ?? [], sort, sortValue), [report.data, sort]);
-  const columns = visibleColumns(prefs.prefs.visibleColumns, campaignGrouping);
+  const columns = visibleColumns(prefs.prefs.visibleColumns);
+  const nameLabel = nameLabelOf(tab, filters.variable);
+  const phone = useMediaQuery(PHONE_QUERY);
   const widthOf = (key: ColumnKey) => prefs.prefs.columnWidths[key] ?? COLUMNS.find((c) => c.key === key)!.defaultWidth;
 
   // docs/screens.md §2 and §4: a campaign row (not Direct) toggles the campaign filter.
@@ -75,9 +83,25 @@ export default function StatsScreen() {
     setCampaign(campaign?.id === row.campaignId ? null : { id: row.campaignId, name: row.name });
   };
 
+  const setSort = (next: Sort<ColumnKey>) => update({ sort: next.key, dir: next.direction });
+  // What the table shows, and the cards on a phone.
+  const view: StatsViewProps = {
+    columns,
+    rows,
+    totals: report.data?.totals ?? null,
+    nameLabel,
+    sort,
+    // Until the user's columns are known too: the default set would show, then change.
+    loading: report.isPending || !prefs.loaded,
+    error: report.isError ? report.error.message : null,
+    onRowClick: campaignGrouping ? toggleCampaign : undefined,
+    filteredCampaignId: campaign?.id ?? null,
+  };
+
   const exportCsv = () => {
     if (!report.data) return;
-    downloadText(statsCsvName(days.todayDay), statsCsv(rows));
+    // The table as shown: its columns, its sort, its headers.
+    downloadText(statsCsvName(days.todayDay), statsCsv(columns, rows, nameLabel));
   };
 
   return (
@@ -98,22 +122,7 @@ export default function StatsScreen() {
       />
       {/* minmax(0, 1fr): a wide table or tab list scrolls inside its box instead of widening the page. */}
       <div className="grid grid-cols-[minmax(0,1fr)] gap-5">
-        {admin ? <DataSources /> : null}
-
-        <Tabs
-          value={filters.variable === "none" ? tab : ""}
-          // A tab is a grouping of its own: it replaces a chosen tracking-field variable.
-          onValueChange={(v) => update({ tab: v as Tab, variable: "none" })}
-          activationMode="manual"
-        >
-          <TabsList aria-label="Group by">
-            {TABS.map((t) => (
-              <TabsTrigger key={t.value} value={t.value}>
-                {t.label}
-              </TabsTrigger>
-            ))}
-          </TabsList>
-        </Tabs>
+        {admin ? <DataSources /> : <ScopeNote kind="mediaBuyers" />}
 
         <FilterRow filters={filters} onChange={setFilters} range={range} />
 
@@ -159,33 +168,42 @@ export default function StatsScreen() {
           </div>
         </Card>
 
+        {/* The tabs choose the table's grouping, so they sit on it; the filters above apply to everything. */}
+        <Tabs
+          value={filters.variable === "none" ? tab : ""}
+          // A tab is a grouping of its own: it replaces a chosen tracking-field variable.
+          onValueChange={(v) => update({ tab: v as Tab, variable: "none" })}
+          activationMode="manual"
+        >
+          <TabsList aria-label="Group by">
+            {TABS.map((t) => (
+              <TabsTrigger key={t.value} value={t.value}>
+                {t.label}
+              </TabsTrigger>
+            ))}
+          </TabsList>
+        </Tabs>
+
         <Card className="overflow-hidden">
           <div className="flex items-center justify-between gap-3 border-b border-slate-200 px-4 py-3">
             <p className="text-sm text-slate-600" aria-live="polite">
               {report.data ? `${rows.length.toLocaleString("en-US")} ${rows.length === 1 ? "row" : "rows"}` : "\u00a0"}
               {report.isFetching && report.data ? <Spinner className="ml-2 align-middle [&>span:first-child]:size-3.5" label="Updating" /> : null}
             </p>
-            <ColumnChooser prefs={prefs} campaignGrouping={campaignGrouping} />
+            <ColumnChooser prefs={prefs} />
           </div>
-          <StatsTable
-            columns={columns}
-            rows={rows}
-            totals={report.data?.totals ?? null}
-            nameLabel={nameLabelOf(tab, filters.variable)}
-            sort={sort}
-            onSort={(key) => {
-              const next = nextSort(sort, key);
-              update({ sort: next.key, dir: next.direction });
-            }}
-            widthOf={widthOf}
-            onResize={prefs.setWidth}
-            onResetWidth={prefs.resetWidth}
-            // Until the user's columns are known too: the default set would show, then change.
-            loading={report.isPending || !prefs.loaded}
-            error={report.isError ? report.error.message : null}
-            onRowClick={campaignGrouping ? toggleCampaign : undefined}
-            filteredCampaignId={campaign?.id ?? null}
-          />
+          {CAKE_ONLY_GROUPINGS.includes(params.groupBy) && columns.some((c) => OWN_TRAFFIC.includes(c.key)) ? (
+            // README "Performance stats": how our clicks reach the groups only CAKE's rows know.
+            <p className="border-b border-slate-200 px-4 py-2 text-xs text-slate-500">
+              Our clicks do not record the {nameLabel.toLowerCase()}: Link Clicks, Exit Clicks, Lander CTR and Bot Share are the clicks of the campaigns CAKE
+              reported under each {nameLabel.toLowerCase()}. A campaign under two counts in both; TOTALS counts each click once.
+            </p>
+          ) : null}
+          {phone ? (
+            <StatsCards {...view} onSortChange={setSort} />
+          ) : (
+            <StatsTable {...view} onSort={(key) => setSort(nextSort(sort, key))} widthOf={widthOf} onResize={prefs.setWidth} onResetWidth={prefs.resetWidth} />
+          )}
         </Card>
       </div>
     </>

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { CreditCard, ShieldCheck, Sparkles, Trash2, UserCog, UserPlus, Users as UsersIcon, Wallet } from "lucide-react";
 import { useState } from "react";
-import { SecondaryNav } from "@/components/layout/secondary-nav";
+import { Instant, ZoneOfColumn } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -10,7 +10,6 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { useUser } from "@/lib/auth";
-import { formatDate } from "@/lib/format";
 import { FEATURE_LABELS, FEATURE_NAMES, FEATURE_NOTES } from "../../../../worker/src/schemas/users";
 import { assignmentOptionsQuery, useDeleteUser, useUsers, type AssignmentKind, type UserRow } from "./api";
 import { AccountDialog } from "./components/account-dialog";
@@ -89,7 +88,6 @@ export default function UsersScreen() {
 
   return (
     <>
-      <SecondaryNav />
       <PageHeader
         title="User Management"
         description="Create team accounts, grant features and assign cards, media buyers and sparks."
@@ -107,7 +105,10 @@ export default function UsersScreen() {
             <TableRow>
               <TableHead>Username</TableHead>
               <TableHead>Role</TableHead>
-              <TableHead className="hidden sm:table-cell">Created</TableHead>
+              <TableHead className="hidden sm:table-cell">
+                Created
+                <ZoneOfColumn />
+              </TableHead>
               <TableHead className="text-right">Actions</TableHead>
             </TableRow>
           </TableHeader>
@@ -125,7 +126,9 @@ export default function UsersScreen() {
                       {u.twoFactorEnabled ? <Badge variant="success">2FA</Badge> : null}
                     </div>
                   </TableCell>
-                  <TableCell className="tabular hidden text-slate-600 sm:table-cell">{formatDate(u.createdAt)}</TableCell>
+                  <TableCell className="tabular hidden text-slate-600 sm:table-cell">
+                    <Instant at={u.createdAt} show="day" />
+                  </TableCell>
                   <TableCell>
                     <div className="flex flex-wrap justify-end gap-1.5">
                       {u.role === "user" ? (

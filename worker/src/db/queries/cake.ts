@@ -272,8 +272,6 @@ export interface OfferPerformance {
   clicks: number;
   conversions: number;
   revenueCents: number;
-  /** Earnings per click in ten-thousandths of the currency (EPC is shown with 4 decimals). */
-  epcTenThousandths: number;
 }
 
 /**
@@ -283,9 +281,7 @@ export interface OfferPerformance {
 export async function offerPerformance(db: Db, days: DayRange, scope?: SQL): Promise<OfferPerformance[]> {
   return db.all<OfferPerformance>(sql`
     select offer_id as offerId, max(offer_name) as offerName, sum(clicks) as clicks, sum(conversions) as conversions,
-      sum(revenue_cents) as revenueCents,
-      case when sum(clicks) > 0 then cast(round(sum(revenue_cents) * 100.0 / sum(clicks)) as integer) else 0 end
-        as epcTenThousandths
+      sum(revenue_cents) as revenueCents
     from cake_attributed_daily
     where date between ${days.start} and ${days.end} ${scope ? sql`and ${scope}` : sql``}
     group by offer_id

@@ -10,7 +10,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
-import { NO_SPARK, type StatsGrouping } from "../../schemas/stats";
+import { CAKE_ONLY_GROUPINGS, NO_CAKE_KEY, NO_SPARK, type StatsGrouping } from "../../schemas/stats";
 import { rawBatch } from "../raw-batch";
 import type { AudienceDim } from "../schema";
 import { AUDIENCE_COLUMN, type ClickField } from "./click-rollup";
@@ -54,13 +54,6 @@ export const CLICK_FIELD_OF: Partial<Record<StatsGrouping, ClickField>> = {
 
 /** The audience groupings, by their `dim` in click_audience_daily / cake_audience_daily. */
 export const AUDIENCE_DIM_OF: Partial<Record<StatsGrouping, AudienceDim>> = { country: "country", device: "device", os: "os", browser: "browser" };
-
-/**
- * Groupings no field of our clicks names: only CAKE's rows know the offer (the network's), the
- * spark (sub3) and the media buyer (sub1). Their spend is linked through the CAKE rows that
- * matched our clicks (the click carries the ad campaign), or, failing that, split evenly.
- */
-export const CAKE_ONLY_GROUPINGS: readonly StatsGrouping[] = ["offer", "spark", "mediaBuyer"];
 
 /** How spend reaches the groups for a query (see spendStatement). */
 export type SpendLink = "direct" | "our-clicks" | "cake-clicks";
@@ -223,17 +216,16 @@ function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: b
  * - `day_revenue` per day the revenue, `day_spend` per day the spend the report shows (what is
  *   credited to the rows when narrowed; all of it otherwise, since unlinked spend then shows too);
  * - `unlinked_spend` the spend nothing links to a group, `range_spend` the range's whole spend;
- * - `campaign_clicks` our clicks and exits per campaign (one row under campaign 0 when nothing
- *   needs them per campaign): the campaign grouping's Link Clicks, and the own-traffic figures;
- * - `cake_campaign` (narrowed by something only CAKE's rows know, outside the campaign grouping)
- *   the campaigns CAKE's rows place in the report: the own-traffic figures count those campaigns'
- *   clicks, as the campaign grouping's rows would.
+ * - `group_clicks` per group our clicks, exits and bot clicks (see groupClicksParts): every group
+ *   our traffic reached gets a row, revenue and spend or not;
+ * - `traffic` one row, our clicks, exits and bot clicks over the whole report, each click once:
+ *   the "Our traffic" strip and the totals' own-traffic figures.
  *
  * Its CTEs: `rollup_state` and `our_clicks` (ourClicksCtes), `ad_spend` (each ad campaign's spend
  * over the range), and for linking spend `link_weights` (each group's weight within an ad
  * campaign), `link_totals` (the ad campaign's total weight) and `spend_shares` (the spend each
  * group gets); with CAKE clicks as weights, `cake_groups` reads CAKE's rows once for revenue and
- * weights.
+ * weights; `report_campaigns` (reportCampaignsCte) the campaigns CAKE's rows place in each group.
  *
  * Linking spend: each ad campaign's spend over the range is shared out by the weights of the
  * groups its clicks of the range reached: our clicks (`our-clicks`) or the CAKE clicks of our
@@ -248,8 +240,9 @@ export function reportStatement(q: ReportQuery): SQL {
   const restricted = isRestricted(q);
   const clickFilters = clickConditions(q);
   const cakeNarrowed = isCakeNarrowed(q);
+  const cakeOnly = CAKE_ONLY_GROUPINGS.includes(q.groupBy);
   // Our clicks are read in every grouping: the report's own-traffic figures come from them.
-  const byCampaign = q.groupBy === "campaign" || q.groupBy === "lander" || clickFilters.length > 0 || cakeNarrowed;
+  const byCampaign = q.groupBy === "campaign" || q.groupBy === "lander" || cakeOnly || clickFilters.length > 0 || cakeNarrowed;
   const conditions = cakeConditions(q);
   const days = sql`date between ${startDate} and ${endDate}`;
   const ctes: SQL[] = [];
@@ -266,14 +259,14 @@ export function reportStatement(q: ReportQuery): SQL {
     const f = conditions.length ? all(conditions) : sql`1`;
     ctes.push(sql`
       cake_groups as materialized (
-        select ${cakeKey(q.groupBy)} as key, r.tiktok_campaign_id as t,
+        select ${cakeKey(q.groupBy)} as key, r.tiktok_campaign_id as t, r.campaign_id as cid,
           (r.campaign_id <> 0 and r.tiktok_campaign_id <> '') as m, max(${f}) as hasf,
           max(case when ${f} then r.offer_name end) as hint,
           sum(case when ${f} then r.clicks else 0 end) as vis, sum(case when ${f} then r.conversions else 0 end) as conv,
           sum(case when ${f} then r.revenue_cents else 0 end) as rev, sum(r.clicks) as wall
         from ${cakeFrom(q.groupBy)}
         where r.${days}
-        group by key, t, m),
+        group by key, t, cid, m),
       link_weights as (select t, key, vis as w from cake_groups where m and vis > 0),
       link_totals as materialized (select t, sum(wall) as w from cake_groups where m group by t having sum(wall) > 0)`);
     parts.push(sql`select 'group_revenue', key, max(hint), sum(vis), sum(conv), sum(rev), 0, 0, 0, 0 from cake_groups where hasf group by key`);
@@ -311,15 +304,65 @@ export function reportStatement(q: ReportQuery): SQL {
     );
   }
   parts.push(sql`select 'range_spend', '', null, 0, 0, 0, coalesce(sum(cents), 0), 0, 0, 0 from ad_spend`);
+  // Only CAKE's rows place our campaigns in these groups; they are read with CAKE clicks as weights.
+  if (link === "cake-clicks") ctes.push(reportCampaignsCte(cakeOnly));
+  // Our clicks in the report: those the filters keep, and with a narrowing only CAKE's rows know,
+  // only the campaigns CAKE's rows place in it (our clicks know no spark or media buyer).
+  const inReport = [...clickFilters, ...(cakeNarrowed ? [sql`o.campaign_id in (select campaign_id from report_campaigns)`] : [])];
+  parts.push(...groupClicksParts(q.groupBy, inReport, cakeOnly && !cakeNarrowed));
   parts.push(sql`
-    select 'campaign_clicks', cast(o.campaign_id as text), null, 0, 0, 0, 0, sum(o.clicks), sum(o.exits), sum(o.bots) from our_clicks o
-    where ${all(clickFilters)} group by o.campaign_id`);
-  if (cakeNarrowed && q.groupBy !== "campaign") {
-    parts.push(sql`
-      select 'cake_campaign', cast(r.campaign_id as text), null, 0, 0, 0, 0, 0, 0, 0 from cake_attributed_daily r
-      where r.${days} and r.campaign_id <> 0${andAll(conditions)} group by r.campaign_id`);
-  }
+    select 'traffic', '', null, 0, 0, 0, 0, coalesce(sum(o.clicks), 0), coalesce(sum(o.exits), 0), coalesce(sum(o.bots), 0)
+    from our_clicks o where ${all(inReport)}`);
   return sql`with ${sql.join(ctes, sql`, `)} ${unionAll(parts)}`;
+}
+
+/**
+ * CTE `report_campaigns` (key, campaign_id): the campaigns of ours CAKE's rows of the range place
+ * in each group under the report's filters (`key` the group for the groupings only CAKE knows, ''
+ * otherwise), from `cake_groups`, so CAKE's rows are not read again. How our clicks reach the
+ * groups our clicks do not record, and the campaigns a spark, media buyer or member narrows to.
+ */
+function reportCampaignsCte(keyed: boolean): SQL {
+  return sql.raw(`
+    report_campaigns as materialized (
+      select ${keyed ? "key" : "''"} as key, cid as campaign_id from cake_groups where hasf and cid <> 0 group by 1, 2)`);
+}
+
+/**
+ * The `group_clicks` rows: our clicks, exits and bot clicks per group, over our clicks `o` that
+ * `inReport` keeps.
+ * - Groupings our clicks record (campaign, lander through the campaign, the tracking fields, the
+ *   audience values): each click in the one group it names.
+ * - Offer, spark, media buyer: our clicks do not record them, CAKE's rows do. A campaign's clicks
+ *   count in every group CAKE's rows place that campaign in over the range (the campaign's own
+ *   figures, as a filter on that group would show them), so a campaign CAKE places in two groups
+ *   counts in both. With `unplaced`, the clicks of the campaigns CAKE's rows place nowhere (none
+ *   of their visitors reached CAKE in the range) go to one row of their own, NO_CAKE_KEY.
+ */
+function groupClicksParts(groupBy: StatsGrouping, inReport: SQL[], unplaced: boolean): SQL[] {
+  const sums = sql`sum(o.clicks), sum(o.exits), sum(o.bots)`;
+  if (!CAKE_ONLY_GROUPINGS.includes(groupBy)) {
+    return [
+      sql`
+        select 'group_clicks', ${clickKey(groupBy)} as key, null, 0, 0, 0, 0, ${sums}
+        from our_clicks o ${joinsCampaign(groupBy) ? sql`left join campaigns c on c.id = o.campaign_id` : sql``}
+        where ${all(inReport)} group by key`,
+    ];
+  }
+  const perCampaign = sql`(
+    select o.campaign_id, sum(o.clicks) as clicks, sum(o.exits) as exits, sum(o.bots) as bots
+    from our_clicks o where ${all(inReport)} group by o.campaign_id)`;
+  const parts = [
+    sql`
+      select 'group_clicks', p.key, null, 0, 0, 0, 0, ${sums}
+      from report_campaigns p join ${perCampaign} o on o.campaign_id = p.campaign_id group by p.key`,
+  ];
+  if (unplaced) {
+    parts.push(sql`
+      select 'group_clicks', ${NO_CAKE_KEY}, null, 0, 0, 0, 0, ${sums}
+      from ${perCampaign} o where o.campaign_id not in (select campaign_id from report_campaigns) having count(*) > 0`);
+  }
+  return parts;
 }
 
 /** D1 allows at most this many SELECTs in one compound SELECT. */
@@ -343,8 +386,8 @@ export type ReportRow =
   | { kind: "day_spend"; key: string; amount: number }
   | { kind: "unlinked_spend"; amount: number }
   | { kind: "range_spend"; amount: number }
-  | { kind: "campaign_clicks"; key: string; clicks: number; exits: number; bots: number }
-  | { kind: "cake_campaign"; key: string };
+  | { kind: "group_clicks"; key: string; clicks: number; exits: number; bots: number }
+  | { kind: "traffic"; clicks: number; exits: number; bots: number };
 export type ReportRowKind = ReportRow["kind"];
 
 /** Display names of the groups whose key is an id of ours. */

@@ -1,14 +1,14 @@
-import { and, asc, desc, eq, getTableColumns, gte, inArray, isNotNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, inArray, isNotNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { StatementRow } from "../../billing/parse-statement";
 import type { Db } from "../../env";
 import { TRANSACTIONS_PAGE_SIZE, type TransactionStatusValue } from "../../schemas/transactions";
-import { transactions, userVcnAssignments } from "../schema";
+import { statementImportRows, transactions, userVcnAssignments } from "../schema";
 
 /**
  * Largest JSON text bound to one import statement. D1 allows 100 bound parameters and 100 KB of
  * SQL per statement, and 2 MB per value (1 MB in older documentation), so the rows travel as a
- * few JSON arrays that SQLite expands with json_each: a 10 MB file is about a dozen statements.
+ * few JSON arrays that SQLite expands with json_each: a megabyte of a file is a statement or two.
  */
 export const IMPORT_CHUNK_BYTES = 1_000_000;
 
@@ -36,26 +36,38 @@ export function jsonChunks(values: readonly string[], maxBytes: number): string[
 }
 
 /**
- * The stored status of each of these dedupe keys that exists. One round trip, whatever the count.
- * (Query builders throughout: Drizzle's batch cannot bind the parameters of raw `db.all(sql)`.)
+ * Statements reading the stored status of each of these dedupe keys that exists, one per JSON
+ * chunk, for a batch. (Query builders throughout: Drizzle's batch cannot bind the parameters of
+ * raw `db.all(sql)`.)
  */
-export async function storedStatuses(db: Db, keys: readonly string[], chunkBytes = IMPORT_CHUNK_BYTES) {
-  const found = new Map<string, TransactionStatusValue>();
-  const chunks = jsonChunks(
+function statusReads(db: Db, keys: readonly string[], chunkBytes: number) {
+  return jsonChunks(
     keys.map((k) => JSON.stringify(k)),
     chunkBytes,
-  );
-  if (!chunks.length) return found;
-  const [first, ...rest] = chunks.map((chunk) =>
+  ).map((chunk) =>
     db
       .select({ k: transactions.dedupeKey, s: transactions.status })
       .from(transactions)
       .where(sql`${transactions.dedupeKey} in (select value from json_each(${chunk}))`),
   );
-  for (const result of await db.batch([first!, ...rest])) {
+}
+
+type StatusRead = ReturnType<typeof statusReads>[number];
+
+/** The statuses a batch's first `reads` statements found, by key. */
+function statusesFound(results: readonly unknown[], reads: number) {
+  const found = new Map<string, TransactionStatusValue>();
+  for (const result of results.slice(0, reads) as Awaited<StatusRead>[]) {
     for (const { k, s } of result) found.set(k, s);
   }
   return found;
+}
+
+/** The stored status of each of these dedupe keys that exists. One round trip, whatever the count. */
+export async function storedStatuses(db: Db, keys: readonly string[], chunkBytes = IMPORT_CHUNK_BYTES) {
+  const [first, ...rest] = statusReads(db, keys, chunkBytes);
+  if (!first) return new Map<string, TransactionStatusValue>();
+  return statusesFound(await db.batch([first, ...rest]), rest.length + 1);
 }
 
 /**
@@ -83,7 +95,8 @@ const tuple = (r: StatementRow) =>
   ]);
 
 const TUPLE_WIDTH = 16;
-const fromTuple = sql.raw(Array.from({ length: TUPLE_WIDTH }, (_, i) => `value ->> ${i}`).join(", "));
+/** The tuple's values as the columns of a SELECT, from the JSON array in `source`. */
+const tupleColumns = (source: string) => sql.raw(Array.from({ length: TUPLE_WIDTH }, (_, i) => `${source} ->> ${i}`).join(", "));
 
 /** Every column an import may overwrite: all but the id and the key that matched. */
 const updateFromExcluded = Object.fromEntries(
@@ -93,10 +106,25 @@ const updateFromExcluded = Object.fromEntries(
 );
 
 /**
+ * Inserts the transactions `select` yields and updates the stored ones they match. The DO UPDATE
+ * guard is the status rule of billing/plan-import.ts (`mayChange`), so the table stays right
+ * even when another upload changed a row between the import's read and this write, and a
+ * transaction that ends a file where it began is left as it was.
+ */
+const upsertTransactions = (db: Db, select: SQL) =>
+  db
+    .insert(transactions)
+    .select(select)
+    .onConflictDoUpdate({
+      target: transactions.dedupeKey,
+      set: updateFromExcluded,
+      setWhere: sql`${transactions.status} <> 'CLEARED' and ${transactions.status} <> excluded.status`,
+    });
+
+/**
  * Inserts new transactions and updates changed ones, all in one db.batch: D1 runs a batch as one
- * transaction, so a failure in any chunk leaves the table as it was. The DO UPDATE guard is the
- * status rule of billing/plan-import.ts (`mayChange`), so the table stays right even when
- * another upload changed a row between the caller's read and this write.
+ * transaction, so a failure in any chunk leaves the table as it was. For rows held whole (an
+ * upload read before it filled one staging chunk, billing/import-statement.ts).
  */
 export async function writeStatementRows(
   db: Db,
@@ -104,21 +132,81 @@ export async function writeStatementRows(
   now: number,
   { chunkBytes = IMPORT_CHUNK_BYTES, alongside = [] }: { chunkBytes?: number; alongside?: BatchItem<"sqlite">[] } = {},
 ) {
-  const chunks = jsonChunks(rows.map(tuple), chunkBytes);
-  const writes = chunks.map((chunk) =>
-    db
-      .insert(transactions)
-      .select(sql`select null, ${fromTuple}, ${now} from json_each(${chunk}) where true`)
-      .onConflictDoUpdate({
-        target: transactions.dedupeKey,
-        set: updateFromExcluded,
-        setWhere: sql`${transactions.status} <> 'CLEARED' and ${transactions.status} <> excluded.status`,
-      }),
+  const writes = jsonChunks(rows.map(tuple), chunkBytes).map((chunk) =>
+    upsertTransactions(db, sql`select null, ${tupleColumns("value")}, ${now} from json_each(${chunk}) where true`),
   );
   // `alongside` (the upload's audit entry) is written in the same atomic batch.
   const [first, ...rest] = [...writes, ...alongside];
   if (first) await db.batch([first, ...rest]);
 }
+
+/** A staged element's dedupe key: the tuple's last value (an integer literal: a bound number is a REAL, which `->>` reads as an object key). */
+const STAGED_KEY = sql.raw(`value -> 1 ->> ${TUPLE_WIDTH - 1}`);
+
+/**
+ * Statements staging rows of upload `uploadId` (in file order): one staged row per transaction,
+ * holding the last of its rows and the line of the first.
+ */
+function stagingWrites(db: Db, uploadId: string, rows: readonly StatementRow[], now: number, chunkBytes: number) {
+  const t = statementImportRows;
+  return jsonChunks(
+    rows.map((r) => `[${r.line},${tuple(r)}]`),
+    chunkBytes,
+  ).map((chunk) =>
+    db
+      .insert(t)
+      .select(sql`select null, ${uploadId}, ${STAGED_KEY}, value ->> 0, value -> 1, ${now} from json_each(${chunk}) where true`)
+      .onConflictDoUpdate({ target: [t.uploadId, t.dedupeKey], set: { row: sql.raw(`excluded.${t.row.name}`) } }),
+  );
+}
+
+/**
+ * One round trip of a staged upload: stages `rows` (changes already planned) and reads the stored
+ * status of `keys` (the next rows' new transactions). Staged rows are invisible until
+ * `applyStagedRows`.
+ */
+export async function stageRowsAndReadStatuses(
+  db: Db,
+  uploadId: string,
+  { rows, keys, now, chunkBytes = IMPORT_CHUNK_BYTES }: { rows: readonly StatementRow[]; keys: readonly string[]; now: number; chunkBytes?: number },
+) {
+  const reads = statusReads(db, keys, chunkBytes);
+  const [first, ...rest] = [...reads, ...stagingWrites(db, uploadId, rows, now, chunkBytes)];
+  if (!first) return new Map<string, TransactionStatusValue>();
+  return statusesFound(await db.batch([first, ...rest]), reads.length);
+}
+
+/**
+ * The end of a staged upload, in one atomic batch: stages its last `rows`, writes every staged
+ * transaction to the table (in the order the file first changed them, so new rows get ids in file
+ * order), deletes the staged rows, and writes `alongside` (the audit entry). A failure leaves
+ * the table as it was.
+ */
+export async function applyStagedRows(
+  db: Db,
+  uploadId: string,
+  {
+    rows,
+    now,
+    alongside = [],
+    chunkBytes = IMPORT_CHUNK_BYTES,
+  }: { rows: readonly StatementRow[]; now: number; alongside?: BatchItem<"sqlite">[]; chunkBytes?: number },
+) {
+  const t = statementImportRows;
+  const apply = upsertTransactions(
+    db,
+    sql`select null, ${tupleColumns(t.row.name)}, ${now} from ${t} where ${t.uploadId} = ${uploadId} order by ${t.firstLine}`,
+  );
+  const after = [dropStagedRows(db, uploadId), ...alongside];
+  const [first, ...rest] = stagingWrites(db, uploadId, rows, now, chunkBytes);
+  await (first ? db.batch([first, ...rest, apply, ...after]) : db.batch([apply, ...after]));
+}
+
+/** Deletes what upload `uploadId` staged (an upload that failed or was refused part way). */
+export const dropStagedRows = (db: Db, uploadId: string) => db.delete(statementImportRows).where(eq(statementImportRows.uploadId, uploadId));
+
+/** Deletes rows staged before `before` (uploads cut off before they could clean up). */
+export const dropAbandonedStagedRows = (db: Db, before: number) => db.delete(statementImportRows).where(lt(statementImportRows.createdAt, before));
 
 /**
  * Who is looking: admins see every transaction; a member only those whose VCN nickname is

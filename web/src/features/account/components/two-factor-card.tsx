@@ -1,15 +1,15 @@
 import { Download, ShieldCheck, ShieldOff } from "lucide-react";
 import { useState } from "react";
+import { Instant } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { Dialog } from "@/components/ui/dialog";
+import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
-import { formatDate } from "@/lib/format";
 import { useSchemaForm } from "@/lib/schema-form";
 import { passwordCheckSchema, totpCodeSchema } from "../../../../../worker/src/schemas/auth";
 import { useConfirmSetup, useDisableTwoFactor, useStartSetup, useTwoFactor } from "../api";
@@ -74,8 +74,12 @@ function SetupSteps({ secret, uri, onDone }: { secret: string; uri: string; onDo
   );
 }
 
-/** The ten recovery codes, shown once right after setup. */
+/**
+ * The ten recovery codes, shown once right after setup. "I saved them" closes it; Escape, the X or
+ * a click outside ask first, since the codes cannot be shown again.
+ */
 function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void }) {
+  const [confirmingClose, setConfirmingClose] = useState(false);
   const text = `Trackyard recovery codes (each works once)\n\n${codes.join("\n")}\n`;
   const download = () => {
     const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
@@ -84,35 +88,45 @@ function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void })
     URL.revokeObjectURL(url);
   };
   return (
-    <Dialog
-      open
-      onOpenChange={(o) => !o && onClose()}
-      title="Save your recovery codes"
-      description="If you lose your phone, each of these signs you in once instead of a code. They are shown only now."
-      footer={
-        <>
-          <Button variant="secondary" onClick={download}>
-            <Download />
-            Download
-          </Button>
-          <CopyButton text={codes.join("\n")} label="Copy recovery codes" description="Keep them somewhere safe.">
-            Copy
-          </CopyButton>
-          <Button onClick={onClose}>I saved them</Button>
-        </>
-      }
-    >
-      <ul
-        aria-label="Recovery codes"
-        className="grid grid-cols-2 gap-2 rounded-md bg-slate-50 p-4 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200"
+    <>
+      <Dialog
+        open
+        onOpenChange={(o) => !o && setConfirmingClose(true)}
+        title="Save your recovery codes"
+        description="If you lose your phone, each of these signs you in once instead of a code. They are shown only now."
+        footer={
+          <>
+            <Button variant="secondary" onClick={download}>
+              <Download />
+              Download
+            </Button>
+            <CopyButton text={codes.join("\n")} label="Copy recovery codes" description="Keep them somewhere safe.">
+              Copy
+            </CopyButton>
+            <Button onClick={onClose}>I saved them</Button>
+          </>
+        }
       >
-        {codes.map((c) => (
-          <li key={c} className="tabular">
-            {c}
-          </li>
-        ))}
-      </ul>
-    </Dialog>
+        <ul
+          aria-label="Recovery codes"
+          className="grid grid-cols-2 gap-2 rounded-md bg-slate-50 p-4 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200"
+        >
+          {codes.map((c) => (
+            <li key={c} className="tabular">
+              {c}
+            </li>
+          ))}
+        </ul>
+      </Dialog>
+      <ConfirmDialog
+        open={confirmingClose}
+        onOpenChange={setConfirmingClose}
+        title="Close without saving the codes?"
+        description="These recovery codes will not be shown again. Without them, losing your phone means asking an admin to reset your two-factor sign-in."
+        confirmLabel="Close anyway"
+        onConfirm={onClose}
+      />
+    </>
   );
 }
 
@@ -203,7 +217,7 @@ export function TwoFactorCard({ required }: { required: boolean }) {
           <div className="grid gap-3">
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
               <dt className="text-slate-500">On since</dt>
-              <dd className="tabular text-slate-800">{s.enabledAt ? formatDate(s.enabledAt) : "—"}</dd>
+              <dd className="tabular text-slate-800">{s.enabledAt ? <Instant at={s.enabledAt} show="day" /> : "—"}</dd>
               <dt className="text-slate-500">Recovery codes left</dt>
               <dd className="tabular text-slate-800">{s.recoveryCodesLeft} of 10</dd>
             </dl>

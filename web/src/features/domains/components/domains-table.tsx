@@ -1,11 +1,12 @@
 import type { UseMutationResult } from "@tanstack/react-query";
 import { Globe2, Trash2 } from "lucide-react";
+import { Instant, ZoneOfColumn } from "@/components/instant";
 import { Button } from "@/components/ui/button";
 import { Card, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/page";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
-import { formatDate, formatMoney } from "@/lib/format";
+import { formatMoney } from "@/lib/format";
 import { useDomains, useMigrateToWorkers, useUpdateNameservers, type Domain } from "../api";
 import { DomainStatusBadge } from "./status-badge";
 
@@ -31,7 +32,10 @@ export function DomainsTable({ dnsReady, onConfigure, onDelete }: Props) {
           <TableRow>
             <TableHead>Domain</TableHead>
             <TableHead>Status</TableHead>
-            <TableHead>Created</TableHead>
+            <TableHead>
+              Created
+              <ZoneOfColumn />
+            </TableHead>
             <TableHead>Order ID</TableHead>
             <TableHead>Error</TableHead>
             <TableHead className="text-right">Actions</TableHead>
@@ -103,7 +107,7 @@ function DomainRow({ domain: d, dnsReady, onConfigure, onDelete }: { domain: Dom
         {d.note ? <p className="mt-1 max-w-56 text-xs text-slate-500">{d.note}</p> : null}
       </TableCell>
       <TableCell label="Created" className="whitespace-nowrap text-slate-600">
-        {formatDate(d.createdAt)}
+        <Instant at={d.createdAt} show="day" />
       </TableCell>
       <TableCell label="Order ID" className="tabular whitespace-nowrap text-slate-600">
         {d.purchaseOrderId ?? "—"}

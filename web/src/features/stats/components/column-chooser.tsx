@@ -6,7 +6,7 @@ import { COLUMNS } from "../columns";
 import type { TablePreferences } from "../use-table-preferences";
 
 /** Which columns show, saved for the user (Name always shows). */
-export function ColumnChooser({ prefs, campaignGrouping }: { prefs: TablePreferences; campaignGrouping: boolean }) {
+export function ColumnChooser({ prefs }: { prefs: TablePreferences }) {
   return (
     <Popover.Root>
       <Popover.Trigger asChild>
@@ -31,7 +31,6 @@ export function ColumnChooser({ prefs, campaignGrouping }: { prefs: TablePrefere
                 disabled={c.key === "name"}
                 onCheckedChange={(v) => prefs.setVisible(c.key, v)}
                 label={c.description}
-                description={c.campaignOnly && !campaignGrouping ? "Campaigns tab only" : undefined}
               />
             ))}
           </div>

@@ -1,10 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, CheckCircle2, RefreshCw, XCircle } from "lucide-react";
+import { Instant } from "@/components/instant";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
-import { formatDateTime, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { syncStatusQuery, useSyncNow, type SyncStatus } from "../api";
 import { SetupSteps } from "./setup-steps";
@@ -36,10 +36,7 @@ function SourceState({ source }: { source: Source }) {
             <span className="text-slate-500">not configured</span>
           ) : source.lastSuccessAt ? (
             <span className="text-slate-600">
-              last synced{" "}
-              <time dateTime={source.lastSuccessAt} title={formatDateTime(source.lastSuccessAt)}>
-                {formatRelative(source.lastSuccessAt)}
-              </time>
+              last synced <Instant at={source.lastSuccessAt} show="relative" />
             </span>
           ) : (
             <span className="text-slate-500">never synced</span>
@@ -72,27 +69,30 @@ export function DataSources() {
   return (
     <>
       <TestEventsBanner />
-      <Card className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between" aria-label="Data sources" role="region">
-        <div className="flex min-w-0 flex-col gap-1">
-          <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Data sources</p>
-          {status.isPending ? (
-            <p className="text-sm text-slate-500">Loading sync status...</p>
-          ) : status.isError ? (
-            <p className="text-sm text-danger-700">{status.error.message || "Could not load the sync status"}</p>
-          ) : (
-            <ul className="grid grid-cols-[minmax(0,1fr)] gap-x-8 gap-y-2 sm:grid-cols-2">
-              {status.data.sources.map((s) => (
-                <SourceState key={s.source} source={s} />
-              ))}
-            </ul>
-          )}
-        </div>
-        <Button variant="secondary" size="sm" onClick={run} disabled={sync.isPending} className="self-start sm:self-center">
-          <RefreshCw className={cn(sync.isPending && "animate-spin")} />
-          {sync.isPending ? "Syncing..." : "Sync now"}
-        </Button>
+      {/* One card: the sources the figures come from, then the conversions sent back to TikTok. */}
+      <Card className="overflow-hidden">
+        <section className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between" aria-label="Data sources">
+          <div className="flex min-w-0 flex-col gap-1">
+            <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Data sources</p>
+            {status.isPending ? (
+              <p className="text-sm text-slate-500">Loading sync status...</p>
+            ) : status.isError ? (
+              <p className="text-sm text-danger-700">{status.error.message || "Could not load the sync status"}</p>
+            ) : (
+              <ul className="grid grid-cols-[minmax(0,1fr)] gap-x-8 gap-y-2 sm:grid-cols-2">
+                {status.data.sources.map((s) => (
+                  <SourceState key={s.source} source={s} />
+                ))}
+              </ul>
+            )}
+          </div>
+          <Button variant="secondary" size="sm" onClick={run} disabled={sync.isPending} className="self-start sm:self-center">
+            <RefreshCw className={cn(sync.isPending && "animate-spin")} />
+            {sync.isPending ? "Syncing..." : "Sync now"}
+          </Button>
+        </section>
+        <TikTokEvents />
       </Card>
-      <TikTokEvents />
     </>
   );
 }

@@ -5,26 +5,30 @@ import { Spinner } from "@/components/ui/spinner";
 import { InViewport, stickyShadowClass, TableScroller } from "@/components/ui/table";
 import { cn } from "@/lib/cn";
 import type { ReportRow, ReportTotals } from "../api";
-import { MAX_WIDTH, MIN_WIDTH, type Column, type ColumnKey } from "../columns";
+import { headerOf, MAX_WIDTH, MIN_WIDTH, type Column, type ColumnKey } from "../columns";
 import { profitClass } from "../format";
 import type { Sort } from "../sort";
 
-interface Props {
+/** What the table and its phone layout (stats-cards.tsx) both show. */
+export interface StatsViewProps {
   columns: Column[];
   rows: ReportRow[];
   totals: ReportTotals | null;
   /** What the Name column holds in this grouping ("Campaign", "Spark", "Ad ID", ...). */
   nameLabel: string;
   sort: Sort<ColumnKey>;
-  onSort(key: ColumnKey): void;
-  widthOf(key: ColumnKey): number;
-  onResize(key: ColumnKey, px: number): void;
-  onResetWidth(key: ColumnKey): void;
   loading: boolean;
   error: string | null;
   /** Campaign grouping: rows with a campaign id toggle the campaign filter. */
   onRowClick?: (row: ReportRow) => void;
   filteredCampaignId: number | null;
+}
+
+interface Props extends StatsViewProps {
+  onSort(key: ColumnKey): void;
+  widthOf(key: ColumnKey): number;
+  onResize(key: ColumnKey, px: number): void;
+  onResetWidth(key: ColumnKey): void;
 }
 
 const KEY_STEP = 10;
@@ -113,7 +117,7 @@ export function StatsTable(p: Props) {
           <tr className="bg-slate-50">
             {columns.map((c) => {
               const active = c.sortable && sort.key === c.key;
-              const label = c.key === "name" ? p.nameLabel : c.label;
+              const label = headerOf(c, p.nameLabel);
               const full = c.key === "name" ? p.nameLabel : c.description;
               return (
                 <th

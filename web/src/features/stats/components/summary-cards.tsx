@@ -10,7 +10,8 @@ export function SummaryCards({ report }: { report: Report | undefined }) {
   const blank = "\u00a0";
   return (
     <div className="grid grid-cols-2 gap-3 md:grid-cols-3 2xl:grid-cols-6">
-      <StatCard label="Visits" value={t ? count(t.visits) : "—"} note={blank} />
+      {/* CAKE's clicks, beside our own Link Clicks above: say whose they are. */}
+      <StatCard label="Visits" value={t ? count(t.visits) : "—"} note="CAKE clicks: visits to the offer" />
       <StatCard label="Conversions" value={t ? count(t.conversions) : "—"} note={t ? `CR ${percent(t.cr)}` : blank} />
       <StatCard label="Revenue" value={t ? money(t.revenue) : "—"} note={t ? `EPV ${money3(t.epv)}` : blank} />
       <StatCard

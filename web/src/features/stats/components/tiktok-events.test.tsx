@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/ui/toast";
-import { formatDateTime } from "@/lib/format";
+import { formatInstantNamed } from "@/lib/report-time";
 import { admin, renderWithUser } from "@/test/render";
 import { TestEventsBanner, TikTokEvents } from "./tiktok-events";
 
@@ -85,7 +85,7 @@ describe("conversions sent to TikTok (data sources panel)", () => {
     render();
     const panel = await screen.findByRole("region", { name: "Conversions sent to TikTok" });
     await within(panel).findByText(", Test Events only");
-    expect(panel.textContent).toContain(`Test event code TEST9, set by alice on ${formatDateTime(SET_AT)}: nothing sent counts in your campaigns`);
+    expect(panel.textContent).toContain(`Test event code TEST9, set by alice on ${formatInstantNamed(SET_AT, "UTC")}: nothing sent counts in your campaigns`);
   });
 
   it("resends only what can succeed, and says on the panel how many go again and how many TikTok refused stay failed", async () => {
@@ -178,7 +178,7 @@ describe("the Test Events banner (Stats screen)", () => {
     );
     const banner = await screen.findByRole("region", { name: "Conversions are going to Test Events" });
     expect(banner.textContent).toContain("Conversions are going to TikTok's Test Events, not to your campaigns");
-    expect(banner.textContent).toContain(`The test event code TEST9 (set by alice on ${formatDateTime(SET_AT)}) sends every conversion`);
+    expect(banner.textContent).toContain(`The test event code TEST9 (set by alice on ${formatInstantNamed(SET_AT, "UTC")}) sends every conversion`);
     fireEvent.click(within(banner).getByRole("button", { name: "Clear the test code" }));
     expect(await screen.findByText("Test event code cleared")).toBeTruthy();
     const put = fetchMock.mock.calls.find(([, i]) => (i as RequestInit | undefined)?.method === "PUT")!;

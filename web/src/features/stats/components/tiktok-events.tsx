@@ -1,16 +1,16 @@
 import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, CheckCircle2, FlaskConical, RotateCcw, Settings2, XCircle } from "lucide-react";
 import { useState } from "react";
+import { Instant } from "@/components/instant";
+import { useReportTime } from "@/lib/report-time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
-import { formatDateTime, formatRelative } from "@/lib/format";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import {
   FAILURE_KIND_LABELS,
@@ -28,8 +28,9 @@ const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 
 
 type TestEvents = NonNullable<TikTokEventsStatus["testEvents"]>;
 
-/** "set by alice on Nov 22, 2026 10:14:03", or that nobody knows (a code set before this was recorded). */
-const setByLine = ({ setBy, setAt }: TestEvents) => (setBy && setAt ? `set by ${setBy} on ${formatDateTime(setAt)}` : "who set it was not recorded");
+/** "set by alice on Nov 22, 2026 10:14:03 (UTC)" in the report time zone, or that nobody knows (a code set before this was recorded). */
+const setByLine = ({ setBy, setAt }: TestEvents, named: (iso: string) => string) =>
+  setBy && setAt ? `set by ${setBy} on ${named(setAt)}` : "who set it was not recorded";
 
 function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpenChange(open: boolean): void; current: TikTokEventSettings }) {
   // The four fields only: the schema is strict, as the API is.
@@ -156,6 +157,7 @@ export function TikTokEvents() {
   const resend = useResendFailed();
   const [editing, setEditing] = useState(false);
   const data = status.data;
+  const time = useReportTime();
   const testing = data?.testEvents ?? null;
   const Icon = !data?.configured ? XCircle : data.failedTotal || testing ? AlertTriangle : CheckCircle2;
   const toResend = data ? resendable(data) : 0;
@@ -168,7 +170,7 @@ export function TikTokEvents() {
     });
 
   return (
-    <Card className="grid gap-3 p-4" aria-label="Conversions sent to TikTok" role="region">
+    <section className="grid gap-3 border-t border-slate-200 p-4" aria-label="Conversions sent to TikTok">
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start sm:justify-between">
         <div className="flex min-w-0 items-start gap-2">
           <Icon
@@ -193,8 +195,8 @@ export function TikTokEvents() {
             </p>
             {testing ? (
               <p className="text-xs text-amber-800">
-                Test event code <span className="font-mono">{testing.code}</span>, {setByLine(testing)}: nothing sent counts in your campaigns until it is
-                cleared.
+                Test event code <span className="font-mono">{testing.code}</span>, {setByLine(testing, time.named)}: nothing sent counts in your campaigns until
+                it is cleared.
               </p>
             ) : null}
             {data && !data.configured ? (
@@ -252,9 +254,7 @@ export function TikTokEvents() {
                     <Badge variant={KIND_BADGE[f.kind]}>{FAILURE_KIND_LABELS[f.kind]}</Badge>
                   </span>
                   <span className="min-w-0 text-danger-700">{f.message ?? "failed"}</span>
-                  <time className="shrink-0 text-slate-500 sm:ml-auto" dateTime={f.at} title={formatDateTime(f.at)}>
-                    {formatRelative(f.at)}
-                  </time>
+                  <Instant at={f.at} show="relative" className="shrink-0 text-slate-500 sm:ml-auto" />
                 </li>
               ))}
             </ul>
@@ -262,7 +262,7 @@ export function TikTokEvents() {
         </>
       ) : null}
       {data && editing ? <SettingsDialog open={editing} onOpenChange={setEditing} current={data.settings} /> : null}
-    </Card>
+    </section>
   );
 }
 
@@ -274,6 +274,7 @@ export function TikTokEvents() {
 export function TestEventsBanner() {
   const status = useQuery(tiktokEventsQuery);
   const save = useSaveEventSettings();
+  const time = useReportTime();
   const testing = status.data?.testEvents;
   if (!status.data || !testing) return null;
   const { settings } = status.data;
@@ -295,8 +296,8 @@ export function TestEventsBanner() {
         <div className="min-w-0">
           <p className="font-medium">Conversions are going to TikTok's Test Events, not to your campaigns</p>
           <p className="text-amber-800">
-            The test event code <span className="font-mono">{testing.code}</span> ({setByLine(testing)}) sends every conversion to Events Manager → Test Events,
-            where it counts for nothing. Clear it once testing is done (here, or in Conversions to TikTok → Settings).
+            The test event code <span className="font-mono">{testing.code}</span> ({setByLine(testing, time.named)}) sends every conversion to Events Manager →
+            Test Events, where it counts for nothing. Clear it once testing is done (here, or in Conversions to TikTok → Settings).
           </p>
         </div>
       </div>

@@ -1,0 +1,92 @@
+import { screen, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { browserInZone } from "@/test/browser-zone";
+import { member, renderWithUser } from "@/test/render";
+import type { Click, ClickLog } from "./api";
+import ClicksScreen from "./clicks-screen";
+
+// A browser in New York looking at a team whose report time zone is Manila (UTC+8, 13 hours
+// ahead of New York in November): 16:23 UTC on Nov 25 is 00:23 on Nov 26 in Manila, the day the
+// range counts it on, and 11:23 on Nov 25 on the browser's clock.
+const REPORT_ZONE = "Asia/Manila";
+browserInZone("America/New_York");
+
+const click: Click = {
+  id: 1,
+  clickId: "c0ffee00-0000-4000-8000-000000000001",
+  campaignId: 3,
+  campaign: "Spring sweeps",
+  tiktokCampaignId: null,
+  tiktokAdGroupId: null,
+  tiktokCreativeId: null,
+  placement: null,
+  campaignName: null,
+  adGroupName: null,
+  creativeName: null,
+  ipAddress: "203.0.113.9",
+  userAgent: null,
+  ttclid: null,
+  country: null,
+  region: null,
+  city: null,
+  asn: null,
+  asOrganization: null,
+  deviceType: null,
+  os: null,
+  browser: null,
+  bot: false,
+  botReason: null,
+  clickedAt: "2026-11-25T16:23:05.000Z",
+  exitedAt: "2026-11-25T16:24:10.000Z",
+};
+
+const log: ClickLog = {
+  startDate: "2026-11-20",
+  endDate: "2026-11-26",
+  timeZone: REPORT_ZONE,
+  total: 1,
+  exitClicks: 1,
+  ctr: 100,
+  botClicks: 0,
+  page: 1,
+  pageSize: 50,
+  totalPages: 1,
+  clicks: [click],
+};
+
+function answer(input: RequestInfo | URL) {
+  const path = new URL(String(input), "http://localhost").pathname;
+  if (path === "/api/clicks") return Response.json(log);
+  if (path === "/api/clicks/facets") return Response.json({ countries: [], devices: [], oses: [], browsers: [] });
+  if (path === "/api/clicks/retention")
+    return Response.json({ retentionDays: 90, retentionProblem: null, archivedBefore: null, reachesPastRetention: false, archives: [] });
+  if (path === "/api/clicks/refused") return Response.json({ clicks: 0, exits: 0, days: [] });
+  return Response.json([]);
+}
+
+describe("Click Log times", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows a click at the report time zone's time, and names the zone, whatever the browser's zone", { timeout: 15_000 }, async () => {
+    // The test's premise: this process's clock is New York's.
+    expect(new Date(click.clickedAt).getHours()).toBe(11);
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (input: RequestInfo | URL) => answer(input)),
+    );
+    renderWithUser(
+      <MemoryRouter initialEntries={["/clicks?startDate=2026-11-20&endDate=2026-11-26"]}>
+        <ClicksScreen />
+      </MemoryRouter>,
+      member(["clicks"]),
+      { timeZone: REPORT_ZONE },
+    );
+    const table = await screen.findByRole("table", { name: "Click log" });
+    expect(within(table).getByRole("columnheader", { name: `Clicked At (${REPORT_ZONE})` })).toBeTruthy();
+    await within(table).findByText("Nov 26, 2026 00:23:05");
+    expect(within(table).getByText("Nov 26, 2026 00:24:10")).toBeTruthy();
+    expect(within(table).queryByText(/Nov 25, 2026/)).toBeNull();
+    expect(within(table).getByText("Nov 26, 2026 00:23:05").getAttribute("title")).toBe(`Nov 26, 2026 00:23:05 (${REPORT_ZONE})`);
+  });
+});
