@@ -5,6 +5,7 @@ import type { AppEnv } from "../env";
 import { dayIn } from "../lib/calendar-days";
 import { validate } from "../lib/validate";
 import { settingSchema } from "../schemas/settings";
+import { invalidateTrackingSettings } from "../tracking/settings-cache";
 
 export const settingsRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
@@ -30,5 +31,6 @@ export const settingsRoutes = new Hono<AppEnv>()
       writeSetting(db, key, value),
       audit(c, { action: "setting.update", kind: "setting", id: key, summary: `${key}: ${shown(before)} → ${shown(value)}` }),
     ]);
+    invalidateTrackingSettings();
     return c.json({ key, value }, 200);
   });

@@ -74,8 +74,7 @@ async function checkOf(secret: string, signed: string): Promise<string> {
   return hex(new Uint8Array(mac, 0, 5)).slice(0, CHECK_DIGITS);
 }
 
-const dashed = (digits: string) =>
-  `${digits.slice(0, 8)}-${digits.slice(8, 12)}-${digits.slice(12, 16)}-${digits.slice(16, 20)}-${digits.slice(20)}`;
+const dashed = (digits: string) => `${digits.slice(0, 8)}-${digits.slice(8, 12)}-${digits.slice(12, 16)}-${digits.slice(16, 20)}-${digits.slice(20)}`;
 
 /** A new click's id (layout 0). */
 export async function newClickId(secret: string): Promise<string> {
@@ -99,12 +98,4 @@ export async function checkClickId(secret: string, raw: string): Promise<{ click
   if (digits[12] !== VERSION || digits[13] !== LAYOUT || digits[16] !== VARIANT) return null;
   const expected = await checkOf(secret, digits.slice(0, SIGNED_DIGITS));
   return constantTimeEqual(encoder.encode(expected), encoder.encode(digits.slice(SIGNED_DIGITS))) ? { clickId, kind: "current" } : null;
-}
-
-/**
- * The id to join CAKE's sub2 to our clicks on: the sub2 itself when it can be a click of ours,
- * else "" (which matches no click: the joins skip an empty sub2 without touching the clicks table).
- */
-export async function clickJoinKey(secret: string, sub2: string): Promise<string> {
-  return sub2 === "" ? "" : ((await checkClickId(secret, sub2))?.clickId ?? "");
 }
