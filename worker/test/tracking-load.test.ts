@@ -34,7 +34,7 @@ async function visit(path: string, { limiter, headers = {} }: { limiter?: RateLi
     ctx,
   );
   const answeredIn = Date.now() - started;
-  const queries = counted.queries();
+  const queries = counted.tally.queries;
   await waitOnExecutionContext(ctx);
   return { res, queries, answeredIn };
 }
