@@ -220,9 +220,7 @@ export const trackingRoutes = new Hono<AppEnv>()
           userAgent: cut(c.req.header("user-agent")),
           at: Date.now(),
         };
-        storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "exit" }, () =>
-          recordExitLater(c.executionCtx, db, exit, click.stored),
-        );
+        storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "exit" }, () => recordExitLater(c.executionCtx, db, exit, click.stored));
       } else if (found === LOOKUP_REFUSED) {
         countRefusal(c.executionCtx, db, campaign.id, "exit");
       }

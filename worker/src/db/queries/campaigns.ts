@@ -137,7 +137,10 @@ export async function findTrackedCampaign(db: Db, id: number): Promise<TrackedCa
 
 /** The highest campaign id there is (0 with none): ids are handed out in order (tracking/campaign-cache.ts). */
 export async function highestCampaignId(db: Db): Promise<number> {
-  const row = await db.select({ id: max(campaigns.id) }).from(campaigns).get();
+  const row = await db
+    .select({ id: max(campaigns.id) })
+    .from(campaigns)
+    .get();
   return row?.id ?? 0;
 }
 
