@@ -250,11 +250,14 @@ export const trackingRoutes = new Hono<AppEnv>()
 
 /** The script per origin, built once per settings read (tracking/settings-cache.ts) with its ETag. */
 const scripts = new WeakMap<LinkSettings, Map<string, { body: string; etag: string }>>();
+/** Origins kept per settings read: a deployment has a few tracking domains; past this it starts over. */
+const MAX_SCRIPT_ORIGINS = 100;
 async function exitScript(settings: LinkSettings, self: string) {
   let byOrigin = scripts.get(settings);
   if (!byOrigin) scripts.set(settings, (byOrigin = new Map()));
   let script = byOrigin.get(self);
   if (!script) {
+    if (byOrigin.size >= MAX_SCRIPT_ORIGINS) byOrigin.clear();
     const body = exitTrackerScript(exitBase(self, settings), self);
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body)));
     script = { body, etag: `"${Array.from(digest.subarray(0, 12), (b) => b.toString(16).padStart(2, "0")).join("")}"` };
