@@ -156,9 +156,10 @@ export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inh
  * are `.dev.vars`, then the documented variables found in `env` (`npm start` passes its own
  * environment; tests and benchmarks pass none, so a developer's shell never leaks into them),
  * then `vars`. They reach the Worker as one env file in the state folder (readable by this user
- * only), since a secret on the command line would show in the process list. Returns { url, child, stop }.
+ * only), since a secret on the command line would show in the process list. `script`: another entry
+ * than wrangler.toml's `main` (a bench's wrapper around the Worker). Returns { url, child, stop }.
  */
-export async function startServer({ port = 8787, stateDir, vars = {}, env = {}, stdio = "inherit", timeoutMs = 90_000 } = {}) {
+export async function startServer({ port = 8787, stateDir, vars = {}, env = {}, stdio = "inherit", timeoutMs = 90_000, script } = {}) {
   const dir = path.resolve(ROOT, stateDir ?? path.join(".wrangler", "state"));
   ensureDevVars();
   applyMigrations(dir, { quiet: stdio === "pipe" });
@@ -166,6 +167,6 @@ export async function startServer({ port = 8787, stateDir, vars = {}, env = {}, 
   const envFile = writeSecretFile(path.join(dir, "worker.env"), serializeEnvFile(workerVars(ROOT, { env, overrides: vars }), { expands: true }));
   // --test-scheduled: the cron runs on GET /__scheduled. Wrangler's /cdn-cgi/handler/scheduled
   // answers "exception" for a Worker with static assets (the asset router has no scheduled handler).
-  const args = ["--persist-to", dir, "--env-file", envFile, "--test-scheduled"];
+  const args = ["--persist-to", dir, "--env-file", envFile, "--test-scheduled", ...(script ? [script] : [])];
   return runWranglerDev({ port, args, stdio, timeoutMs, ready: async (url) => (await fetch(`${url}/api/setup`)).ok });
 }

@@ -6,10 +6,10 @@ import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertClicks } from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
-import { writeSetting } from "../src/db/queries/settings";
 import { campaigns, clicks, landerClicks, offers, sparks } from "../src/db/schema";
 import worker from "../src/index";
 import { BATCH_MAX_CLICKS, BATCH_MAX_WAIT_MS } from "../src/tracking/click-writer";
+import { newClickId } from "../src/tracking/click-id";
 import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../src/schemas/offers";
 import { call, db, makeAdmin } from "./helpers";
 
@@ -432,7 +432,7 @@ describe("GET /click", () => {
 
   it("finds a click that another isolate is still writing, by looking again a moment later", async () => {
     const { campaignId } = await setup();
-    const clickId = crypto.randomUUID();
+    const clickId = await newClickId(env.SESSION_SECRET);
     const started = Date.now();
     const timers = vi.spyOn(globalThis, "setTimeout");
     const exit = visit(`/click?clickId=${clickId}`);
@@ -607,13 +607,16 @@ describe("GET /exit-tracker.js", () => {
     expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
   });
 
-  it("points exits at global_exit_domain when it is set", async () => {
-    await writeSetting(db(), "global_exit_domain", "https://exit.brand.test");
+  it("points exits at global_exit_domain once it is saved", async () => {
+    const admin = await makeAdmin();
+    const save = (value: string) => call("/api/settings", { method: "POST", cookie: admin.cookie, json: { key: "global_exit_domain", value } });
+    expect((await visit("/exit-tracker.js")).status).toBe(200);
+    expect((await save("https://exit.brand.test")).status).toBe(200);
     try {
       const body = await (await visit("/exit-tracker.js")).text();
       expect(body).toContain(`("https://exit.brand.test", "${HOST}")`);
     } finally {
-      await writeSetting(db(), "global_exit_domain", "");
+      expect((await save("")).status).toBe(200);
     }
   });
 });

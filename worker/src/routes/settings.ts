@@ -5,6 +5,7 @@ import type { AppEnv } from "../env";
 import { dayIn } from "../lib/calendar-days";
 import { validate } from "../lib/validate";
 import { settingSchema } from "../schemas/settings";
+import { invalidateTrackingSettings } from "../tracking/settings-cache";
 
 export const settingsRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
@@ -29,5 +30,6 @@ export const settingsRoutes = new Hono<AppEnv>()
     // A form saves all its settings: the unchanged ones are neither written nor logged.
     const change = diff({ [key]: before }, { [key]: value }, { [key]: key });
     if (change) await db.batch([writeSetting(db, key, value), audit(c, { action: "setting.update", kind: "setting", id: key, summary: change })]);
+    invalidateTrackingSettings();
     return c.json({ key, value }, 200);
   });

@@ -1,16 +1,17 @@
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { findClick } from "../db/queries/clicks";
-import { readSettings } from "../db/queries/settings";
+import { findClick, type ClickForExit } from "../db/queries/clicks";
 import type { AppEnv, Db } from "../env";
 import { sleep } from "../lib/retry";
 import { createDb } from "../middleware/database";
 import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
-import { trackedCampaign } from "../tracking/campaign-cache";
+import { LOOKUP_REFUSED, trackedCampaign } from "../tracking/campaign-cache";
+import { checkClickId, newClickId, type ClickIdKind } from "../tracking/click-id";
 import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
-import { exitBase } from "../tracking/links";
-import { storeIfAllowed } from "../tracking/rate-limit";
+import { exitBase, type LinkSettings } from "../tracking/links";
+import { countRefusal, storeIfAllowed, visitorLimit, type VisitorLimit } from "../tracking/rate-limit";
+import { trackingSettings } from "../tracking/settings-cache";
 import { appendQuery, fillTemplate } from "../tracking/urls";
 import { isUnfilledMacro, recordedValue } from "../tracking/values";
 
@@ -48,7 +49,6 @@ function placeOf(cf: IncomingRequestCfProperties | undefined) {
 }
 
 const parseCampaignId = (raw: string | null | undefined) => (raw && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null);
-const CLICK_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * These routes answer before the app's security-header middleware (app.ts): its dozen headers
@@ -69,16 +69,19 @@ const PAGE_HEADERS = {
   "Referrer-Policy": "strict-origin-when-cross-origin",
 };
 
-function plainPage(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, text: string) {
+function plainPage(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, text: string, headers: Record<string, string> = {}) {
   return c.html(
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
       `<title>${title}</title></head><body><p>${text}</p></body></html>`,
     status,
-    PAGE_HEADERS,
+    { ...PAGE_HEADERS, ...headers },
   );
 }
 
 const unknownLink = (c: Context<AppEnv>) => plainPage(c, 404, "Not found", "This link does not exist.");
+/** Over the per-address limit, for a campaign this isolate does not hold: whether the link exists is not known. */
+const tooManyRequests = (c: Context<AppEnv>) =>
+  plainPage(c, 429, "Too many requests", "Too many requests from your network. Please try again in a minute.", { "Retry-After": "60" });
 function redirect(c: Context<AppEnv>, location: string) {
   for (const [name, value] of Object.entries(TRACKING_HEADERS)) c.header(name, value);
   return c.redirect(location, 302);
@@ -89,12 +92,38 @@ function redirect(c: Context<AppEnv>, location: string) {
  * another isolate's batch can take up to BATCH_MAX_WAIT_MS to be written (click-writer.ts).
  */
 const CLICK_LANDING_MS = BATCH_MAX_WAIT_MS + 500;
+/**
+ * Exits waiting that second look at once, per isolate. Only an id that passes its check waits,
+ * and a made-up one passes once in 2^36 tries, so this bounds what replaying real ids can hold
+ * open; past it an exit is answered after its one lookup.
+ */
+export const MAX_WAITING_EXITS = 100;
+let waitingExits = 0;
 
-/** The click an exit names: still being written in this isolate, or stored (now, or a moment later). */
-async function clickForExit(db: Db, clickId: string) {
+/** A click's ad values when the click is not at hand. */
+const NO_AD_VALUES = { campaign: null, adGroup: null, creative: null, placement: null, campaignName: null, adGroupName: null, creativeName: null };
+
+/**
+ * The click an exit names: still being written in this isolate, or stored (now, or a moment later
+ * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
+ * lookup. Null: no such click.
+ */
+async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: ClickIdKind }, limit: VisitorLimit) {
   const waiting = pendingClick(clickId);
   if (waiting) return { ...waiting.click, stored: waiting.stored };
-  const stored = (await findClick(db, clickId)) ?? (await sleep(CLICK_LANDING_MS).then(() => findClick(db, clickId)));
+  if (!(await limit.allowed())) return LOOKUP_REFUSED;
+  let stored: ClickForExit | undefined = await findClick(db, clickId);
+  // An old-layout id was handed out before this release (or, during a rollout, by an isolate still
+  // running the old one): it gets no second look.
+  if (!stored && kind === "current" && waitingExits < MAX_WAITING_EXITS) {
+    waitingExits++;
+    try {
+      await sleep(CLICK_LANDING_MS);
+    } finally {
+      waitingExits--;
+    }
+    stored = await findClick(db, clickId);
+  }
   return stored ? { ...stored, stored: async () => true } : null;
 }
 
@@ -106,10 +135,13 @@ export const trackingRoutes = new Hono<AppEnv>()
   .get("/r/:campaignId", async (c) => {
     const db = createDb(c.env.DB);
     const id = parseCampaignId(c.req.param("campaignId"));
-    const campaign = id === null ? null : await trackedCampaign(db, id);
+    if (id === null) return unknownLink(c);
+    const limit = visitorLimit(c.env.CLICK_LIMITER, c.req.header("cf-connecting-ip"), "click");
+    const campaign = await trackedCampaign(db, id, limit.allowed);
+    if (campaign === LOOKUP_REFUSED) return tooManyRequests(c);
     if (!campaign) return unknownLink(c);
 
-    const clickId = crypto.randomUUID();
+    const clickId = await newClickId(c.env.SESSION_SECRET);
     // HEAD is link checkers and previews, not visitors: answer the same, record nothing.
     if (c.req.method !== "HEAD") {
       const q = new URL(c.req.url).searchParams;
@@ -132,8 +164,9 @@ export const trackingRoutes = new Hono<AppEnv>()
         ...placeOf(c.req.raw.cf as IncomingRequestCfProperties | undefined),
       };
       // Over the per-IP limit the visitor is sent on all the same; the click is only counted.
-      const limited = { ip: click.ipAddress, campaignId: campaign.id, event: "click" } as const;
-      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordClickLater(c.executionCtx, db, click, c.env.CLICKS_RETRY_QUEUE));
+      storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "click" }, () =>
+        recordClickLater(c.executionCtx, db, click, c.env.CLICKS_RETRY_QUEUE),
+      );
     }
 
     const holding = () => plainPage(c, 200, "Coming soon", HOLDING_PAGE_TEXT);
@@ -145,16 +178,21 @@ export const trackingRoutes = new Hono<AppEnv>()
   .get("/click", async (c) => {
     const db = createDb(c.env.DB);
     const q = new URL(c.req.url).searchParams;
-    const clickIdParam = q.get("clickId") ?? "";
-    const click = CLICK_ID_RE.test(clickIdParam) ? await clickForExit(db, clickIdParam.toLowerCase()) : null;
+    const limit = visitorLimit(c.env.CLICK_LIMITER, c.req.header("cf-connecting-ip"), "exit");
+    // An id that cannot be ours costs no lookup (tracking/click-id.ts).
+    const checked = await checkClickId(c.env.SESSION_SECRET, q.get("clickId") ?? "");
+    const found = checked ? await clickForExit(db, checked, limit) : null;
+    const click = found === LOOKUP_REFUSED ? null : found;
     // The stored click decides the campaign; cid only serves when the click is unknown.
     const campaignId = click?.campaignId ?? parseCampaignId(q.get("cid"));
-    const campaign = campaignId === null ? null : await trackedCampaign(db, campaignId);
+    const campaign = campaignId === null ? null : await trackedCampaign(db, campaignId, limit.allowed);
+    if (campaign === LOOKUP_REFUSED) return tooManyRequests(c);
     if (!campaign) return unknownLink(c);
     const offer = campaign.offer;
     if (!offer) return plainPage(c, 404, "Not found", "This link has no destination yet.");
 
     // Only ever the configured offer URL: nothing from this request's query chooses the destination.
+    const campaignValues = { mediaBuyer: campaign.mediaBuyer, spark: campaign.spark };
     const query = click
       ? fillTemplate(offer.template, {
           clickId: click.clickId,
@@ -165,39 +203,69 @@ export const trackingRoutes = new Hono<AppEnv>()
           campaignName: click.campaignName,
           adGroupName: click.adGroupName,
           creativeName: click.creativeName,
-          mediaBuyer: campaign.mediaBuyer,
-          spark: campaign.spark,
+          ...campaignValues,
         })
-      : "";
+      : found === LOOKUP_REFUSED && checked
+        ? // Over the limit the click is not looked up, but its checked id still goes on (sub2), so a
+          // conversion is credited to it; its ad values are not known here and stay empty.
+          fillTemplate(offer.template, { ...NO_AD_VALUES, clickId: checked.clickId, ...campaignValues })
+        : "";
     const location = appendQuery(offer.url, query);
     if (!location) return plainPage(c, 404, "Not found", "This link has no destination yet.");
 
-    if (click && c.req.method !== "HEAD") {
-      const exit = {
-        clickId: click.clickId,
-        offerId: offer.id,
-        ipAddress: cut(c.req.header("cf-connecting-ip")),
-        userAgent: cut(c.req.header("user-agent")),
-        at: Date.now(),
-      };
-      const limited = { ip: exit.ipAddress, campaignId: campaign.id, event: "exit" } as const;
-      storeIfAllowed(c.executionCtx, db, c.env.CLICK_LIMITER, limited, () => recordExitLater(c.executionCtx, db, exit, click.stored, c.env.CLICKS_RETRY_QUEUE));
+    if (c.req.method !== "HEAD") {
+      if (click) {
+        const exit = {
+          clickId: click.clickId,
+          offerId: offer.id,
+          ipAddress: cut(c.req.header("cf-connecting-ip")),
+          userAgent: cut(c.req.header("user-agent")),
+          at: Date.now(),
+        };
+        storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "exit" }, () =>
+          recordExitLater(c.executionCtx, db, exit, click.stored, c.env.CLICKS_RETRY_QUEUE),
+        );
+      } else if (found === LOOKUP_REFUSED) {
+        countRefusal(c.executionCtx, db, campaign.id, "exit");
+      }
     }
     return redirect(c, location);
   })
 
   .get("/exit-tracker.js", async (c) => {
-    const settings = await readSettings(createDb(c.env.DB));
-    const self = new URL(c.req.url).origin;
-    return c.body(exitTrackerScript(exitBase(self, settings), self), 200, {
-      "Content-Type": "text/javascript; charset=utf-8",
+    const settings = await trackingSettings(createDb(c.env.DB));
+    const script = await exitScript(settings, new URL(c.req.url).origin);
+    const headers = {
       // Landers on any origin load this with <script src>; the app's same-origin default would block it.
       "Cross-Origin-Resource-Policy": "cross-origin",
       "Access-Control-Allow-Origin": "*",
-      // Short: a changed exit domain reaches landers within minutes.
+      // Short: a changed exit domain reaches landers within minutes. After that a browser asks
+      // again with If-None-Match and, the script unchanged, gets a bodiless 304.
       "Cache-Control": "public, max-age=300",
+      ETag: script.etag,
       "X-Content-Type-Options": "nosniff",
       "Strict-Transport-Security": TRACKING_HEADERS["Strict-Transport-Security"],
       "X-Robots-Tag": "noindex",
-    });
+    };
+    const known = c.req.header("if-none-match");
+    if (known && known.split(",").some((tag) => tag.trim().replace(/^W\//, "") === script.etag)) return c.body(null, 304, headers);
+    return c.body(script.body, 200, { ...headers, "Content-Type": "text/javascript; charset=utf-8" });
   });
+
+/** The script per origin, built once per settings read (tracking/settings-cache.ts) with its ETag. */
+const scripts = new WeakMap<LinkSettings, Map<string, { body: string; etag: string }>>();
+/** Origins kept per settings read: a deployment has a few tracking domains; past this it starts over. */
+const MAX_SCRIPT_ORIGINS = 100;
+async function exitScript(settings: LinkSettings, self: string) {
+  let byOrigin = scripts.get(settings);
+  if (!byOrigin) scripts.set(settings, (byOrigin = new Map()));
+  let script = byOrigin.get(self);
+  if (!script) {
+    if (byOrigin.size >= MAX_SCRIPT_ORIGINS) byOrigin.clear();
+    const body = exitTrackerScript(exitBase(self, settings), self);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body)));
+    script = { body, etag: `"${Array.from(digest.subarray(0, 12), (b) => b.toString(16).padStart(2, "0")).join("")}"` };
+    byOrigin.set(self, script);
+  }
+  return script;
+}

@@ -1,9 +1,11 @@
 /**
  * The per-IP rate limit on the public tracking routes (Workers Rate Limiting bindings, configured
- * in wrangler.toml; README "Rate limits"). It never changes what a visitor gets: /r/ and /click
- * answer first, and only then is the limit asked whether the click (or exit) is stored. A refused
- * one is counted per campaign and quarter hour, and those counts reach D1 together, about once a
- * second per isolate, never as a write per request.
+ * in wrangler.toml; README "Rate limits"). A request asks it once at most. Usually after the
+ * answer, whether the click (or exit) is stored; a request that would have to ask D1 for something
+ * this isolate does not hold in memory (a campaign, a click) asks before, and over the limit it
+ * gets no lookup (README "What the public routes do"). A refused one is counted per campaign and
+ * quarter hour, and those counts reach D1 together, about once a second per isolate, never as a
+ * write per request.
  */
 import { addRefusals, type RefusalCount } from "../db/queries/refused-clicks";
 import type { Db } from "../env";
@@ -66,27 +68,37 @@ export function countRefusal(ctx: Background, db: Db, campaignId: number, event:
   ctx.waitUntil(new Promise<void>((resolve) => setTimeout(() => resolve(flushRefusals(db)), REFUSAL_FLUSH_MS)));
 }
 
+/** One request's standing with the limit, asked at most once whoever needs it first. */
+export interface VisitorLimit {
+  /** No limit applies (no binding, or no address): nothing to ask. */
+  unlimited: boolean;
+  /** Whether this request is within the limit. A limit that cannot answer lets it through. */
+  allowed: () => Promise<boolean>;
+}
+
+export function visitorLimit(limiter: RateLimit | undefined, ip: string | null | undefined, event: LimitedEvent): VisitorLimit {
+  const key = visitorKey(ip);
+  if (!limiter || key === null) return { unlimited: true, allowed: async () => true };
+  let verdict: Promise<boolean> | undefined;
+  return {
+    unlimited: false,
+    allowed: () =>
+      (verdict ??= limiter.limit({ key: `${event}:${key}` }).then(
+        ({ success }) => success,
+        (err: unknown) => {
+          // A lost click costs more than a flood's few extra rows and lookups.
+          console.error("rate limit unavailable; letting the request through", err);
+          return true;
+        },
+      )),
+  };
+}
+
 /**
- * After the answer: asks the limit about this visitor and either stores the event (`store`) or
- * counts the refusal. A limit that cannot answer lets the event through: a lost click costs more
- * than a flood's few extra rows.
+ * After the answer: stores the event (`store`) if the request is within the limit, or counts the
+ * refusal.
  */
-export function storeIfAllowed(
-  ctx: Background,
-  db: Db,
-  limiter: RateLimit | undefined,
-  request: { ip: string | null | undefined; campaignId: number; event: LimitedEvent },
-  store: () => void,
-) {
-  const key = visitorKey(request.ip);
-  if (!limiter || key === null) return store();
-  ctx.waitUntil(
-    limiter.limit({ key: `${request.event}:${key}` }).then(
-      ({ success }) => (success ? store() : countRefusal(ctx, db, request.campaignId, request.event)),
-      (err: unknown) => {
-        console.error("rate limit unavailable; storing the event", err);
-        store();
-      },
-    ),
-  );
+export function storeIfAllowed(ctx: Background, db: Db, limit: VisitorLimit, refusal: { campaignId: number; event: LimitedEvent }, store: () => void) {
+  if (limit.unlimited) return store();
+  ctx.waitUntil(limit.allowed().then((allowed) => (allowed ? store() : countRefusal(ctx, db, refusal.campaignId, refusal.event))));
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, ne } from "drizzle-orm";
+import { and, desc, eq, isNotNull, max, ne } from "drizzle-orm";
 import type { Db } from "../../env";
 import { campaigns, domains, landers, offers, sparks } from "../schema";
 
@@ -151,6 +151,15 @@ export async function findTrackedCampaign(db: Db, id: number): Promise<TrackedCa
   if (!row) return null;
   const { offerId, offerUrl, template, ...rest } = row;
   return { ...rest, offer: offerId !== null && offerUrl !== null && template !== null ? { id: offerId, url: offerUrl, template } : null };
+}
+
+/** The highest campaign id there is (0 with none): ids are handed out in order (tracking/campaign-cache.ts). */
+export async function highestCampaignId(db: Db): Promise<number> {
+  const row = await db
+    .select({ id: max(campaigns.id) })
+    .from(campaigns)
+    .get();
+  return row?.id ?? 0;
 }
 
 /** Domains a campaign can use for tracking: active, with a subdomain. */
