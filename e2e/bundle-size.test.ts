@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { signInBundle } from "../scripts/lib/sign-in-bundle.mjs";
 
-/** The budget of the sign-in screen's JavaScript, gzipped (README "The web app: state in the URL, days and speed"). */
+/** The budget of the sign-in screen's JavaScript, gzipped (docs/screens.md "The web app: state in the URL, days and speed"). */
 const SIGN_IN_BUDGET_BYTES = 150_000;
 
 it("the sign-in screen loads at most 150 KB of JavaScript, gzipped (of the build npm test makes first)", () => {

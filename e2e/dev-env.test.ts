@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { unstable_getVarsForDev } from "wrangler";
@@ -17,8 +17,9 @@ function wranglerReads(file: string, kind: "env-file" | "dev-vars"): Record<stri
 }
 
 describe("forwarding the documented settings to the local Worker", () => {
-  it("forwards exactly the variables and secrets the README's tables document (besides npm start's own PORT and STATE_DIR)", () => {
-    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+  it("forwards exactly the variables and secrets the README's and docs' tables document (besides npm start's own PORT and STATE_DIR)", () => {
+    const docs = readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md"));
+    const readme = ["README.md", ...docs.map((f) => path.join("docs", f))].map((f) => readFileSync(path.join(ROOT, f), "utf8")).join("\n");
     const documented = new Set<string>();
     for (const line of readme.split("\n")) {
       const first = /^\| ((?:`[A-Z][A-Z0-9_]*`(?:, )?)+) \|/.exec(line)?.[1];

@@ -110,7 +110,7 @@ test("the first click shows on Stats within one refresh, with our own figures, a
   // The first click arrives; the screen's next refresh (30 s) shows it.
   const clickId = await clickByHand(campaignId);
   // The click reaches D1 with its batch a moment after the redirect; a refresh in that moment
-  // would count it only at the next one. README "Speed, and what bounds it at internet scale".
+  // would count it only at the next one. docs/tracking.md "Speed, and what bounds it at internet scale".
   await expect.poll(() => api<{ total: number }>(page, "GET", "/api/clicks").then((b) => b.total), POLL).toBe(1);
   await page.clock.runFor(31_000);
   await expect.poll(() => figure(page, "Link Clicks"), POLL).toBe("1");

@@ -1,5 +1,5 @@
 // Benchmark: the memory a statement upload takes in workerd (a Worker isolate's limit is 128 MB;
-// README "Billing statements and invoicing"). Two files at the upload's limits, 100,000 rows just
+// docs/data.md "Billing statements and invoicing"). Two files at the upload's limits, 100,000 rows just
 // under 10 MB each: one all ASCII, one with a character outside Latin-1 in every row (V8 keeps
 // such text two bytes a character). Each is uploaded twice on `wrangler dev` with local D1: the
 // import (every row new, all written: staged, then applied) and a re-upload (every row a

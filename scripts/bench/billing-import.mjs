@@ -1,4 +1,4 @@
-// Benchmark: importing a 50,000-row virtual-card export (README "Billing statements and invoicing", Speed).
+// Benchmark: importing a 50,000-row virtual-card export (docs/data.md "Billing statements and invoicing", Speed).
 //
 // One run, same machine, same generated file:
 //   baseline   papaparse alone, in Node, on the file's text (the parse the Worker also does)

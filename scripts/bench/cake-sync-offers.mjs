@@ -1,4 +1,4 @@
-// Benchmark: the CAKE sync at the target scale, and the offers report it feeds (README "Performance stats", Speed).
+// Benchmark: the CAKE sync at the target scale, and the offers report it feeds (docs/data.md "Performance stats", Speed).
 //
 // One run, same machine, local D1 under `wrangler dev`:
 //   seed      1,000,000 of our clicks over 90 days (written straight into the local D1 file)
@@ -10,7 +10,7 @@
 //   baseline  the same 30-day offer report computed the naive way, grouping cake_stats' raw rows,
 //             against the rollup it really reads (cake_attributed_daily), on the same database:
 //             p50 time and D1's rows_read for each, and the ratios
-// Targets (README "Performance stats"): a 30-day report within 250 ms p50, and rows read that do not grow with clicks.
+// Targets (docs/data.md "Performance stats"): a 30-day report within 250 ms p50, and rows read that do not grow with clicks.
 // BENCH_CLICKS / BENCH_CAKE_ROWS scale it down.
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";

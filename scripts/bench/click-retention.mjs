@@ -1,4 +1,4 @@
-// Benchmark: a click store that never fills up (README "Retention and archives").
+// Benchmark: a click store that never fills up (docs/data.md "Retention and archives").
 //
 // Simulates BENCH_DAYS days (default 400) of BENCH_CLICKS_PER_DAY clicks (default 1,000,000) on the
 // local D1 file `wrangler dev` uses, with retention on (BENCH_RETENTION_DAYS, default 90). Each

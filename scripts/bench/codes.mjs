@@ -1,4 +1,4 @@
-// Benchmark: the verification-code inbox (README "Verification codes", "Speed").
+// Benchmark: the verification-code inbox (docs/integrations.md "Verification codes", "Speed").
 //
 // 1. Extraction, in Node: the corpus (worker/test/fixtures/emails) parsed with postal-mime and run
 //    through the extractor (worker/src/codes/read-mail.ts bundled on the fly with esbuild).

@@ -1,5 +1,5 @@
 // Benchmark: what a flood of made-up ids costs the public routes in D1, route by route
-// (README "What the public routes do").
+// (docs/tracking.md "What the public routes do").
 //
 // Trackyard runs under `wrangler dev` with one change: its entry is scripts/bench/workers/count-d1.js,
 // the same Worker with its D1 binding wrapped so that every statement sent (drizzle prepares each

@@ -1,4 +1,4 @@
-// Benchmark: the archive Workflow (README "Retention and archives") under `wrangler dev`, on days of
+// Benchmark: the archive Workflow (docs/data.md "Retention and archives") under `wrangler dev`, on days of
 // BENCH_CLICKS_PER_DAY clicks (default 1,000,000).
 //
 // Two days of clicks are generated into the local D1 (scripts/lib/click-days.mjs), with a click

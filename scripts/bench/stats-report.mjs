@@ -1,4 +1,4 @@
-// Benchmark: the stats report at the target scale (README "Performance stats", "Speed and scale").
+// Benchmark: the stats report at the target scale (docs/data.md "Performance stats", "Speed and scale").
 //
 // One run, same machine, local D1 (the SQLite file `wrangler dev` uses):
 //   seed      1,000,000 of our clicks, 300,000 cake_stats rows and ~20,000 tiktok_spend rows over
@@ -60,7 +60,7 @@ const bundleCode = () =>
   });
 
 /**
- * Who clicked (README "Conversions sent to TikTok"): 12 countries (1 in 50 clicks without one), mostly phones, 5 systems, 6
+ * Who clicked (docs/integrations.md "Conversions sent to TikTok"): 12 countries (1 in 50 clicks without one), mostly phones, 5 systems, 6
  * browsers, and 1 click in 20 a bot.
  */
 const AUDIENCE_SEED = `

@@ -1,4 +1,4 @@
-// Benchmark: conversions sent to TikTok's Events API through the Cloudflare Queue (README "Conversions sent to TikTok").
+// Benchmark: conversions sent to TikTok's Events API through the Cloudflare Queue (docs/integrations.md "Conversions sent to TikTok").
 //
 // Trackyard on `wrangler dev` (its queue, producer and consumer running locally) against the
 // local fakes (scripts/lib/fakes.mjs) served over HTTP:

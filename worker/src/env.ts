@@ -43,7 +43,7 @@ export interface Secrets {
   TWO_FACTOR_KEY?: string;
 }
 
-/** Optional [vars] of the code inbox (README "Verification codes"). */
+/** Optional [vars] of the code inbox (docs/integrations.md "Verification codes"). */
 export interface CodesVars {
   /** Comma-separated forwarding mailboxes (or `@domain`s) mail must come from; unset: any sender, with a warning; `*`: any sender, chosen. */
   CODES_SENDERS?: string;
@@ -77,7 +77,7 @@ export interface DomainVars {
 }
 
 /**
- * The click store's bindings and var (README "Retention and archives", "Rate limits"), typed here
+ * The click store's bindings and var (docs/data.md "Retention and archives", "Rate limits"), typed here
  * like SyncVars. Without a limiter (a Worker deployed without it) the routes track unlimited.
  */
 export interface ClickStoreBindings {

@@ -1,7 +1,7 @@
 /**
  * A D1 binding that counts the statements sent through it, for the worker tests and the bench
  * (scripts/bench/public-load.mjs) that show what the public routes cost in D1
- * (README "What the public routes do"). Drizzle prepares every statement it runs, a batch's too,
+ * (docs/tracking.md "What the public routes do"). Drizzle prepares every statement it runs, a batch's too,
  * so `prepare` calls are the statements; `exec` (raw SQL) counts as one. Nothing in the Worker
  * itself uses this.
  */

@@ -1,5 +1,5 @@
 /**
- * What a flood of made-up ids costs the public routes in D1 (README "What the public routes do"):
+ * What a flood of made-up ids costs the public routes in D1 (docs/tracking.md "What the public routes do"):
  * every request goes through the Worker's fetch with a D1 binding that counts the statements sent.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";

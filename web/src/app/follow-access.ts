@@ -9,7 +9,7 @@ const CHECK_MS = 2_000;
 
 /**
  * Keeps the signed-in user (and so the sidebar and the route guards) in step with what an admin
- * changes, both ways, without a reload (README "Accounts, roles and permissions"):
+ * changes, both ways, without a reload (docs/accounts-security.md "Accounts, roles and permissions"):
  *
  * - every API answer carries the session's access key (worker/src/auth/access-key.ts), computed
  *   from what the server reads for every request anyway, so it costs no D1 read; an answer whose

@@ -5,7 +5,7 @@ import type { SessionUser } from "../env";
  * just read (who, role, stage, two-factor, features). The web app keeps the same value from
  * `GET /api/user` and reloads the user when an answer's differs, so a feature granted or taken
  * away shows on a member's screen at their next request, both ways
- * (README "Accounts, roles and permissions"). It costs no D1 read: every request loads these
+ * (docs/accounts-security.md "Accounts, roles and permissions"). It costs no D1 read: every request loads these
  * already (auth/session.ts).
  */
 export const ACCESS_KEY_HEADER = "X-Access-Key";

@@ -3,7 +3,7 @@ import { loginAttempts } from "../db/schema";
 import { rawBatch } from "../db/raw-batch";
 import type { Db } from "../env";
 
-/** README "Accounts, roles and permissions": 5 failures for a username or 20 from an IP within 15 minutes lock sign-in. */
+/** docs/accounts-security.md "Accounts, roles and permissions": 5 failures for a username or 20 from an IP within 15 minutes lock sign-in. */
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES_PER_USERNAME = 5;
 export const MAX_FAILURES_PER_IP = 20;

@@ -48,7 +48,7 @@ export interface ImportOptions {
 
 /**
  * A statement upload imported end to end as its bytes arrive, so that a 10 MB file never sits in
- * memory whole (README "Billing statements and invoicing"): decode (refusing what is not UTF-8 text),
+ * memory whole (docs/data.md "Billing statements and invoicing"): decode (refusing what is not UTF-8 text),
  * parse and validate (refusing a file that is not an export), read the stored status of the
  * transactions the rows name, apply the import rules, and write.
  *

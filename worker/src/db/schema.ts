@@ -441,7 +441,7 @@ export const invoices = sqliteTable(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Performance data coming in (README "Performance stats"): CAKE and TikTok syncs, the conversion postback, and the
+// Performance data coming in (docs/data.md "Performance stats"): CAKE and TikTok syncs, the conversion postback, and the
 // daily rollups the stats report reads so a 30-day report never scans raw clicks.
 // ---------------------------------------------------------------------------------------------
 
@@ -642,7 +642,7 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
 });
 
 /**
- * Who changed what (README "Audit log"): one row per change an admin or member makes, written in
+ * Who changed what (docs/accounts-security.md "Audit log"): one row per change an admin or member makes, written in
  * the same D1 batch as the change itself (audit/record.ts). `actorId` is not a foreign key, and the
  * username is copied, so the trail outlives a deleted user. `summary` is a short before → after,
  * never a password, secret or code. Kept 400 days (jobs/purge-audit.ts).
@@ -664,7 +664,7 @@ export const auditLog = sqliteTable(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Who clicked (README "Conversions sent to TikTok"): audience rollups for the Country / Device / OS / Browser groupings, and
+// Who clicked (docs/integrations.md "Conversions sent to TikTok"): audience rollups for the Country / Device / OS / Browser groupings, and
 // the conversions sent back to TikTok's Events API.
 // ---------------------------------------------------------------------------------------------
 
@@ -789,7 +789,7 @@ export const tiktokEventSends = sqliteTable(
 );
 
 // ---------------------------------------------------------------------------------------------
-// The click store's retention (README "Retention and archives"): raw clicks older than
+// The click store's retention (docs/data.md "Retention and archives"): raw clicks older than
 // CLICKS_RETENTION_DAYS are written to R2 a day at a time and then deleted; the rate limit's
 // refusals are counted here instead of stored as clicks.
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /**
- * The audit trail of a domain step (README "Audit log"). A step's outside effects (a zone
+ * The audit trail of a domain step (docs/accounts-security.md "Audit log"). A step's outside effects (a zone
  * created, nameservers changed, a domain bought, a hostname attached) cannot share a D1 batch with
  * their entry, so the trail is written in two parts:
  * - `before`: an entry written on its own right before each call that changes something at

@@ -256,7 +256,7 @@ export async function completeUpload(
   }
   await closeRunUpload(db, p.runId, Date.now());
   if (object.size !== file.bytes) throw new ArchiveError(`${p.day}: ${file.bytes} bytes written, the object has ${object.size}`);
-  // R2 names a multipart object by its parts' MD5s (README "Retention and archives"); an ETag of
+  // R2 names a multipart object by its parts' MD5s (docs/data.md "Retention and archives"); an ETag of
   // another form (none in R2 today) is left to the reading back below.
   const etag = await multipartEtag(parts);
   if (/-\d+$/.test(object.etag) && object.etag !== etag) throw new ArchiveError(`${p.day}: the object's ETag ${object.etag} is not its parts' ${etag}`);

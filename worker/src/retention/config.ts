@@ -2,12 +2,12 @@ import type { ArchiveSpan } from "../db/queries/click-archives";
 
 /**
  * CLICKS_RETENTION_DAYS: how long raw clicks (and their exits) stay in D1 before the cron archives
- * them to R2 and deletes them (README "Retention and archives").
+ * them to R2 and deletes them (docs/data.md "Retention and archives").
  */
 export const DEFAULT_CLICKS_RETENTION_DAYS = 90;
 /**
  * A week at least: the cron's CAKE re-pulls and their attribution need the raw clicks of the days
- * they cover (README "Retention and archives" says what a retention under 16 or 28 days gives up).
+ * they cover (docs/data.md "Retention and archives" says what a retention under 16 or 28 days gives up).
  * At a million clicks a day D1's 10 GB holds under three weeks of raw clicks, so the floor stays low.
  */
 export const MIN_CLICKS_RETENTION_DAYS = 7;
@@ -42,7 +42,7 @@ export interface ArchiveSizes {
    */
   partBytes: number;
   /**
-   * Rows per export step. At about 110 bytes a click gzipped (README "Retention and archives") a
+   * Rows per export step. At about 110 bytes a click gzipped (docs/data.md "Retention and archives") a
    * step writes about 5.5 MB, and takes a second or two of CPU: a day of a million clicks is 20
    * steps, each far inside a step's 30 s of CPU and 128 MB of memory.
    */

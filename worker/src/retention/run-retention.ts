@@ -1,5 +1,5 @@
 /**
- * Raw click retention, the cron's part (README "Retention and archives"): days of raw clicks older
+ * Raw click retention, the cron's part (docs/data.md "Retention and archives"): days of raw clicks older
  * than CLICKS_RETENTION_DAYS are archived to R2 and deleted by the archive Workflow
  * (retention/workflow.ts); a cron run only looks at the runs and starts the next one, so it takes
  * a few D1 reads however large the day is.

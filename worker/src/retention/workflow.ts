@@ -1,5 +1,5 @@
 /**
- * The archive Workflow (README "Retention and archives"): one instance per run of a day, started
+ * The archive Workflow (docs/data.md "Retention and archives"): one instance per run of a day, started
  * by the cron (retention/run-retention.ts), which only starts it. Each `step.do` is one bounded
  * piece of work whose small result the Workflow keeps, so an instance cut off anywhere (a deploy,
  * a crash, a step's error) carries on from its last finished step, and no step comes near a

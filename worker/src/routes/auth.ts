@@ -77,7 +77,7 @@ async function attempt(c: Context<AppEnv>, username: string) {
 }
 
 /**
- * A refused sign-in step on record (README "Audit log"): a wrong password or an unknown username,
+ * A refused sign-in step on record (docs/accounts-security.md "Audit log"): a wrong password or an unknown username,
  * a wrong second-factor code; and, when this failure is the one that locks sign-in, the lockout.
  * An unknown username is not written down: what was typed may be a password in the wrong field.
  */

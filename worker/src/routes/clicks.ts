@@ -104,7 +104,7 @@ export const clickRoutes = new Hono<AppEnv>()
 
   /**
    * How far back raw clicks go (CLICKS_RETENTION_DAYS), whether the days reach past it, and the
-   * archived days among them (README "Retention and archives").
+   * archived days among them (docs/data.md "Retention and archives").
    */
   .get("/retention", validate("query", dateRangeQuery), async (c) => {
     const db = c.get("db");
@@ -139,7 +139,7 @@ export const clickRoutes = new Hono<AppEnv>()
     });
   })
 
-  /** Clicks and exits the per-IP rate limit refused, per report day and campaign (README "Rate limits"). */
+  /** Clicks and exits the per-IP rate limit refused, per report day and campaign (docs/tracking.md "Rate limits"). */
   .get("/refused", validate("query", clickExportQuery), async (c) => {
     const db = c.get("db");
     const q = c.req.valid("query");

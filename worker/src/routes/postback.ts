@@ -51,7 +51,7 @@ const getOnly = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * Per IP (README "Rate limits"): CAKE posts from a few servers, so the limit is far above any
+ * Per IP (docs/tracking.md "Rate limits"): CAKE posts from a few servers, so the limit is far above any
  * network's conversion rate and stops only a flood. A refused postback loses nothing for good:
  * the next pull reports the conversion.
  */

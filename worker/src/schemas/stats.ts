@@ -1,5 +1,5 @@
 /**
- * The stats report (docs/screens.md §2, README "Performance stats"): its query, its answer's types and the
+ * The stats report (docs/screens.md §2, docs/data.md "Performance stats"): its query, its answer's types and the
  * per-user column preferences. Shared with the web app, so zod only.
  *
  * Money is a decimal string with two places ("12.34"), EPV and CPV with three ("0.123"); ratios
@@ -106,7 +106,7 @@ export interface StatsMetrics {
   /** spend / visits, three decimals. */
   cpv: string;
   /**
-   * Our own traffic in the row's group, in every grouping (README "Performance stats"): our
+   * Our own traffic in the row's group, in every grouping (docs/data.md "Performance stats"): our
    * redirect clicks, exits, exits / clicks x 100. null where no click of ours can be (the
    * "Direct" / "Not attributed to a click" row, the unattributed-spend row).
    */

@@ -4,7 +4,7 @@ import type { Db } from "../env";
 /**
  * The isolate's memory of campaigns for /r/ and /click, so a burst of ad traffic costs one D1 read
  * per campaign rather than one per visitor, and a flood of made-up ids costs next to none
- * (README "What the public routes do"). Writes through this isolate clear it at once
+ * (docs/tracking.md "What the public routes do"). Writes through this isolate clear it at once
  * (`invalidateTrackedCampaigns`); other isolates pick a change up within the TTL.
  */
 export const CAMPAIGN_CACHE_TTL_MS = 30_000;

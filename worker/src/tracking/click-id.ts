@@ -1,5 +1,5 @@
 /**
- * Click ids that carry their own check (README "What the public routes do"), so a made-up id on
+ * Click ids that carry their own check (docs/tracking.md "What the public routes do"), so a made-up id on
  * /click, the postback or the TikTok claims is refused without a D1 lookup.
  *
  * A new id keeps the UUID text shape (8-4-4-4-12 lowercase hex: the clicks table, CAKE's sub2 and
@@ -22,7 +22,7 @@
  * Old ids (before this layout: `crypto.randomUUID()`, version 4) are still in landers' sessions
  * and in CAKE's sub2 of conversions to come, so they stay valid: `legacy` ids take the old path,
  * a lookup bounded by the per-address limit, without the wait a new id may get. Once the click
- * retention window (README "Retention and archives") has passed since upgrading, no stored click
+ * retention window (docs/data.md "Retention and archives") has passed since upgrading, no stored click
  * has one.
  */
 import { constantTimeEqual } from "../lib/constant-time";

@@ -2,7 +2,7 @@
  * Clicks and exits whose write still failed after the writer's retries (click-writer.ts): D1 shed
  * load, dropped connections or was down for longer than the retries wait. Rather than being
  * dropped (only logged), they go to a Cloudflare Queue, `trackyard-clicks-retry`, and this Worker's
- * queue() writes them (README "Speed, and what bounds it at internet scale"):
+ * queue() writes them (docs/tracking.md "Speed, and what bounds it at internet scale"):
  * - clicks idempotently by clickId: one already stored (the first write landed after all, or the
  *   message came twice) is left as it is; one whose campaign was deleted meanwhile is dropped;
  * - an exit once its click is stored: until then (the click may still be on its way through the

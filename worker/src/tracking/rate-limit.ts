@@ -1,9 +1,9 @@
 /**
  * The per-IP rate limit on the public tracking routes (Workers Rate Limiting bindings, configured
- * in wrangler.toml; README "Rate limits"). A request asks it once at most. Usually after the
+ * in wrangler.toml; docs/tracking.md "Rate limits"). A request asks it once at most. Usually after the
  * answer, whether the click (or exit) is stored; a request that would have to ask D1 for something
  * this isolate does not hold in memory (a campaign, a click) asks before, and over the limit it
- * gets no lookup (README "What the public routes do"). A refused one is counted per campaign and
+ * gets no lookup (docs/tracking.md "What the public routes do"). A refused one is counted per campaign and
  * quarter hour, and those counts reach D1 together, about once a second per isolate, never as a
  * write per request.
  */

@@ -72,7 +72,7 @@ export function useClickFacets(range: DayRange) {
 export type ClickRetention = InferResponseType<typeof api.clicks.retention.$get, 200>;
 export type RefusedClicks = InferResponseType<typeof api.clicks.refused.$get, 200>;
 
-/** How long raw clicks are kept, and the archived days of the range (README "Retention and archives"). */
+/** How long raw clicks are kept, and the archived days of the range (docs/data.md "Retention and archives"). */
 export function useClickRetention(range: DayRange) {
   return useQuery({
     queryKey: ["clicks", "retention", range],

@@ -193,7 +193,7 @@ export default function StatsScreen() {
             <ColumnChooser prefs={prefs} />
           </div>
           {CAKE_ONLY_GROUPINGS.includes(params.groupBy) && columns.some((c) => OWN_TRAFFIC.includes(c.key)) ? (
-            // README "Performance stats": how our clicks reach the groups only CAKE's rows know.
+            // docs/data.md "Performance stats": how our clicks reach the groups only CAKE's rows know.
             <p className="border-b border-slate-200 px-4 py-2 text-xs text-slate-500">
               Our clicks do not record the {nameLabel.toLowerCase()}: Link Clicks, Exit Clicks, Lander CTR and Bot Share are the clicks of the campaigns CAKE
               reported under each {nameLabel.toLowerCase()}. A campaign under two counts in both; TOTALS counts each click once.

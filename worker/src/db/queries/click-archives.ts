@@ -1,7 +1,7 @@
 /**
  * The retention's ledger (click_archives), the archive Workflow's runs (click_archive_runs) and
  * the deletes. A day's raw clicks are deleted only once its archive is recorded here, only those
- * the archive holds, and only those the click rollup has counted (README "Retention and archives").
+ * the archive holds, and only those the click rollup has counted (docs/data.md "Retention and archives").
  */
 import { and, asc, desc, gt, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../env";

@@ -184,7 +184,7 @@ function DomainRow({ domain: d, dnsReady, onConfigure, onDelete }: { domain: Dom
   );
 }
 
-/** What Migrate to Workers does (README "Statuses and what each step does"), said before it runs. */
+/** What Migrate to Workers does (docs/integrations.md "Statuses and what each step does"), said before it runs. */
 function MigrateExplanation({ host }: { host: string }) {
   return (
     <>
