@@ -101,8 +101,8 @@ export default function BillingScreen() {
           </div>
         </div>
 
-        {/* items-start: the upload card is as tall as what it says, not as the summary beside it. */}
-        <div className={isAdmin(user) ? "grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "grid grid-cols-1 gap-6"}>
+        {/* Side by side, the upload card is as tall as the summary: their bottoms line up. */}
+        <div className={isAdmin(user) ? "grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "grid grid-cols-1 gap-6"}>
           <VcnSummaryCard />
           {isAdmin(user) ? <UploadCard /> : null}
         </div>
@@ -161,7 +161,7 @@ export default function BillingScreen() {
         </Card>
 
         <Card>
-          <Table aria-label="Transactions">
+          <Table aria-label="Transactions" phone="cards">
             <TableHeader>
               <TableRow>
                 <TableHead>Date</TableHead>
@@ -198,17 +198,32 @@ export default function BillingScreen() {
               >
                 {(t) => (
                   <TableRow key={t.id}>
-                    <TableCell className="tabular whitespace-nowrap">{t.transactionDate ? formatDate(t.transactionDate) : "—"}</TableCell>
-                    <TableCell>
+                    <TableCell cardRole="hidden" className="tabular whitespace-nowrap">
+                      {t.transactionDate ? formatDate(t.transactionDate) : "—"}
+                    </TableCell>
+                    <TableCell cardRole="hidden">
                       <Badge variant={STATUS_BADGE[t.status] ?? "outline"}>{t.status}</Badge>
                     </TableCell>
-                    <TableCell className="max-w-56 truncate" title={t.merchantName ?? undefined}>
+                    <TableCell cardRole="title" className="max-w-56 truncate max-sm:max-w-none max-sm:font-medium" title={t.merchantName ?? undefined}>
                       {dash(t.merchantName)}
                     </TableCell>
-                    <TableCell className="whitespace-nowrap">{dash(t.vcnNickname)}</TableCell>
-                    <TableCell className="tabular">{dash(t.vcnLast4)}</TableCell>
-                    <TableCell numeric className="whitespace-nowrap">
+                    <TableCell cardRole="hidden" className="whitespace-nowrap">
+                      {dash(t.vcnNickname)}
+                    </TableCell>
+                    <TableCell cardRole="hidden" className="tabular">
+                      {dash(t.vcnLast4)}
+                    </TableCell>
+                    <TableCell cardRole="actions" numeric className="whitespace-nowrap max-sm:text-base max-sm:font-semibold">
                       {formatMoney(t.authBillingAmount)}
+                    </TableCell>
+                    {/* A phone's card: the amount and merchant lead (above), then date, status and card on one line. */}
+                    <TableCell className="text-xs text-slate-600 sm:hidden">
+                      <span className="tabular">{t.transactionDate ? formatDate(t.transactionDate) : "—"}</span>
+                      <Badge variant={STATUS_BADGE[t.status] ?? "outline"}>{t.status}</Badge>
+                      <span className="truncate">
+                        {dash(t.vcnNickname)}
+                        {t.vcnLast4 ? <span className="tabular"> ··{t.vcnLast4}</span> : null}
+                      </span>
                     </TableCell>
                   </TableRow>
                 )}
