@@ -19,10 +19,9 @@ import { transactionListQuerySchema } from "../../../../worker/src/schemas/trans
 import { useTransactions, vcnLast4Query, type TransactionFilters } from "./api";
 import { UploadCard } from "./components/upload-card";
 import { VcnSummaryCard } from "./components/vcn-summary-card";
+import { BILLING_DEFAULTS, billingStateOf } from "./url-state";
 
 const NO_FILTERS: TransactionFilters = { status: "all", vcnLast4: "all", minAmount: "", maxAmount: "" };
-/** The filters and page live in the URL (read by the API's own schema): refresh and Back keep them. */
-const BILLING_DEFAULTS = {};
 const AMOUNT = /^-?\d{1,8}(\.\d{1,2})?$/;
 
 /** docs/screens.md §4: CLEARED default, PENDING secondary, DECLINED destructive. */
@@ -33,13 +32,7 @@ const dash = (v: string | null | undefined) => (v === null || v === undefined ||
 export default function BillingScreen() {
   const { data: user } = useUser();
   const { value: search, update } = useSearchState(transactionListQuerySchema, BILLING_DEFAULTS);
-  const applied: TransactionFilters = {
-    status: search.status ?? "all",
-    vcnLast4: search.vcnLast4 ?? "all",
-    minAmount: search.minAmount ?? "",
-    maxAmount: search.maxAmount ?? "",
-  };
-  const page = search.page;
+  const { filters: applied, page } = billingStateOf(search);
   const setPage = (p: number) => update({ page: p });
   // The amounts as typed: the URL takes them once they settle into amounts ("1." is not one yet).
   const [amounts, setAmounts] = useState({ minAmount: applied.minAmount, maxAmount: applied.maxAmount });
