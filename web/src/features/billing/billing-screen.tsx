@@ -79,9 +79,10 @@ export default function BillingScreen() {
       <div className="grid grid-cols-1 gap-6">
         <ScopeNote kind="cards" />
         {/* Four in a row only where each card keeps its figure and note on one line (the content
-            width, not the window's: the sidebar may be open or not). */}
+            width, not the window's: the sidebar may be open or not); two a row on a phone, so the
+            counts take half a screen, not all of it. */}
         <div className="@container">
-          <div className="grid grid-cols-1 gap-4 @xl:grid-cols-2 @5xl:grid-cols-4">
+          <div className="grid grid-cols-2 gap-4 @5xl:grid-cols-4">
             <StatCard
               label="Total Transactions"
               icon={<CreditCard />}
