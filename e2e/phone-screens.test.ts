@@ -43,7 +43,7 @@ test(
       headers: { "user-agent": "Googlebot/2.1 (+http://www.google.com/bot.html)", "cf-connecting-ip": "198.51.100.7" },
     });
     // A bot is shown a page of its own rather than redirected; either way the click is logged.
-  expect(res.status).toBeLessThan(400);
+    expect(res.status).toBeLessThan(400);
     await page.goto("/billing");
     await page.locator('input[type="file"]').setInputFiles(path.join(ROOT, "samples", "billing", "sample-statement.csv"));
     await page.getByRole("status", { name: "Last upload" }).waitFor(WAIT);
