@@ -146,8 +146,20 @@ const summaryRows = (page: Page) => cells(summaryTable(page).locator("tbody"), 3
 const summaryFooter = async (page: Page) => (await cells(summaryTable(page).locator("tfoot"), 3))[0];
 
 const transactionsTable = (page: Page) => tableWith(page, "Merchant");
-/** Rows of the transactions table as [date, status, merchant, vcn, last4, amount]. */
-const transactionRows = (page: Page) => cells(transactionsTable(page).locator("tbody"), 6);
+/**
+ * Rows of the transactions table as [date, status, merchant, vcn, last4, amount]: the cells on
+ * screen (each row also holds a cell only a phone's card shows).
+ */
+const transactionRows = (page: Page): Promise<string[][]> =>
+  transactionsTable(page)
+    .locator("tbody tr")
+    .evaluateAll((rows) =>
+      rows.map((tr) =>
+        Array.from(tr.querySelectorAll("td"))
+          .filter((td) => td.checkVisibility())
+          .map((td) => (td.textContent ?? "").trim()),
+      ),
+    );
 const showing = (page: Page) => page.getByText(/^Showing \d+-\d+ of [\d,]+ transactions$/);
 
 async function choose(page: Page, label: string, option: string) {

@@ -192,16 +192,16 @@ test("wide tables on a phone: pinned first column, a sign they scroll, actions a
   expect(await noSideScroll()).toBe(true);
   await shot(page, "05-phone-stats");
 
-  // Click Log: the same pattern (Status pinned while the ids and IP scroll).
+  // Click Log: the same pattern (the campaign and click id pinned while the rest and the IP scroll).
   await page.goto("/clicks");
   const log = page.getByRole("region", { name: "Click log, scrolls sideways" });
   await log.waitFor();
-  // A data row has ten cells; the one-cell "Loading clicks..." row is replaced once the log arrives.
+  // A data row has nine cells; the one-cell "Loading clicks..." row is replaced once the log arrives.
   await page.getByRole("table", { name: "Click log" }).locator("tbody td:nth-child(2)").first().waitFor();
-  const status = page.getByRole("table", { name: "Click log" }).locator("tbody td").first();
-  const before = (await status.boundingBox())!.x;
+  const pinned = page.getByRole("table", { name: "Click log" }).locator("tbody td").first();
+  const before = (await pinned.boundingBox())!.x;
   await log.evaluate((el) => (el.scrollLeft = el.scrollWidth));
-  expect((await status.boundingBox())!.x).toBeCloseTo(before, 0);
+  expect((await pinned.boundingBox())!.x).toBeCloseTo(before, 0);
   await page
     .getByRole("table", { name: "Click log" })
     .getByRole("columnheader", { name: "IP Address" })

@@ -11,44 +11,15 @@
 //
 //   BENCH=stats-loader npm run bench                       # about 2 minutes
 //   BENCH=stats-loader BENCH_ROUNDS=40 npm run bench        # more rounds
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import os from "node:os";
-import path from "node:path";
-import { chromium } from "playwright-core";
-import { buildWeb, startServer } from "../lib/server.mjs";
+import { signedInBench } from "../lib/bench-browser.mjs";
+import { median, pct } from "../lib/percentiles.mjs";
+import { buildWeb } from "../lib/server.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 buildWeb();
-const stateDir = mkdtempSync(path.join(os.tmpdir(), "trackyard-bench-stats-loader-"));
-const server = await startServer({ port: await freePort(), stateDir, stdio: "pipe" });
-const url = server.url.replace("127.0.0.1", "localhost");
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const { ctx, setup, close } = await signedInBench("stats-loader");
 try {
-  const ctx = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 } });
-  const setup = await ctx.newPage();
-  await setup.goto("/auth");
-  await setup.getByLabel("Username").fill("bench");
-  await setup.getByLabel("Password", { exact: true }).fill("bench-password");
-  await setup.getByRole("button", { name: "Create admin account" }).click();
-  await setup.getByRole("navigation", { name: "Main" }).waitFor();
   await setup.close();
 
   const results = {};
@@ -86,7 +57,5 @@ try {
   console.log(better ? "PASS: the loader brings the first figures sooner" : "FAIL: the loader did not bring the first figures sooner");
   process.exitCode = better ? 0 : 1;
 } finally {
-  await browser.close();
-  await server.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+  await close();
 }

@@ -1,12 +1,15 @@
 import { lazy, Suspense } from "react";
 import { createBrowserRouter } from "react-router";
 import { FullPageSpinner, Spinner } from "@/components/ui/spinner";
+import { userQuery } from "@/lib/auth";
+import { reportTimeZoneQuery } from "@/lib/report-zone-query";
 import { appQueryClient } from "./query-client";
 import { RequireAccess, RequireAuth } from "./guards";
 import { SCREENS } from "./screens";
 
 // The signed-in frame loads lazily too, so the sign-in screen ships only what it needs.
-const AppLayout = lazy(() => import("./layout/app-layout"));
+const loadAppLayout = () => import("./layout/app-layout");
+const AppLayout = lazy(loadAppLayout);
 const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
 
@@ -56,6 +59,12 @@ export const router = createBrowserRouter([
               // navigation, and a signed-out visitor's way to the sign-in screen, are never held up.
               loader: ({ request }: { request: Request }) => {
                 void screen.load();
+                // On a fresh load, what the screen waits for before its own query, all at once
+                // rather than one after another: who is signed in, the frame around the screen
+                // (drawn once the user is known) and the report time zone (the default range).
+                void loadAppLayout();
+                void appQueryClient.prefetchQuery(userQuery);
+                void appQueryClient.prefetchQuery(reportTimeZoneQuery);
                 if (screen.prefetch && prefetchOn()) {
                   const url = new URL(request.url);
                   void screen

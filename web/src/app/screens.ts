@@ -84,7 +84,14 @@ export const SCREENS: Screen[] = [
   },
   { path: "/sparks", label: "Sparks", icon: Sparkles, requires: SCREEN_ACCESS["/sparks"], load: () => import("@/features/sparks/sparks-screen") },
   { path: "/codes", label: "Codes", icon: KeyRound, requires: SCREEN_ACCESS["/codes"], load: () => import("@/features/codes/codes-screen") },
-  { path: "/billing", label: "Transactions", icon: CreditCard, requires: SCREEN_ACCESS["/billing"], load: () => import("@/features/billing/billing-screen") },
+  {
+    path: "/billing",
+    label: "Transactions",
+    icon: CreditCard,
+    requires: SCREEN_ACCESS["/billing"],
+    load: () => import("@/features/billing/billing-screen"),
+    prefetch: () => import("@/features/billing/prefetch"),
+  },
   {
     path: "/invoicing",
     label: "Invoicing",

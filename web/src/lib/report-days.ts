@@ -1,8 +1,8 @@
 import { TZDate } from "@date-fns/tz";
 import { useQuery } from "@tanstack/react-query";
 import { format } from "date-fns";
-import { api, unwrap } from "./api";
 import { fromDay } from "./date-ranges";
+import { reportTimeZoneQuery } from "./report-zone-query";
 
 /**
  * The report time zone (Settings → Report Time Zone) as every screen needs it: the server counts
@@ -10,12 +10,7 @@ import { fromDay } from "./date-ranges";
  * months of the date pickers are days of that zone too, wherever the browser is. A buyer in Manila
  * and an admin in New York pick the same days for the same words.
  */
-export const reportTimeZoneQuery = {
-  queryKey: ["settings", "report-time-zone"] as const,
-  queryFn: () => unwrap(api.settings["report-time-zone"].$get()),
-  // The setting changes rarely; the day rolls over, which `dayInZone` handles from the zone itself.
-  staleTime: 10 * 60_000,
-};
+export { reportTimeZoneQuery };
 
 /** The calendar day (YYYY-MM-DD) an instant falls on in an IANA time zone. */
 export const dayInZone = (at: Date | number, timeZone: string) => format(new TZDate(+at, timeZone), "yyyy-MM-dd");

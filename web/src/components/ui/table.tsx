@@ -200,9 +200,10 @@ interface TableCellProps extends TdHTMLAttributes<HTMLTableCellElement>, CellPro
   label?: string;
   /**
    * Phone cards: `title` leads the card, `actions` sits at the end of the title's line, `inline`
-   * cells share a line with each other (a group of buttons); any other cell has a line of its own.
+   * cells share a line with each other (a group of buttons), `hidden` cells are left out of the
+   * card (a phone-only cell says it in one line); any other cell has a line of its own.
    */
-  cardRole?: "title" | "actions" | "inline";
+  cardRole?: "title" | "actions" | "inline" | "hidden";
 }
 
 export function TableCell({ className, numeric, label, cardRole, ...props }: TableCellProps) {
@@ -229,6 +230,7 @@ function cardCellClass(role: TableCellProps["cardRole"], labelled: boolean) {
   if (role === "title") return cn(base, "max-sm:order-first max-sm:min-w-0 max-sm:flex-1 max-sm:text-base");
   if (role === "actions") return cn(base, "max-sm:order-first max-sm:ml-auto");
   if (role === "inline") return cn(base, "max-sm:block");
+  if (role === "hidden") return "max-sm:hidden";
   return cn(
     base,
     "max-sm:flex max-sm:min-w-0 max-sm:basis-full max-sm:items-center max-sm:gap-3 max-sm:[&>*]:min-w-0",

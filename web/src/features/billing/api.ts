@@ -15,8 +15,8 @@ export interface TransactionFilters {
 
 const key = ["transactions"] as const;
 
-export function useTransactions(filters: TransactionFilters, page: number) {
-  return useQuery({
+export const transactionsQuery = (filters: TransactionFilters, page: number) =>
+  queryOptions({
     queryKey: [...key, "list", filters, page],
     queryFn: () =>
       unwrap(
@@ -33,7 +33,8 @@ export function useTransactions(filters: TransactionFilters, page: number) {
       ),
     placeholderData: keepPreviousData,
   });
-}
+
+export const useTransactions = (filters: TransactionFilters, page: number) => useQuery(transactionsQuery(filters, page));
 
 export const vcnSummaryQuery = (startDate: string, endDate: string) =>
   queryOptions({

@@ -19,10 +19,9 @@ import { transactionListQuerySchema } from "../../../../worker/src/schemas/trans
 import { useTransactions, vcnLast4Query, type TransactionFilters } from "./api";
 import { UploadCard } from "./components/upload-card";
 import { VcnSummaryCard } from "./components/vcn-summary-card";
+import { BILLING_DEFAULTS, billingStateOf } from "./url-state";
 
 const NO_FILTERS: TransactionFilters = { status: "all", vcnLast4: "all", minAmount: "", maxAmount: "" };
-/** The filters and page live in the URL (read by the API's own schema): refresh and Back keep them. */
-const BILLING_DEFAULTS = {};
 const AMOUNT = /^-?\d{1,8}(\.\d{1,2})?$/;
 
 /** docs/screens.md §4: CLEARED default, PENDING secondary, DECLINED destructive. */
@@ -33,13 +32,7 @@ const dash = (v: string | null | undefined) => (v === null || v === undefined ||
 export default function BillingScreen() {
   const { data: user } = useUser();
   const { value: search, update } = useSearchState(transactionListQuerySchema, BILLING_DEFAULTS);
-  const applied: TransactionFilters = {
-    status: search.status ?? "all",
-    vcnLast4: search.vcnLast4 ?? "all",
-    minAmount: search.minAmount ?? "",
-    maxAmount: search.maxAmount ?? "",
-  };
-  const page = search.page;
+  const { filters: applied, page } = billingStateOf(search);
   const setPage = (p: number) => update({ page: p });
   // The amounts as typed: the URL takes them once they settle into amounts ("1." is not one yet).
   const [amounts, setAmounts] = useState({ minAmount: applied.minAmount, maxAmount: applied.maxAmount });
@@ -86,9 +79,10 @@ export default function BillingScreen() {
       <div className="grid grid-cols-1 gap-6">
         <ScopeNote kind="cards" />
         {/* Four in a row only where each card keeps its figure and note on one line (the content
-            width, not the window's: the sidebar may be open or not). */}
+            width, not the window's: the sidebar may be open or not); two a row on a phone, so the
+            counts take half a screen, not all of it. */}
         <div className="@container">
-          <div className="grid grid-cols-1 gap-4 @xl:grid-cols-2 @5xl:grid-cols-4">
+          <div className="grid grid-cols-2 gap-4 @5xl:grid-cols-4">
             <StatCard
               label="Total Transactions"
               icon={<CreditCard />}
@@ -101,8 +95,8 @@ export default function BillingScreen() {
           </div>
         </div>
 
-        {/* items-start: the upload card is as tall as what it says, not as the summary beside it. */}
-        <div className={isAdmin(user) ? "grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "grid grid-cols-1 gap-6"}>
+        {/* Side by side, the upload card is as tall as the summary: their bottoms line up. */}
+        <div className={isAdmin(user) ? "grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]" : "grid grid-cols-1 gap-6"}>
           <VcnSummaryCard />
           {isAdmin(user) ? <UploadCard /> : null}
         </div>
@@ -161,7 +155,7 @@ export default function BillingScreen() {
         </Card>
 
         <Card>
-          <Table aria-label="Transactions">
+          <Table aria-label="Transactions" phone="cards">
             <TableHeader>
               <TableRow>
                 <TableHead>Date</TableHead>
@@ -198,17 +192,32 @@ export default function BillingScreen() {
               >
                 {(t) => (
                   <TableRow key={t.id}>
-                    <TableCell className="tabular whitespace-nowrap">{t.transactionDate ? formatDate(t.transactionDate) : "—"}</TableCell>
-                    <TableCell>
+                    <TableCell cardRole="hidden" className="tabular whitespace-nowrap">
+                      {t.transactionDate ? formatDate(t.transactionDate) : "—"}
+                    </TableCell>
+                    <TableCell cardRole="hidden">
                       <Badge variant={STATUS_BADGE[t.status] ?? "outline"}>{t.status}</Badge>
                     </TableCell>
-                    <TableCell className="max-w-56 truncate" title={t.merchantName ?? undefined}>
+                    <TableCell cardRole="title" className="max-w-56 truncate max-sm:max-w-none max-sm:font-medium" title={t.merchantName ?? undefined}>
                       {dash(t.merchantName)}
                     </TableCell>
-                    <TableCell className="whitespace-nowrap">{dash(t.vcnNickname)}</TableCell>
-                    <TableCell className="tabular">{dash(t.vcnLast4)}</TableCell>
-                    <TableCell numeric className="whitespace-nowrap">
+                    <TableCell cardRole="hidden" className="whitespace-nowrap">
+                      {dash(t.vcnNickname)}
+                    </TableCell>
+                    <TableCell cardRole="hidden" className="tabular">
+                      {dash(t.vcnLast4)}
+                    </TableCell>
+                    <TableCell cardRole="actions" numeric className="whitespace-nowrap max-sm:text-base max-sm:font-semibold">
                       {formatMoney(t.authBillingAmount)}
+                    </TableCell>
+                    {/* A phone's card: the amount and merchant lead (above), then date, status and card on one line. */}
+                    <TableCell className="text-xs text-slate-600 sm:hidden">
+                      <span className="tabular">{t.transactionDate ? formatDate(t.transactionDate) : "—"}</span>
+                      <Badge variant={STATUS_BADGE[t.status] ?? "outline"}>{t.status}</Badge>
+                      <span className="truncate">
+                        {dash(t.vcnNickname)}
+                        {t.vcnLast4 ? <span className="tabular"> ··{t.vcnLast4}</span> : null}
+                      </span>
                     </TableCell>
                   </TableRow>
                 )}

@@ -1,4 +1,5 @@
 import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { browserInZone } from "@/test/browser-zone";
@@ -88,5 +89,61 @@ describe("Click Log times", () => {
     expect(within(table).getByText("Nov 26, 2026 00:24:10")).toBeTruthy();
     expect(within(table).queryByText(/Nov 25, 2026/)).toBeNull();
     expect(within(table).getByText("Nov 26, 2026 00:23:05").getAttribute("title")).toBe(`Nov 26, 2026 00:23:05 (${REPORT_ZONE})`);
+  });
+});
+
+describe("Click Log on a phone", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const bot: Click = { ...click, id: 2, clickId: "b0770000-0000-4000-8000-000000000002", bot: true, botReason: "ad review: TikTok landing-page preloader" };
+
+  const renderAt = (search: string, clicks: Click[]) => {
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (input: RequestInfo | URL) =>
+        new URL(String(input), "http://localhost").pathname === "/api/clicks" ? Response.json({ ...log, clicks, total: clicks.length }) : answer(input),
+      ),
+    );
+    renderWithUser(
+      <MemoryRouter initialEntries={[`/clicks?startDate=2026-11-20&endDate=2026-11-26${search}`]}>
+        <ClicksScreen />
+      </MemoryRouter>,
+      member(["clicks"]),
+      { timeZone: REPORT_ZONE },
+    );
+  };
+
+  it("folds the visitor filters behind a button that counts the active ones", { timeout: 15_000 }, async () => {
+    renderAt("&bot=human&country=US", [click]);
+    const toggle = await screen.findByRole("button", { name: "Filters (2 active)" });
+    const panel = document.getElementById(toggle.getAttribute("aria-controls")!)!;
+    expect(panel.getAttribute("aria-label")).toBe("Visitor filters");
+    // Folded on a phone (max-sm:hidden), always open from sm up (the button is sm:hidden).
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(panel.className).toContain("max-sm:hidden");
+    expect(toggle.className).toContain("sm:hidden");
+    await userEvent.setup().click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(panel.className).not.toContain("max-sm:hidden");
+  });
+
+  it("pins the campaign and click id as the first column, and shows a bot's reason on a tap or a key press", { timeout: 15_000 }, async () => {
+    renderAt("", [bot]);
+    const table = await screen.findByRole("table", { name: "Click log" });
+    expect(within(table).getAllByRole("columnheader")[0]!.textContent).toBe("Campaign / Click ID");
+    const first = await within(table).findByText("Spring sweeps");
+    expect(first.closest("td")).toBe(within(table).getAllByRole("row")[1]!.querySelector("td"));
+    expect(first.closest("td")!.textContent).toContain(bot.clickId.slice(0, 8));
+
+    const badge = within(table).getByRole("button", { name: `Bot: ${bot.botReason}` });
+    expect(within(table).queryByText(bot.botReason!)).toBeNull();
+    const user = userEvent.setup();
+    await user.click(badge);
+    expect(badge.getAttribute("aria-expanded")).toBe("true");
+    expect(within(table).getByText(bot.botReason!).id).toBe(badge.getAttribute("aria-controls"));
+    // The keyboard reaches it too: Enter closes it again.
+    badge.focus();
+    await user.keyboard("{Enter}");
+    expect(within(table).queryByText(bot.botReason!)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { Bot, Download, LogOut, MousePointerClick, Percent } from "lucide-react";
-import { useMemo } from "react";
+import { useId, useMemo, useState } from "react";
 import { Instant, ZoneOfColumn } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -72,20 +72,43 @@ function Visitor({ click }: { click: Click }) {
   );
 }
 
+/**
+ * "Bot", and why, on a tap or a key press: a phone has no hover to show a title, so the reason
+ * opens under the badge (a button, so the keyboard reaches it too).
+ */
+function BotBadge({ reason }: { reason: string | null }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  return (
+    <>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={id}
+        aria-label={`Bot: ${reason ?? "flagged"}`}
+        title={reason ?? undefined}
+        onClick={() => setOpen((o) => !o)}
+        className="rounded-full focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600"
+      >
+        <Badge variant="warning">Bot</Badge>
+      </button>
+      {open ? (
+        <span id={id} className="max-w-40 text-xs text-amber-800">
+          {reason ?? "Flagged as a bot"}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
 function ClickRow({ click }: { click: Click }) {
   return (
     <TableRow>
-      <TableCell>
-        <div className="flex flex-col items-start gap-1">
-          {click.exitedAt ? <Badge variant="success">Exited</Badge> : <Badge variant="secondary">No Exit</Badge>}
-          {click.bot ? (
-            <Badge variant="warning" title={click.botReason ?? undefined} aria-label={`Bot: ${click.botReason ?? "flagged"}`}>
-              Bot
-            </Badge>
-          ) : null}
-        </div>
-      </TableCell>
+      {/* First, so it stays pinned while the other columns scroll: which campaign, which click. */}
       <TableCell className="text-xs">
+        <div className="max-w-32 truncate text-sm text-slate-900 sm:max-w-44" title={click.campaign ?? undefined}>
+          {click.campaign ?? "Unknown"}
+        </div>
         <CopyableId id={click.clickId} what="click ID" short />
         {click.ttclid ? (
           <div className="max-w-32 truncate text-slate-500" title={click.ttclid}>
@@ -93,8 +116,11 @@ function ClickRow({ click }: { click: Click }) {
           </div>
         ) : null}
       </TableCell>
-      <TableCell className="max-w-40 truncate" title={click.campaign ?? undefined}>
-        {click.campaign ?? "Unknown"}
+      <TableCell>
+        <div className="flex flex-col items-start gap-1">
+          {click.exitedAt ? <Badge variant="success">Exited</Badge> : <Badge variant="secondary">No Exit</Badge>}
+          {click.bot ? <BotBadge reason={click.botReason} /> : null}
+        </div>
       </TableCell>
       <TableCell className="tabular whitespace-nowrap text-xs">
         <div>
@@ -172,7 +198,8 @@ export default function ClicksScreen() {
       />
       <div className="grid grid-cols-1 gap-6">
         <VisitorFiltersRow value={visitors} facets={facets.data} onChange={setVisitors} />
-        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        {/* Two a row on a phone too, so the first click is on the first screen. */}
+        <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
           <StatCard label="Total Clicks" icon={<MousePointerClick />} value={data ? data.total.toLocaleString("en-US") : "—"} />
           <StatCard label="Exit Clicks" icon={<LogOut />} value={data ? data.exitClicks.toLocaleString("en-US") : "—"} />
           <StatCard label="Lander CTR" icon={<Percent />} value={data ? `${data.ctr.toFixed(2)}%` : "—"} note="Exit clicks / clicks" />
@@ -189,9 +216,8 @@ export default function ClicksScreen() {
           <Table aria-label="Click log">
             <TableHeader>
               <TableRow>
+                <TableHead>Campaign / Click ID</TableHead>
                 <TableHead>Status</TableHead>
-                <TableHead>Click ID</TableHead>
-                <TableHead>Campaign</TableHead>
                 <TableHead>
                   Clicked At
                   <ZoneOfColumn />
@@ -208,7 +234,7 @@ export default function ClicksScreen() {
               <QueryRows
                 query={log}
                 rows={rows}
-                colSpan={10}
+                colSpan={9}
                 loading="Loading clicks..."
                 failed="Failed to fetch clicks"
                 emptyState={<EmptyState icon={<MousePointerClick />} title="No clicks found for the selected filters" />}

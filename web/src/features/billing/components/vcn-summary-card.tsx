@@ -8,6 +8,13 @@ import { formatMoney } from "@/lib/format";
 import { useState } from "react";
 import { vcnSummaryQuery } from "../api";
 
+/**
+ * On a phone the three columns fit the card, so no total is cut off at its edge: a long nickname
+ * wraps between words, the figures never do, and the cells are narrower.
+ */
+const NICKNAME = "whitespace-normal break-words max-sm:px-2";
+const FIGURE = "whitespace-nowrap max-sm:px-2";
+
 /** Spend per card nickname (PENDING + CLEARED), optionally for an inclusive date range. */
 export function VcnSummaryCard() {
   const [startDate, setStartDate] = useState("");
@@ -46,12 +53,18 @@ export function VcnSummaryCard() {
             </Button>
           ) : null}
         </div>
-        <Table aria-label="VCN spend summary">
+        <Table aria-label="VCN spend summary" stickyFirstColumn={false}>
           <TableHeader>
             <TableRow>
-              <TableHead>VCN Nickname</TableHead>
-              <TableHead numeric>Transactions</TableHead>
-              <TableHead numeric>Total Spend</TableHead>
+              <TableHead className={NICKNAME}>VCN Nickname</TableHead>
+              {/* "Transactions" is the widest word in the table: a phone reads "Count" (same name to a screen reader). */}
+              <TableHead numeric className={FIGURE} aria-label="Transactions">
+                <span className="sm:hidden">Count</span>
+                <span className="max-sm:hidden">Transactions</span>
+              </TableHead>
+              <TableHead numeric className={FIGURE}>
+                Total Spend
+              </TableHead>
             </TableRow>
           </TableHeader>
           <TableBody>
@@ -70,9 +83,13 @@ export function VcnSummaryCard() {
             >
               {(r) => (
                 <TableRow key={r.vcnNickname}>
-                  <TableCell className="whitespace-nowrap font-medium text-slate-900">{r.vcnNickname}</TableCell>
-                  <TableCell numeric>{r.transactions.toLocaleString("en-US")}</TableCell>
-                  <TableCell numeric>{formatMoney(r.totalSpend)}</TableCell>
+                  <TableCell className={`font-medium text-slate-900 ${NICKNAME}`}>{r.vcnNickname}</TableCell>
+                  <TableCell numeric className={FIGURE}>
+                    {r.transactions.toLocaleString("en-US")}
+                  </TableCell>
+                  <TableCell numeric className={FIGURE}>
+                    {formatMoney(r.totalSpend)}
+                  </TableCell>
                 </TableRow>
               )}
             </QueryRows>
@@ -80,9 +97,13 @@ export function VcnSummaryCard() {
           {rows.length > 0 && summary.data ? (
             <TableFooter>
               <TableRow>
-                <TableCell>Total</TableCell>
-                <TableCell numeric>{summary.data.total.transactions.toLocaleString("en-US")}</TableCell>
-                <TableCell numeric>{formatMoney(summary.data.total.totalSpend)}</TableCell>
+                <TableCell className={NICKNAME}>Total</TableCell>
+                <TableCell numeric className={FIGURE}>
+                  {summary.data.total.transactions.toLocaleString("en-US")}
+                </TableCell>
+                <TableCell numeric className={FIGURE}>
+                  {formatMoney(summary.data.total.totalSpend)}
+                </TableCell>
               </TableRow>
             </TableFooter>
           ) : null}

@@ -1,4 +1,8 @@
+import { ChevronDown, SlidersHorizontal } from "lucide-react";
+import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { cn } from "@/lib/cn";
 import { Select, type SelectOption } from "@/components/ui/select";
 import { UNKNOWN_VALUE } from "../../../../../worker/src/schemas/clicks";
 import { ALL, type ClickFacets, type VisitorFilters } from "../api";
@@ -23,7 +27,14 @@ const BOT_CHOICES: SelectOption[] = [
   { value: "bot", label: "Bots only" },
 ];
 
-/** The Click Log's second filter row: people or bots, country, device, OS, browser. */
+/** How many of the visitor filters narrow the list. */
+export const activeVisitorFilters = (v: VisitorFilters) => (v.bot !== "all" ? 1 : 0) + [v.country, v.device, v.os, v.browser].filter((x) => x !== ALL).length;
+
+/**
+ * The Click Log's second filter row: people or bots, country, device, OS, browser. On a phone it
+ * folds behind a "Filters (N active)" button, so the first click is on the first screen; from
+ * `sm` up it is always open (the button is not shown).
+ */
 export function VisitorFiltersRow({
   value,
   onChange,
@@ -33,27 +44,37 @@ export function VisitorFiltersRow({
   onChange(patch: Partial<VisitorFilters>): void;
   facets: ClickFacets | undefined;
 }) {
+  const [open, setOpen] = useState(false);
+  const panel = useId();
+  const active = activeVisitorFilters(value);
   return (
-    <div className="grid grid-cols-2 gap-3 lg:grid-cols-5">
-      <Field label="Visitors">
-        <Select value={value.bot} onValueChange={(v) => onChange({ bot: v as VisitorFilters["bot"] })} options={BOT_CHOICES} />
-      </Field>
-      <Field label="Country">
-        <Select
-          value={value.country}
-          onValueChange={(v) => onChange({ country: v })}
-          options={choices("All countries", facets?.countries, value.country, countryLabel)}
-        />
-      </Field>
-      <Field label="Device">
-        <Select value={value.device} onValueChange={(v) => onChange({ device: v })} options={choices("All devices", facets?.devices, value.device)} />
-      </Field>
-      <Field label="OS">
-        <Select value={value.os} onValueChange={(v) => onChange({ os: v })} options={choices("All systems", facets?.oses, value.os)} />
-      </Field>
-      <Field label="Browser">
-        <Select value={value.browser} onValueChange={(v) => onChange({ browser: v })} options={choices("All browsers", facets?.browsers, value.browser)} />
-      </Field>
+    <div className="grid gap-3">
+      <Button variant="secondary" className="justify-self-start sm:hidden" aria-expanded={open} aria-controls={panel} onClick={() => setOpen((o) => !o)}>
+        <SlidersHorizontal />
+        {active ? `Filters (${active} active)` : "Filters"}
+        <ChevronDown className={cn("transition-transform", open && "rotate-180")} />
+      </Button>
+      <div id={panel} role="group" aria-label="Visitor filters" className={cn("grid grid-cols-2 gap-3 lg:grid-cols-5", !open && "max-sm:hidden")}>
+        <Field label="Visitors">
+          <Select value={value.bot} onValueChange={(v) => onChange({ bot: v as VisitorFilters["bot"] })} options={BOT_CHOICES} />
+        </Field>
+        <Field label="Country">
+          <Select
+            value={value.country}
+            onValueChange={(v) => onChange({ country: v })}
+            options={choices("All countries", facets?.countries, value.country, countryLabel)}
+          />
+        </Field>
+        <Field label="Device">
+          <Select value={value.device} onValueChange={(v) => onChange({ device: v })} options={choices("All devices", facets?.devices, value.device)} />
+        </Field>
+        <Field label="OS">
+          <Select value={value.os} onValueChange={(v) => onChange({ os: v })} options={choices("All systems", facets?.oses, value.os)} />
+        </Field>
+        <Field label="Browser">
+          <Select value={value.browser} onValueChange={(v) => onChange({ browser: v })} options={choices("All browsers", facets?.browsers, value.browser)} />
+        </Field>
+      </div>
     </div>
   );
 }
