@@ -39,8 +39,10 @@ async function turnOnTwoFactor(page: Page, shotName?: string) {
   await page.getByLabel("Code from the app").fill(codeFor(secret));
   await page.getByRole("button", { name: "Turn On" }).click();
   const dialog = page.getByRole("dialog", { name: "Save your recovery codes" });
-  await dialog.waitFor();
-  const codes = await dialog.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").allInnerTexts();
+  // allInnerTexts does not wait: the list is read once its codes are there.
+  const items = dialog.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
+  await items.nth(9).waitFor();
+  const codes = await items.allInnerTexts();
   expect(codes).toHaveLength(10);
   return { secret, codes, dialog };
 }

@@ -77,7 +77,10 @@ test("a link opened signed out opens whole after sign-in, after the two-factor s
   await visitor.getByLabel("Code from the app").fill(codeFor(secret));
   await visitor.getByRole("button", { name: "Turn On" }).click();
   const saved = visitor.getByRole("dialog", { name: "Save your recovery codes" });
-  const recoveryCodes = await saved.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").allInnerTexts();
+  // allInnerTexts does not wait: the list is read once its codes are there.
+  const codeItems = saved.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
+  await expect.poll(() => codeItems.count(), POLL).toBe(10);
+  const recoveryCodes = await codeItems.allInnerTexts();
   await saved.getByRole("button", { name: "I saved them" }).click();
   await visitor.getByText("Recovery codes left").waitFor();
 
