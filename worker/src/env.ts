@@ -99,6 +99,8 @@ export interface SessionUser {
   /** `enroll`: signed in, but may only set up two-factor sign-in until it is on (access.ts). */
   stage: Exclude<SessionStage, "second-factor">;
   twoFactorEnabled: boolean;
+  /** When this session last re-authenticated (POST /api/auth/reauth), or null. */
+  reauthenticatedAt: number | null;
 }
 
 export interface AppEnv {

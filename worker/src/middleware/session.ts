@@ -1,7 +1,7 @@
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { ACCESS_KEY_HEADER, accessKey } from "../auth/access-key";
-import { loadSessionUser, readSessionToken, SESSION_COOKIE } from "../auth/session";
+import { LAST_SEEN_GRANULARITY_MS, loadSessionUser, readSessionToken, SESSION_COOKIE, touchSession } from "../auth/session";
 import type { AppEnv } from "../env";
 
 /**
@@ -11,7 +11,10 @@ import type { AppEnv } from "../env";
 export const sessionUser = createMiddleware<AppEnv>(async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
   const sessionId = token ? await readSessionToken(c.env.SESSION_SECRET, token) : null;
-  const user = sessionId ? await loadSessionUser(c.get("db"), sessionId) : null;
+  const session = sessionId ? await loadSessionUser(c.get("db"), sessionId) : null;
+  const now = Date.now();
+  if (session && now - session.lastSeenAt >= LAST_SEEN_GRANULARITY_MS) await touchSession(c.get("db"), session.sessionId, now);
+  const user = session;
   c.set("user", user);
   await next();
   if (user) c.header(ACCESS_KEY_HEADER, accessKey(user));

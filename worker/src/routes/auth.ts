@@ -6,8 +6,8 @@ import { accessKey } from "../auth/access-key";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../auth/password";
 import { deleteSession, loadSecondFactorSession, prepareSession, readSessionToken, SECOND_FACTOR_TTL_SECONDS, SESSION_COOKIE } from "../auth/session";
 import { claimAttempt, clearFailures, forgetAttempt } from "../auth/throttle";
-import { decryptSecret, hashRecoveryCode, matchTotp, normaliseRecoveryCode, twoFactorKeys } from "../auth/two-factor";
-import { claimTotpStep, recoveryCodesLeft, twoFactorRequired, twoFactorState, useRecoveryCode } from "../db/queries/two-factor";
+import { checkSecondFactor } from "../auth/reauth";
+import { twoFactorRequired, twoFactorState } from "../db/queries/two-factor";
 import {
   countUsers,
   findUserByUsername,
@@ -122,33 +122,15 @@ export const authRoutes = new Hono<AppEnv>()
     if (!pending) throw new ApiError(401, SIGN_IN_EXPIRED);
     const state = await twoFactorState(db, pending.userId);
     if (!state?.totpSecret) throw new ApiError(401, SIGN_IN_EXPIRED);
-    const keys = await twoFactorKeys(c.env.TWO_FACTOR_KEY);
     const actor = { id: pending.userId, username: state.username };
     const attemptId = await attempt(c, state.username);
 
-    const { code } = c.req.valid("json");
-    const recovery = normaliseRecoveryCode(code);
-    let method: string;
-    if (recovery) {
-      if (!(await useRecoveryCode(db, pending.userId, await hashRecoveryCode(keys, recovery)))) {
-        await db.batch([
-          audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Recovery code wrong or already used" }, { actor }),
-        ]);
-        throw new ApiError(401, "That recovery code is wrong or was already used");
-      }
-      method = `Password + recovery code (${await recoveryCodesLeft(db, pending.userId)} left)`;
-    } else {
-      const step = matchTotp(await decryptSecret(keys, pending.userId, state.totpSecret), code.replace(/\s/g, ""));
-      if (step === null) {
-        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Wrong code" }, { actor })]);
-        throw new ApiError(401, "That code is not right. Enter the current 6-digit code from your authenticator app.");
-      }
-      if (!(await claimTotpStep(db, pending.userId, step))) {
-        await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: "Code already used" }, { actor })]);
-        throw new ApiError(401, "That code was already used. Wait for the next code in your app.");
-      }
-      method = "Password + authenticator code";
+    const check = await checkSecondFactor(db, c.env.TWO_FACTOR_KEY, pending.userId, state.totpSecret, c.req.valid("json").code);
+    if (!check.ok) {
+      await db.batch([audit(c, { action: "session.second_factor_refused", kind: "session", id: actor.id, summary: check.refusal }, { actor })]);
+      throw new ApiError(401, check.message);
     }
+    const method = `Password + ${check.method}`;
     await Promise.all([forgetAttempt(db, attemptId), clearFailures(db, state.username)]);
     // The waiting session is replaced by a new one: a fresh id once fully signed in.
     await signIn(c, actor, { summary: method, also: [deleteSession(db, pending.id)] });

@@ -50,16 +50,27 @@ export const totpCodeSchema = z.object({
     .pipe(z.string().regex(/^\d{6}$/, "Enter the 6-digit code from your app")),
 });
 
+/** The current code where two-factor sign-in is on: 6 digits or a recovery code; the server says when it is missing. */
+const currentCode = z.string().trim().max(32, "Enter the 6-digit code from your app or a recovery code").optional();
+
+const currentPassword = (required: string) =>
+  z.string({ error: required }).min(1, required).max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
+
 export const changePasswordSchema = z.object({
-  currentPassword: z
-    .string({ error: "Current password is required" })
-    .min(1, "Current password is required")
-    .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+  currentPassword: currentPassword("Current password is required"),
+  /** Needed when two-factor sign-in is on. */
+  code: currentCode,
   newPassword: newPassword,
 });
 export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
 
-/** Turning two-factor sign-in off asks for the password again. */
-export const passwordCheckSchema = z.object({
-  password: z.string({ error: "Password is required" }).min(1, "Password is required").max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+/**
+ * Proof it is the account's owner (auth/reauth.ts): the password, and the current code where
+ * two-factor sign-in is on. Setting up or turning off two-factor sign-in, and re-authenticating an
+ * admin session, ask for it.
+ */
+export const ownFactorsSchema = z.object({
+  password: currentPassword("Password is required"),
+  code: currentCode,
 });
+export type OwnFactorsInput = z.infer<typeof ownFactorsSchema>;
