@@ -1,6 +1,6 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { ReauthDialogHost } from "@/components/reauth-dialog";
+import { ReauthDialogHost } from "@/components/reauth-dialog-host";
 import { Toaster } from "@/components/ui/toast";
 import { appQueryClient } from "./query-client";
 

@@ -1,19 +1,18 @@
 import { useMutation } from "@tanstack/react-query";
 import { api, unwrap } from "@/lib/api";
-import { settleReauth, useReauthRequested } from "@/lib/reauth";
+import { settleReauth } from "@/lib/reauth";
 import type { OwnFactorsInput } from "../../../worker/src/schemas/auth";
 import { OwnFactorsDialog } from "./own-factors-dialog";
 
 /**
- * The one re-authentication dialog (lib/reauth.ts), mounted once with the app: it opens when an
- * admin change was refused for want of a fresh password, and on success the change is sent again.
+ * The one re-authentication dialog (lib/reauth.ts), shown by ReauthDialogHost when an admin change
+ * was refused for want of a fresh password; on success the change is sent again.
  */
-export function ReauthDialogHost() {
-  const open = useReauthRequested();
+export default function ReauthDialog() {
   const reauth = useMutation({ mutationFn: (json: OwnFactorsInput) => unwrap(api.account.reauth.$post({ json })) });
   return (
     <OwnFactorsDialog
-      open={open}
+      open
       onOpenChange={(next) => {
         if (!next) settleReauth({ done: false, error: new Error("Cancelled: confirm your password to make this change") });
       }}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isCommonPassword } from "./common-passwords";
 
 export const USERNAME_MAX = 64;
 export const PASSWORD_MIN = 8;
@@ -23,11 +24,12 @@ export const newUsername = z
   .max(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`)
   .regex(/^[A-Za-z0-9._@-]+$/, "Username may only contain letters, digits, dots, dashes, underscores and @");
 
-/** Rules for a new password (docs/product-rules.md: 8 to 256 characters). */
+/** Rules for a new password (docs/product-rules.md: 8 to 256 characters, and none of the most common ones). */
 export const newPassword = z
   .string({ error: "Password is required" })
   .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
-  .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
+  .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`)
+  .refine((v) => !isCommonPassword(v), "This password is one of the most common ones: choose another");
 
 export const registerSchema = z.object({ username: newUsername, password: newPassword });
 export type RegisterInput = z.infer<typeof registerSchema>;

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ReauthDialogHost } from "@/components/reauth-dialog";
+import { ReauthDialogHost } from "@/components/reauth-dialog-host";
 import { Toaster } from "@/components/ui/toast";
 import { admin, renderWithUser } from "@/test/render";
 import { AccountDialog } from "./account-dialog";
