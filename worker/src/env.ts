@@ -39,6 +39,11 @@ export interface Secrets {
    * make every second factor unreadable.
    */
   TWO_FACTOR_KEY?: string;
+  /**
+   * When set, creating the first admin (POST /api/register) needs it, so nobody who finds a fresh
+   * deployment first can take it; README "Deploying to Cloudflare" sets it. Unset locally.
+   */
+  SETUP_TOKEN?: string;
 }
 
 /** Optional [vars] of the code inbox (README "Verification codes"). */

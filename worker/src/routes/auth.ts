@@ -19,6 +19,7 @@ import {
 } from "../db/queries/users";
 import type { SessionStage } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
+import { constantTimeEqual } from "../lib/constant-time";
 import { ApiError } from "../lib/errors";
 import { clientIp } from "../lib/request";
 import { validate } from "../lib/validate";
@@ -67,17 +68,37 @@ async function attempt(c: Context<AppEnv>, username: string) {
   return claim.attemptId;
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * The first admin on a deployment with a SETUP_TOKEN secret needs it. Guesses count against the
+ * sign-in throttle's per-IP limit (as the username "(first admin)"), and each refusal is audited.
+ */
+async function checkSetupToken(c: Context<AppEnv>, expected: string, username: string, typed: string | undefined) {
+  const db = c.get("db");
+  const attemptId = await attempt(c, "(first admin)");
+  if (!constantTimeEqual(encoder.encode(typed ?? ""), encoder.encode(expected))) {
+    await db.batch([
+      audit(c, { action: "session.setup_refused", kind: "session", summary: `First admin "${username}" refused: ${typed ? "wrong" : "no"} setup token` }),
+    ]);
+    throw new ApiError(403, "Enter the setup token: the SETUP_TOKEN secret of this deployment", ["setupToken: The setup token is not right"]);
+  }
+  await forgetAttempt(db, attemptId);
+}
+
 const SIGN_IN_EXPIRED = "Your sign-in took too long or was replaced. Enter your username and password again.";
 
 export const authRoutes = new Hono<AppEnv>()
-  .get("/setup", async (c) => c.json({ needsSetup: (await countUsers(c.get("db"))) === 0 }, 200))
+  /** Whether the first admin is still to be created, and whether that takes the SETUP_TOKEN secret. */
+  .get("/setup", async (c) => c.json({ needsSetup: (await countUsers(c.get("db"))) === 0, needsSetupToken: !!c.env.SETUP_TOKEN }, 200))
 
   .post("/register", validate("json", registerSchema), async (c) => {
-    const { username, password } = c.req.valid("json");
+    const { username, password, setupToken } = c.req.valid("json");
     const db = c.get("db");
     if ((await countUsers(db)) > 0) {
       throw new ApiError(403, "Registration is closed: an admin already exists. Ask an admin for an account.");
     }
+    if (c.env.SETUP_TOKEN) await checkSetupToken(c, c.env.SETUP_TOKEN, username, setupToken);
     const user = await insertFirstAdmin(db, username, await hashPassword(password));
     if (!user) throw new ApiError(403, "Registration is closed: an admin already exists. Ask an admin for an account.");
     await signIn(c, user, { summary: "First admin account created" });

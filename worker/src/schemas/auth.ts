@@ -31,7 +31,12 @@ export const newPassword = z
   .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`)
   .refine((v) => !isCommonPassword(v), "This password is one of the most common ones: choose another");
 
-export const registerSchema = z.object({ username: newUsername, password: newPassword });
+export const registerSchema = z.object({
+  username: newUsername,
+  password: newPassword,
+  /** The deployment's SETUP_TOKEN secret, where one is set. */
+  setupToken: z.string().trim().max(256, "The setup token is at most 256 characters").optional(),
+});
 export type RegisterInput = z.infer<typeof registerSchema>;
 
 /** The second sign-in step: a 6-digit code from the app, or a recovery code (xxxxx-xxxxx). */
