@@ -23,6 +23,11 @@ function signInAt(entry: string, answers: Record<string, unknown>) {
       return path in answers ? Response.json(answers[path]) : Response.json({ error: "Not found" }, { status: 404 });
     }),
   );
+  renderAt(entry);
+}
+
+/** The sign-in screen at `entry`, signed out; any other path shows where the screen went. */
+function renderAt(entry: string) {
   renderWithUser(
     <MemoryRouter initialEntries={[entry]}>
       <Routes>
@@ -88,15 +93,7 @@ describe("the first admin on a deployment with a SETUP_TOKEN secret", () => {
         return Response.json({ error: "Not found" }, { status: 404 });
       }),
     );
-    renderWithUser(
-      <MemoryRouter initialEntries={["/auth"]}>
-        <Routes>
-          <Route path="/auth" element={<LoginScreen />} />
-          <Route path="*" element={<Landed />} />
-        </Routes>
-      </MemoryRouter>,
-      null,
-    );
+    renderAt("/auth");
     fireEvent.change(await screen.findByLabelText("Username"), { target: { value: "founder" } });
     fireEvent.change(screen.getByLabelText("Password"), { target: { value: "founder-password" } });
     const create = screen.getByRole("button", { name: "Create admin account" });
