@@ -80,6 +80,7 @@ test("a link opened signed out opens whole after sign-in, after the two-factor s
   await visitor.getByLabel("Code from the app").fill(codeFor(secret));
   await visitor.getByRole("button", { name: "Turn On" }).click();
   const saved = visitor.getByRole("dialog", { name: "Save your recovery codes" });
+  await saved.getByRole("listitem").first().waitFor();
   const recoveryCodes = await saved.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").allInnerTexts();
   await saved.getByRole("button", { name: "I saved them" }).click();
   await visitor.getByText("Recovery codes left").waitFor();
