@@ -30,8 +30,12 @@ async function signOut(page: Page) {
 }
 
 /** Account page: scan (read the key), confirm with a computed code; returns the key and the recovery codes. */
-async function turnOnTwoFactor(page: Page, shotName?: string) {
+async function turnOnTwoFactor(page: Page, password: string, shotName?: string) {
   await page.getByRole("button", { name: "Set Up Two-Factor Sign-In" }).click();
+  // The password again first (docs/accounts-security.md "Accounts, roles and permissions").
+  const confirm = page.getByRole("dialog", { name: "Set up two-factor sign-in" });
+  await confirm.getByLabel("Your password").fill(password);
+  await confirm.getByRole("button", { name: "Continue" }).click();
   await page.getByRole("img", { name: "QR code to scan with your authenticator app" }).waitFor();
   const secret = (await page.getByTestId("totp-secret").innerText()).replace(/\s/g, "");
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -56,7 +60,7 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account" }).click();
   await admin.getByRole("heading", { name: "Account" }).waitFor();
   await h.shotBothSizes(admin, "01-account-off");
-  const { secret, codes, dialog } = await turnOnTwoFactor(admin, "02-account-setup");
+  const { secret, codes, dialog } = await turnOnTwoFactor(admin, "founder-password", "02-account-setup");
   await h.shotBothSizes(admin, "03-recovery-codes");
   await dialog.getByRole("button", { name: "I saved them" }).click();
   await admin.getByText("Recovery codes left").waitFor();
@@ -99,7 +103,7 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   await expect.poll(() => new URL(member.url()).pathname).toBe("/account");
   expect(await member.evaluate(async () => (await fetch("/api/codes")).status)).toBe(403);
   await h.shotBothSizes(member, "08-member-must-set-up");
-  const mia = await turnOnTwoFactor(member);
+  const mia = await turnOnTwoFactor(member, "mia-password-1");
   await mia.dialog.getByRole("button", { name: "I saved them" }).click();
   await member.goto("/codes");
   await member.getByRole("heading", { name: /code/i }).first().waitFor();
@@ -108,17 +112,35 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
   // Users says who has it on; the account dialog says its state above Reset Two-Factor.
   await admin.goto("/users");
   await admin.getByRole("button", { name: "Account of mia" }).click();
-  const account = admin.getByRole("dialog");
-  await account.getByText(/since .+; 10 recovery codes left\./).waitFor();
+  const state = admin.getByRole("dialog");
+  await state.getByText(/since .+; 10 recovery codes left\./).waitFor();
   await h.shotBothSizes(admin, "08b-users-account-on");
+  await state.getByRole("button", { name: "Close" }).click();
+
+  // 6. The admin sets mia a new password: first asked to confirm it is them, with the password and a code.
+  await admin.goto("/users");
+  await admin.getByRole("button", { name: "Account of mia" }).click();
+  const account = admin.getByRole("dialog", { name: "Account — mia" });
+  await account.getByLabel("New password").fill("mia-password-2");
+  await account.getByRole("button", { name: "Set Password" }).click();
+  const reauth = admin.getByRole("dialog", { name: "Confirm it is you" });
+  await reauth.getByLabel("Your password").fill("founder-password");
+  await h.shotBothSizes(admin, "08c-reauth-dialog");
+  // A recovery code works here too (the app's codes were used up to the next step by the sign-ins above).
+  await reauth.getByLabel("Code from your authenticator app").fill(codes[2]!);
+  await reauth.getByRole("button", { name: "Confirm" }).click();
+  await admin.getByText("Password set").first().waitFor();
+  await expect.poll(() => reauth.count()).toBe(0);
+  // mia was signed out everywhere.
+  expect(await member.evaluate(async () => (await fetch("/api/user")).status)).toBe(401);
   await account.getByRole("button", { name: "Close" }).click();
 
-  // 6. The audit screen shows each step.
+  // 7. The audit screen shows each step.
   await admin.goto("/audit");
   await admin.getByRole("heading", { name: "Audit Log" }).waitFor();
   const table = admin.getByRole("table");
   for (const text of [
-    "founder turned on two-factor sign-in; 10 recovery codes issued",
+    "founder turned on two-factor sign-in; 10 recovery codes issued; other sessions signed out",
     "Password + authenticator code",
     "Password + recovery code (9 left)",
     "Recovery code wrong or already used",
@@ -126,13 +148,15 @@ test("two-factor sign-in end to end: setup, code, recovery code, forced setup, a
     "mia (user)",
     "Require two-factor sign-in for everyone: off → on",
     "Password; sent to set up two-factor sign-in",
-    "mia turned on two-factor sign-in; 10 recovery codes issued",
+    "mia turned on two-factor sign-in; 10 recovery codes issued; other sessions signed out",
+    "founder confirmed their password and code",
+    "New password set for mia; signed out everywhere",
   ]) {
     await table.getByText(text, { exact: true }).first().waitFor();
   }
   expect(await table.getByText("Signed out", { exact: true }).count()).toBeGreaterThanOrEqual(3);
-  // Newest first: mia's setup is the top row.
-  await expect.poll(() => table.getByRole("row").nth(1).innerText()).toContain("mia turned on two-factor sign-in");
+  // Newest first: the password reset is the top row.
+  await expect.poll(() => table.getByRole("row").nth(1).innerText()).toContain("New password set for mia");
   await h.shotBothSizes(admin, "09-audit");
 
   // Filters: only sign-ins of the member.

@@ -73,6 +73,9 @@ test("a link opened signed out opens whole after sign-in, after the two-factor s
   // 2. Two-factor sign-in on, then a Stats link: the password, the code, and the same Stats.
   await sidebar(visitor).getByRole("link", { name: "Account" }).click();
   await visitor.getByRole("button", { name: "Set Up Two-Factor Sign-In" }).click();
+  const confirm = visitor.getByRole("dialog", { name: "Set up two-factor sign-in" });
+  await confirm.getByLabel("Your password").fill("ada-password-1");
+  await confirm.getByRole("button", { name: "Continue" }).click();
   const secret = (await visitor.getByTestId("totp-secret").innerText()).replace(/\s/g, "");
   await visitor.getByLabel("Code from the app").fill(codeFor(secret));
   await visitor.getByRole("button", { name: "Turn On" }).click();

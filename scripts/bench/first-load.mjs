@@ -1,7 +1,7 @@
 /* global document -- these run inside the page (waitForFunction). */
 // Benchmark: a fresh load of Stats, the Click Log and Transactions, from navigation to the first
 // data row on screen, against a static page with one table row served by the same server in the
-// same run (README "The web app: state in the URL, days and speed").
+// same run (docs/screens.md "The web app: state in the URL, days and speed").
 //
 // Each round opens a new tab in a signed-in browser with its HTTP cache off (a first load: every
 // script and every API call fetched again) and times, with the page's own clock (0 is the

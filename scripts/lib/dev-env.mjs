@@ -12,6 +12,7 @@ export const DOCUMENTED_ENV = [
   // Sessions
   "SESSION_SECRET",
   "TWO_FACTOR_KEY",
+  "SETUP_TOKEN",
   // The hosts the app answers on
   "APP_HOSTS",
   // Verification codes

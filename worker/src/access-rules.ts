@@ -57,6 +57,11 @@ export const ACCESS = {
   "POST /api/account/two-factor/setup": "signed-in",
   "POST /api/account/two-factor/confirm": "signed-in",
   "POST /api/account/two-factor/disable": "signed-in",
+  // a fresh password (and code) for admin changes to other users (auth/reauth.ts)
+  "POST /api/account/reauth": "signed-in",
+  // the user's own sessions, and signing the others out
+  "GET /api/account/sessions": "signed-in",
+  "POST /api/account/sessions/sign-out-others": "signed-in",
   // users (admin)
   "GET /api/users": SCREEN_ACCESS["/users"],
   "POST /api/users": "admin",

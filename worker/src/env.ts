@@ -41,6 +41,11 @@ export interface Secrets {
    * make every second factor unreadable.
    */
   TWO_FACTOR_KEY?: string;
+  /**
+   * When set, creating the first admin (POST /api/register) needs it, so nobody who finds a fresh
+   * deployment first can take it; docs/operations.md "Deploying to Cloudflare" sets it. Unset locally.
+   */
+  SETUP_TOKEN?: string;
 }
 
 /** Optional [vars] of the code inbox (docs/integrations.md "Verification codes"). */
@@ -105,6 +110,8 @@ export interface SessionUser {
   /** `enroll`: signed in, but may only set up two-factor sign-in until it is on (access.ts). */
   stage: Exclude<SessionStage, "second-factor">;
   twoFactorEnabled: boolean;
+  /** When this session last re-authenticated (POST /api/auth/reauth), or null. */
+  reauthenticatedAt: number | null;
 }
 
 export interface AppEnv {

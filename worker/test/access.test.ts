@@ -9,7 +9,7 @@ import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { createSpark } from "../src/db/queries/sparks";
 import { clickArchives, domains } from "../src/db/schema";
-import { call, db, makeAdmin, makeUser, type TestUser } from "./helpers";
+import { call, db, makeAdmin, makeUser, reauthenticate, type TestUser } from "./helpers";
 
 /**
  * A valid request for every route in the ACCESS table. Typed as a Record over the table's keys:
@@ -50,6 +50,11 @@ const sampleDomain = async () =>
       .values({ domain: `access-${crypto.randomUUID().slice(0, 8)}.xyz`, status: "purchased" })
       .returning()
   )[0]!.id;
+/** Re-authenticates a signed-in caller (a member is still refused: the route is admin-only); adds nothing to the sample. */
+const reauthFirst = async (caller: TestUser | null) => {
+  if (caller) await reauthenticate(caller);
+  return {};
+};
 /** The test Worker has no Namecheap or Cloudflare settings: a permitted caller learns what is missing. */
 const NOT_SET_UP = 409;
 /** An archived day of clicks (a ledger row and its file), as the retention job leaves them. */
@@ -91,10 +96,13 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
     json: { currentPassword: caller?.password ?? "x", newPassword: "a-brand-new-password" },
   }),
   "GET /api/account/two-factor": () => ({ path: "/api/account/two-factor" }),
-  "POST /api/account/two-factor/setup": () => ({ path: "/api/account/two-factor/setup" }),
+  "POST /api/account/two-factor/setup": (_t, caller) => ({ path: "/api/account/two-factor/setup", json: { password: caller?.password ?? "x" } }),
   // No setup was started: a clear 409 for whoever may call it.
   "POST /api/account/two-factor/confirm": () => ({ path: "/api/account/two-factor/confirm", json: { code: "123456" }, status: 409 }),
   "POST /api/account/two-factor/disable": (_t, caller) => ({ path: "/api/account/two-factor/disable", json: { password: caller?.password ?? "x" } }),
+  "POST /api/account/reauth": (_t, caller) => ({ path: "/api/account/reauth", json: { password: caller?.password ?? "x" } }),
+  "GET /api/account/sessions": () => ({ path: "/api/account/sessions" }),
+  "POST /api/account/sessions/sign-out-others": () => ({ path: "/api/account/sessions/sign-out-others" }),
   "GET /api/users": () => ({ path: "/api/users" }),
   "POST /api/users": () => ({ path: "/api/users", json: { username: `new${crypto.randomUUID().slice(0, 8)}`, password: "a-good-password", role: "user" } }),
   "GET /api/users/assignment-options": () => ({ path: "/api/users/assignment-options" }),
@@ -107,9 +115,14 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/users/:id/media-buyers": (t) => ({ path: `/api/users/${t.id}/media-buyers`, json: { subid1s: ["mb1"] } }),
   "GET /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments` }),
   "POST /api/users/:id/spark-assignments": (t) => ({ path: `/api/users/${t.id}/spark-assignments`, json: { sparkIds: [] } }),
-  "PUT /api/users/:id/role": (t) => ({ path: `/api/users/${t.id}/role`, json: { role: "admin" } }),
-  "POST /api/users/:id/password": (t) => ({ path: `/api/users/${t.id}/password`, json: { password: "a-reset-password" } }),
-  "POST /api/users/:id/two-factor/reset": (t) => ({ path: `/api/users/${t.id}/two-factor/reset` }),
+  // Admin changes to another user's sign-in or role: the caller re-authenticates first (auth/reauth.ts).
+  "PUT /api/users/:id/role": async (t, caller) => ({ path: `/api/users/${t.id}/role`, json: { role: "admin" }, ...(await reauthFirst(caller)) }),
+  "POST /api/users/:id/password": async (t, caller) => ({
+    path: `/api/users/${t.id}/password`,
+    json: { password: "a-reset-password" },
+    ...(await reauthFirst(caller)),
+  }),
+  "POST /api/users/:id/two-factor/reset": async (t, caller) => ({ path: `/api/users/${t.id}/two-factor/reset`, ...(await reauthFirst(caller)) }),
   "GET /api/users/two-factor-requirement": () => ({ path: "/api/users/two-factor-requirement" }),
   "PUT /api/users/two-factor-requirement": () => ({ path: "/api/users/two-factor-requirement", json: { required: false } }),
   "GET /api/settings": () => ({ path: "/api/settings" }),

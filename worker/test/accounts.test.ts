@@ -5,7 +5,7 @@ import { MAX_FAILURES_PER_USERNAME } from "../src/auth/throttle";
 import { auditLog, recoveryCodes, sessions, settings, users } from "../src/db/schema";
 import { REQUIRE_TWO_FACTOR_KEY } from "../src/db/queries/two-factor";
 import type { ApiErrorBody } from "../src/lib/errors";
-import { bodyOf, call, client, db, makeAdmin, makeUser, sessionCookieFrom, type TestUser } from "./helpers";
+import { bodyOf, call, client, db, makeAdmin, makeUser, reauthenticate, sessionCookieFrom, type TestUser } from "./helpers";
 
 const login = (username: string, password: string, ip = "10.77.0.1") =>
   call("/api/login", { json: { username, password }, headers: { "cf-connecting-ip": ip } });
@@ -23,7 +23,7 @@ async function passwordHash(id: string) {
 /** Turns two-factor sign-in on for a user through the API; returns the secret and the recovery codes. */
 async function enableTwoFactor(user: TestUser) {
   const twoFactor = client(user).account["two-factor"];
-  const setup = await bodyOf(await twoFactor.setup.$post(), 200);
+  const setup = await bodyOf(await twoFactor.setup.$post({ json: { password: user.password } }), 200);
   const { recoveryCodes: codes } = await bodyOf(await twoFactor.confirm.$post({ json: { code: totpCode(setup.secret) } }), 200);
   return { secret: setup.secret, uri: setup.uri, codes };
 }
@@ -79,6 +79,7 @@ describe("an admin and a member's account", () => {
   it("sets a new password for a member and signs them out everywhere", async () => {
     const admin = await makeAdmin();
     const member = await makeUser();
+    await reauthenticate(admin);
     const res = await call(`/api/users/${member.id}/password`, { cookie: admin.cookie, json: { password: "reset-by-admin-1" } });
     expect(res.status).toBe(200);
     expect(await status(member.cookie)).toBe(401);
@@ -100,6 +101,7 @@ describe("an admin and a member's account", () => {
   it("changes a role, applied on the user's next request", async () => {
     const admin = await makeAdmin();
     const member = await makeUser();
+    await reauthenticate(admin);
     expect(await status(member.cookie, "/api/users")).toBe(403);
     const res = await call(`/api/users/${member.id}/role`, { method: "PUT", cookie: admin.cookie, json: { role: "admin" } });
     expect(res.status).toBe(200);
@@ -129,6 +131,7 @@ describe("an admin and a member's account", () => {
     await db().update(users).set({ role: "user" }).where(eq(users.role, "admin"));
     const a = await makeAdmin();
     const b = await makeAdmin();
+    await Promise.all([reauthenticate(a), reauthenticate(b)]);
     const answers = await Promise.all([
       call(`/api/users/${b.id}/role`, { method: "PUT", cookie: a.cookie, json: { role: "user" } }),
       call(`/api/users/${a.id}/role`, { method: "PUT", cookie: b.cookie, json: { role: "user" } }),
@@ -167,7 +170,7 @@ describe("two-factor sign-in", () => {
   it("is set up with a QR secret confirmed by a first code, and stored encrypted with hashed recovery codes", async () => {
     const user = await makeUser();
     const twoFactor = client(user).account["two-factor"];
-    const setup = await bodyOf(await twoFactor.setup.$post(), 200);
+    const setup = await bodyOf(await twoFactor.setup.$post({ json: { password: user.password } }), 200);
     expect(setup.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(setup.uri).toBe(
       `otpauth://totp/Trackyard:${encodeURIComponent(user.username)}?issuer=Trackyard&secret=${setup.secret}&algorithm=SHA1&digits=6&period=30`,
@@ -281,7 +284,7 @@ describe("two-factor sign-in", () => {
       expect((await blocked.json<ApiErrorBody>()).error).toMatch(/^Set up two-factor sign-in on your Account page first/);
       expect((await call("/api/account/password", { cookie, json: { currentPassword: member.password, newPassword: "another-one-1" } })).status).toBe(403);
 
-      const setup = await bodyOf(await client({ cookie }).account["two-factor"].setup.$post(), 200);
+      const setup = await bodyOf(await client({ cookie }).account["two-factor"].setup.$post({ json: { password: member.password } }), 200);
       expect((await call("/api/account/two-factor/confirm", { cookie, json: { code: totpCode(setup.secret) } })).status).toBe(200);
       // The same session is a full one now.
       expect((await call("/api/stats/filters?startDate=2025-01-01&endDate=2025-01-02", { cookie })).status).toBe(200);
@@ -300,6 +303,7 @@ describe("two-factor sign-in", () => {
     const member = await makeUser();
     await enableTwoFactor(member);
     expect(await (await login(member.username, member.password)).json()).toEqual({ secondFactor: "required" });
+    await reauthenticate(admin);
     expect((await call(`/api/users/${member.id}/two-factor/reset`, { method: "POST", cookie: admin.cookie })).status).toBe(200);
     const res = await login(member.username, member.password);
     expect(await res.json()).toMatchObject({ username: member.username, twoFactorEnabled: false });

@@ -11,7 +11,7 @@ const login = (username: string, password: string, headers: Record<string, strin
 describe("first-admin setup", () => {
   it("registers the first admin only while no users exist", async () => {
     await db().delete(users);
-    expect(await (await call("/api/setup")).json()).toEqual({ needsSetup: true });
+    expect(await (await call("/api/setup")).json()).toEqual({ needsSetup: true, needsSetupToken: false });
 
     const res = await call("/api/register", { json: { username: "founder", password: "s3cret-password" } });
     expect(res.status).toBe(201);
@@ -24,7 +24,7 @@ describe("first-admin setup", () => {
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ username: "founder", role: "admin" });
 
-    expect(await (await call("/api/setup")).json()).toEqual({ needsSetup: false });
+    expect(await (await call("/api/setup")).json()).toEqual({ needsSetup: false, needsSetupToken: false });
     const second = await call("/api/register", { json: { username: "intruder", password: "s3cret-password" } });
     expect(second.status).toBe(403);
     expect((await second.json<ApiErrorBody>()).error).toMatch(/closed/);

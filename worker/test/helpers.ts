@@ -99,3 +99,13 @@ export async function makeUser(role: Role = "user", features: Feature[] = [], pa
 }
 
 export const makeAdmin = () => makeUser("admin");
+
+/**
+ * Re-authenticates a user's session (POST /api/account/reauth with their password, and `code`
+ * where two-factor sign-in is on): an admin needs it within 5 minutes before changing another
+ * user's password, role or second factor.
+ */
+export async function reauthenticate(user: TestUser, code?: string) {
+  const res = await call("/api/account/reauth", { cookie: user.cookie, json: { password: user.password, code } });
+  expect(res.status, await res.clone().text()).toBe(200);
+}

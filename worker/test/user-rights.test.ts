@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ACCESS_KEY_HEADER } from "../src/auth/access-key";
-import { bodyOf, call, client, makeAdmin, makeUser } from "./helpers";
+import { bodyOf, call, client, makeAdmin, makeUser, reauthenticate } from "./helpers";
 
 const keyOf = (res: { headers: Headers }) => res.headers.get(ACCESS_KEY_HEADER);
 
@@ -30,6 +30,7 @@ describe("the access key on every answer", () => {
     expect(keyOf(await call("/api/codes", { cookie: member.cookie }))).toBe(before);
 
     // A role change counts too; another user's key is their own.
+    await reauthenticate(admin);
     await bodyOf(await client(admin).users[":id"].role.$put({ param: { id: member.id }, json: { role: "admin" } }), 200);
     const promoted = keyOf(await call("/api/codes", { cookie: member.cookie }));
     expect(promoted).not.toBe(before);

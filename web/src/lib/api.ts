@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly details: string[] = [],
+    /** The server's machine-readable reason, where there is one (lib/reauth.ts). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = "ApiError";
@@ -40,14 +42,16 @@ async function errorFrom(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => "");
   let message = text || res.statusText || `Request failed (${res.status})`;
   let details: string[] = [];
+  let code: string | undefined;
   try {
-    const body = JSON.parse(text) as { error?: unknown; details?: unknown };
+    const body = JSON.parse(text) as { error?: unknown; details?: unknown; code?: unknown };
     if (typeof body.error === "string") message = body.error;
     if (Array.isArray(body.details)) details = body.details.filter((d): d is string => typeof d === "string");
+    if (typeof body.code === "string") code = body.code;
   } catch {
     // Not JSON (a proxy's error page): keep the text.
   }
-  return new ApiError(res.status, message, details);
+  return new ApiError(res.status, message, details, code);
 }
 
 /** Awaits a typed-client call and returns its JSON, or throws an ApiError carrying the server's message. */

@@ -96,10 +96,10 @@ export function useSecondFactor() {
 export function useRegister() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (input: { username: string; password: string }) => unwrap(api.register.$post({ json: input })),
+    mutationFn: (input: { username: string; password: string; setupToken?: string | undefined }) => unwrap(api.register.$post({ json: input })),
     onSuccess: (user) => {
       qc.setQueryData(userQuery.queryKey, user);
-      qc.setQueryData(setupQuery.queryKey, { needsSetup: false });
+      qc.setQueryData(setupQuery.queryKey, { needsSetup: false, needsSetupToken: false });
     },
   });
 }

@@ -1,11 +1,16 @@
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import { jwtVerify, SignJWT } from "jose";
-import { sessions, userPermissions, users, type Feature, type SessionStage } from "../db/schema";
+import { sessions, settings, userPermissions, users, type Feature, type SessionStage } from "../db/schema";
+import { DEFAULT_SESSION_IDLE_HOURS } from "../schemas/settings";
 import type { Db, SessionUser } from "../env";
 
 /** `__Host-` pins the cookie to this host, Secure and Path=/ (no Domain can widen it). */
 export const SESSION_COOKIE = "__Host-session";
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** How long a re-authentication lets an admin change other users' passwords, roles and second factors. */
+export const REAUTH_TTL_MS = 5 * 60 * 1000;
+/** A session's last-seen time is written at most this often (one write a minute, not one per request). */
+export const LAST_SEEN_GRANULARITY_MS = 60 * 1000;
 /** How long a password-checked sign-in waits for its second factor. */
 export const SECOND_FACTOR_TTL_SECONDS = 5 * 60;
 const ISSUER = "trackyard";
@@ -53,7 +58,7 @@ export async function prepareSession(
     .setIssuedAt(Math.floor(now / 1000))
     .setExpirationTime(Math.floor(expiresAt / 1000))
     .sign(keyFor(secret));
-  return { id, token, ttlSeconds, insert: db.insert(sessions).values({ id, userId, createdAt: now, expiresAt, stage, ...meta }) };
+  return { id, token, ttlSeconds, insert: db.insert(sessions).values({ id, userId, createdAt: now, lastSeenAt: now, expiresAt, stage, ...meta }) };
 }
 
 export async function createSession(db: Db, secret: string, userId: string, meta: SessionMeta, now = Date.now()): Promise<string> {
@@ -76,12 +81,18 @@ export async function readSessionToken(secret: string, token: string): Promise<s
   }
 }
 
+/** The idle time in ms (setting session_idle_hours), read inside the statement that needs it. */
+const idleMs = sql<number>`3600000 * coalesce((select cast(${settings.value} as real) from ${settings} where ${settings.key} = 'session_idle_hours'), ${DEFAULT_SESSION_IDLE_HOURS})`;
+
+/** A session still in use: not past its fixed 7 days, and a request within the idle time. */
+export const liveSession = (now: number) => and(gt(sessions.expiresAt, now), sql`coalesce(${sessions.lastSeenAt}, ${sessions.createdAt}) > ${now} - ${idleMs}`);
+
 /**
  * Session, user, role and permissions in one read, so a logout, a deleted user or a changed
  * permission or role takes effect on the very next request. A session still waiting for its
- * second factor is no signed-in user.
+ * second factor is no signed-in user; one idle longer than the idle time is signed out.
  */
-export async function loadSessionUser(db: Db, sessionId: string, now = Date.now()): Promise<SessionUser | null> {
+export async function loadSessionUser(db: Db, sessionId: string, now = Date.now()): Promise<(SessionUser & { lastSeenAt: number }) | null> {
   const row = await db
     .select({
       sessionId: sessions.id,
@@ -89,12 +100,14 @@ export async function loadSessionUser(db: Db, sessionId: string, now = Date.now(
       username: users.username,
       role: users.role,
       stage: sessions.stage,
+      lastSeenAt: sql<number>`coalesce(${sessions.lastSeenAt}, ${sessions.createdAt})`,
+      reauthenticatedAt: sessions.reauthenticatedAt,
       twoFactorEnabled: sql<number>`${users.totpSecret} is not null`,
       permissions: sql<string | null>`(select group_concat(${userPermissions.feature}) from ${userPermissions} where ${userPermissions.userId} = ${users.id})`,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now), inArray(sessions.stage, ["active", "enroll"])))
+    .where(and(eq(sessions.id, sessionId), liveSession(now), inArray(sessions.stage, ["active", "enroll"])))
     .get();
   if (!row || row.stage === "second-factor") return null;
   return {
@@ -104,9 +117,36 @@ export async function loadSessionUser(db: Db, sessionId: string, now = Date.now(
     role: row.role,
     stage: row.stage,
     twoFactorEnabled: row.twoFactorEnabled === 1,
+    reauthenticatedAt: row.reauthenticatedAt,
+    lastSeenAt: row.lastSeenAt,
     permissions: row.permissions ? (row.permissions.split(",") as Feature[]) : [],
   };
 }
+
+/** A user's signed-in sessions (not those waiting for a second factor), the most recently used first. */
+export const listUserSessions = (db: Db, userId: string, now = Date.now()) =>
+  db
+    .select({
+      id: sessions.id,
+      createdAt: sessions.createdAt,
+      lastSeenAt: sql<number>`coalesce(${sessions.lastSeenAt}, ${sessions.createdAt})`,
+      ip: sessions.ip,
+      userAgent: sessions.userAgent,
+    })
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), liveSession(now), inArray(sessions.stage, ["active", "enroll"])))
+    .orderBy(sql`coalesce(${sessions.lastSeenAt}, ${sessions.createdAt}) desc`);
+
+/** Records a request of the session, at most once a minute (the idle time and Account's "last seen" read it). */
+export const touchSession = (db: Db, sessionId: string, now = Date.now()) => db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, sessionId));
+
+/** Whether the session gave its password (and code) again within the last 5 minutes. */
+export const recentlyReauthenticated = (user: Pick<SessionUser, "reauthenticatedAt">, now = Date.now()) =>
+  user.reauthenticatedAt !== null && now - user.reauthenticatedAt < REAUTH_TTL_MS;
+
+/** Stamps a re-authentication on the session (auth/reauth.ts). */
+export const markReauthenticated = (db: Db, sessionId: string, now = Date.now()) =>
+  db.update(sessions).set({ reauthenticatedAt: now }).where(eq(sessions.id, sessionId));
 
 export const deleteSession = (db: Db, sessionId: string) => db.delete(sessions).where(eq(sessions.id, sessionId));
 

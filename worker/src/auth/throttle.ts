@@ -2,6 +2,7 @@ import { and, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import { loginAttempts } from "../db/schema";
 import { rawBatch } from "../db/raw-batch";
 import type { Db } from "../env";
+import { visitorKey } from "../tracking/rate-limit";
 
 /** docs/accounts-security.md "Accounts, roles and permissions": 5 failures for a username or 20 from an IP within 15 minutes lock sign-in. */
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
@@ -9,12 +10,18 @@ export const MAX_FAILURES_PER_USERNAME = 5;
 export const MAX_FAILURES_PER_IP = 20;
 
 const normalise = (username: string) => username.trim().toLowerCase();
+/**
+ * Whom the per-IP count is against: an IPv4 address, or an IPv6 address's /64 (one subscriber's
+ * network, in which a device picks new addresses at will), as the click limiter counts visitors.
+ */
+const ipKey = (ip: string) => visitorKey(ip) ?? ip;
 
 /**
  * Seconds until sign-in is allowed again, or 0 when it is allowed now. With `limit` or more
  * attempts in the window, the lock lifts when the `limit`-th newest of them leaves the window.
  */
-export async function throttleWait(db: Db, username: string, ip: string, now = Date.now()): Promise<number> {
+export async function throttleWait(db: Db, username: string, address: string, now = Date.now()): Promise<number> {
+  const ip = ipKey(address);
   const since = now - THROTTLE_WINDOW_MS;
   const nthNewest = (where: SQL | undefined, limit: number) =>
     db
@@ -40,8 +47,9 @@ export type AttemptClaim = { attemptId: number; waitSeconds: 0 } | { attemptId: 
  * requests racing for one account get at most the limit of comparisons between them. An attempt
  * that turns out right is taken back with `forgetAttempt`; a wrong one simply stays as a failure.
  */
-export async function claimAttempt(db: Db, username: string, ip: string, now = Date.now()): Promise<AttemptClaim> {
+export async function claimAttempt(db: Db, username: string, address: string, now = Date.now()): Promise<AttemptClaim> {
   const name = normalise(username);
+  const ip = ipKey(address);
   const since = now - THROTTLE_WINDOW_MS;
   const [claimed] = await rawBatch(db, [
     sql`insert into ${loginAttempts} (username, ip, attempted_at)
@@ -54,7 +62,7 @@ export async function claimAttempt(db: Db, username: string, ip: string, now = D
   ]);
   const row = claimed?.results[0] as { id: number } | undefined;
   if (row) return { attemptId: row.id, waitSeconds: 0 };
-  return { attemptId: null, waitSeconds: Math.max(1, await throttleWait(db, username, ip, now)) };
+  return { attemptId: null, waitSeconds: Math.max(1, await throttleWait(db, username, address, now)) };
 }
 
 /** An attempt that was right is no failure: its slot is given back. */

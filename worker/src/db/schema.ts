@@ -73,6 +73,10 @@ export const sessions = sqliteTable(
     ip: text("ip"),
     userAgent: text("user_agent"),
     stage: text("stage", { enum: SESSION_STAGES }).notNull().default("active"),
+    /** The last request it made (kept to the minute): it ends after the idle time without one (auth/session.ts). */
+    lastSeenAt: integer("last_seen_at"),
+    /** When its user last gave their password (and code) again: admin changes to others need this within 5 minutes. */
+    reauthenticatedAt: integer("reauthenticated_at"),
   },
   (t) => [index("sessions_user_idx").on(t.userId), index("sessions_expires_idx").on(t.expiresAt)],
 );
@@ -337,7 +341,7 @@ export const generatedWebsites = sqliteTable("generated_websites", {
   generatedAt: integer("generated_at").notNull().default(nowMs),
 });
 
-export const SETTING_KEYS = ["redirect_domain", "global_exit_domain", "max_domain_price", "report_timezone"] as const;
+export const SETTING_KEYS = ["redirect_domain", "global_exit_domain", "max_domain_price", "report_timezone", "session_idle_hours"] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
 export const settings = sqliteTable("settings", {

@@ -4,6 +4,8 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 export interface ApiErrorBody {
   error: string;
   details?: string[];
+  /** A machine-readable reason where the web app acts on it (auth/reauth.ts REAUTH_NEEDED). */
+  code?: string;
 }
 
 /** Thrown anywhere below a route; `app.onError` turns it into the JSON error shape. */
@@ -13,13 +15,18 @@ export class ApiError extends Error {
     message: string,
     readonly details?: string[],
     readonly headers?: Record<string, string>,
+    readonly code?: string,
   ) {
     super(message);
     this.name = "ApiError";
   }
 
   toBody(): ApiErrorBody {
-    return this.details?.length ? { error: this.message, details: this.details } : { error: this.message };
+    return {
+      error: this.message,
+      ...(this.details?.length ? { details: this.details } : {}),
+      ...(this.code ? { code: this.code } : {}),
+    };
   }
 }
 

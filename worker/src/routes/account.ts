@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import { audit } from "../audit/record";
-import { hashPassword, verifyPassword } from "../auth/password";
-import { deleteOtherSessions } from "../auth/session";
-import { claimAttempt, forgetAttempt } from "../auth/throttle";
+import { hashPassword } from "../auth/password";
+import { checkOwnFactors } from "../auth/reauth";
+import { deleteOtherSessions, listUserSessions, markReauthenticated, REAUTH_TTL_MS } from "../auth/session";
 import {
   decryptSecret,
   encryptSecret,
@@ -16,39 +16,19 @@ import {
   twoFactorKeys,
 } from "../auth/two-factor";
 import { disableTwoFactor, enableTwoFactor, recoveryCodesLeft, setPendingSecret, twoFactorRequired, twoFactorState } from "../db/queries/two-factor";
-import { findUserByUsername } from "../db/queries/users";
 import { sessions, users } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
 import { ApiError, badRequest, conflict } from "../lib/errors";
-import { clientIp } from "../lib/request";
+import { iso } from "../lib/time";
+import { deviceOf } from "../lib/user-agent";
 import { validate } from "../lib/validate";
-import { changePasswordSchema, passwordCheckSchema, totpCodeSchema } from "../schemas/auth";
+import { changePasswordSchema, ownFactorsSchema, totpCodeSchema } from "../schemas/auth";
 
 /** Access control already refused anonymous callers; this only narrows the type. */
 function me(c: Context<AppEnv>): SessionUser {
   const user = c.get("user");
   if (!user) throw new ApiError(401, "You are not signed in");
   return user;
-}
-
-/**
- * Checks the caller's own password again. A guess counts against the sign-in throttle like a
- * sign-in, so a borrowed session cannot be used to try passwords; a wrong one is a 400 (bad input),
- * not a 401 that would read as "signed out".
- */
-async function checkOwnPassword(c: Context<AppEnv>, user: SessionUser, password: string, field: string) {
-  const db = c.get("db");
-  const claim = await claimAttempt(db, user.username, clientIp(c.req.raw));
-  if (claim.attemptId === null) {
-    throw new ApiError(429, `Too many wrong passwords. Try again in ${Math.ceil(claim.waitSeconds / 60)} minutes.`, undefined, {
-      "Retry-After": String(claim.waitSeconds),
-    });
-  }
-  const row = await findUserByUsername(db, user.username);
-  if (!row || !(await verifyPassword(password, row.passwordHash))) {
-    throw badRequest("Your current password is not right", [`${field}: Your current password is not right`]);
-  }
-  await forgetAttempt(db, claim.attemptId);
 }
 
 async function twoFactorStatus(c: Context<AppEnv>, userId: string) {
@@ -69,8 +49,8 @@ export const accountRoutes = new Hono<AppEnv>()
   .post("/password", validate("json", changePasswordSchema), async (c) => {
     const user = me(c);
     const db = c.get("db");
-    const { currentPassword, newPassword } = c.req.valid("json");
-    await checkOwnPassword(c, user, currentPassword, "currentPassword");
+    const { currentPassword, code, newPassword } = c.req.valid("json");
+    await checkOwnFactors(c, user, { password: currentPassword, code }, "currentPassword");
     if (currentPassword === newPassword)
       throw badRequest("The new password must differ from the current one", ["newPassword: The new password must differ from the current one"]);
     await db.batch([
@@ -89,17 +69,22 @@ export const accountRoutes = new Hono<AppEnv>()
   /**
    * A new secret to scan: kept as pending (encrypted) until a code from the app confirms it, so a
    * half-done setup never locks anyone out. Setting up again (a new phone) replaces the old one
-   * only when confirmed.
+   * only when confirmed. It asks for the password (and the current code when two-factor sign-in
+   * is already on), so a borrowed session cannot put its own phone on the account.
    */
-  .post("/two-factor/setup", async (c) => {
+  .post("/two-factor/setup", validate("json", ownFactorsSchema), async (c) => {
     const user = me(c);
+    await checkOwnFactors(c, user, c.req.valid("json"));
     const keys = await twoFactorKeys(c.env.TWO_FACTOR_KEY);
     const secret = newTotpSecret();
     await setPendingSecret(c.get("db"), user.id, await encryptSecret(keys, user.id, secret));
     return c.json({ secret, uri: totpUri(user.username, secret) }, 200);
   })
 
-  /** The first code confirms the setup; the answer carries the ten recovery codes, shown this once. */
+  /**
+   * The first code confirms the setup; the answer carries the ten recovery codes, shown this once.
+   * Every other session of the user is signed out: they signed in without this phone.
+   */
   .post("/two-factor/confirm", validate("json", totpCodeSchema), async (c) => {
     const user = me(c);
     const db = c.get("db");
@@ -116,26 +101,81 @@ export const accountRoutes = new Hono<AppEnv>()
       ...enableTwoFactor(db, user.id, state.totpPendingSecret, step, hashes),
       // A session that was only allowed to set this up is now a full one.
       db.update(sessions).set({ stage: "active" }).where(eq(sessions.id, user.sessionId)),
+      deleteOtherSessions(db, user.id, user.sessionId),
       audit(c, {
         action: "user.2fa_enable",
         kind: "user",
         id: user.id,
-        summary: `${user.username} turned on two-factor sign-in${state.totpSecret ? " (new device)" : ""}; ${codes.length} recovery codes issued`,
+        summary: `${user.username} turned on two-factor sign-in${state.totpSecret ? " (new device)" : ""}; ${codes.length} recovery codes issued; other sessions signed out`,
       }),
     ]);
     return c.json({ recoveryCodes: codes }, 200);
   })
 
-  /** Turning it off asks for the password again, and is refused while an admin requires it. */
-  .post("/two-factor/disable", validate("json", passwordCheckSchema), async (c) => {
+  /**
+   * Turning it off asks for the password and the current code again, and is refused while an admin
+   * requires it; every other session of the user is signed out.
+   */
+  .post("/two-factor/disable", validate("json", ownFactorsSchema), async (c) => {
     const user = me(c);
     const db = c.get("db");
     if (await twoFactorRequired(db)) throw conflict("An admin requires two-factor sign-in for everyone: it cannot be turned off");
-    await checkOwnPassword(c, user, c.req.valid("json").password, "password");
+    await checkOwnFactors(c, user, c.req.valid("json"));
     if (!user.twoFactorEnabled) return c.json(await twoFactorStatus(c, user.id), 200);
     await db.batch([
       ...disableTwoFactor(db, user.id),
-      audit(c, { action: "user.2fa_disable", kind: "user", id: user.id, summary: `${user.username} turned off two-factor sign-in` }),
+      deleteOtherSessions(db, user.id, user.sessionId),
+      audit(c, { action: "user.2fa_disable", kind: "user", id: user.id, summary: `${user.username} turned off two-factor sign-in; other sessions signed out` }),
     ]);
     return c.json(await twoFactorStatus(c, user.id), 200);
+  })
+
+  /**
+   * Re-authentication: the password (and current code) again stamps this session, and for 5
+   * minutes its admin may change other users' passwords, roles and second factors (auth/reauth.ts).
+   */
+  .post("/reauth", validate("json", ownFactorsSchema), async (c) => {
+    const user = me(c);
+    const db = c.get("db");
+    await checkOwnFactors(c, user, c.req.valid("json"));
+    const now = Date.now();
+    await db.batch([
+      markReauthenticated(db, user.sessionId, now),
+      audit(c, {
+        action: "session.reauth",
+        kind: "session",
+        id: user.id,
+        summary: `${user.username} confirmed their password${user.twoFactorEnabled ? " and code" : ""}`,
+      }),
+    ]);
+    return c.json({ validUntil: iso(now + REAUTH_TTL_MS) }, 200);
+  })
+
+  /** The caller's own signed-in sessions: device, IP, last seen, and which one is this device. */
+  .get("/sessions", async (c) => {
+    const user = me(c);
+    const rows = await listUserSessions(c.get("db"), user.id);
+    return c.json(
+      rows.map((s, index) => ({
+        // A position, not the session id: the id is half of what signs a session in.
+        key: index,
+        device: deviceOf(s.userAgent),
+        ip: s.ip,
+        signedInAt: iso(s.createdAt),
+        lastSeenAt: iso(s.lastSeenAt),
+        current: s.id === user.sessionId,
+      })),
+      200,
+    );
+  })
+
+  /** Signs out every other session of the caller (a lost laptop, a shared computer); this one stays. */
+  .post("/sessions/sign-out-others", async (c) => {
+    const user = me(c);
+    const db = c.get("db");
+    const [deleted] = await db.batch([
+      deleteOtherSessions(db, user.id, user.sessionId).returning({ id: sessions.id }),
+      audit(c, { action: "session.sign_out_others", kind: "session", id: user.id, summary: `${user.username} signed out their other sessions` }),
+    ]);
+    return c.json({ signedOut: deleted.length }, 200);
   });

@@ -15,8 +15,8 @@ import {
   MAX_FAILURES_PER_USERNAME,
   THROTTLE_WINDOW_MS,
 } from "../auth/throttle";
-import { decryptSecret, hashRecoveryCode, matchTotp, normaliseRecoveryCode, twoFactorKeys } from "../auth/two-factor";
-import { claimTotpStep, recoveryCodesLeft, twoFactorRequired, twoFactorState, useRecoveryCode } from "../db/queries/two-factor";
+import { checkSecondFactor } from "../auth/reauth";
+import { twoFactorRequired, twoFactorState } from "../db/queries/two-factor";
 import {
   countUsers,
   findUserByUsername,
@@ -28,6 +28,7 @@ import {
 } from "../db/queries/users";
 import type { SessionStage } from "../db/schema";
 import type { AppEnv, SessionUser } from "../env";
+import { constantTimeEqual } from "../lib/constant-time";
 import { ApiError } from "../lib/errors";
 import { clientIp } from "../lib/request";
 import { validate } from "../lib/validate";
@@ -95,17 +96,37 @@ async function recordRefusal(c: Context<AppEnv>, attemptId: number, actor: Actor
     ]);
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * The first admin on a deployment with a SETUP_TOKEN secret needs it. Guesses count against the
+ * sign-in throttle's per-IP limit (as the username "(first admin)"), and each refusal is audited.
+ */
+async function checkSetupToken(c: Context<AppEnv>, expected: string, username: string, typed: string | undefined) {
+  const db = c.get("db");
+  const attemptId = await attempt(c, "(first admin)");
+  if (!constantTimeEqual(encoder.encode(typed ?? ""), encoder.encode(expected))) {
+    await db.batch([
+      audit(c, { action: "session.setup_refused", kind: "session", summary: `First admin "${username}" refused: ${typed ? "wrong" : "no"} setup token` }),
+    ]);
+    throw new ApiError(403, "Enter the setup token: the SETUP_TOKEN secret of this deployment", ["setupToken: The setup token is not right"]);
+  }
+  await forgetAttempt(db, attemptId);
+}
+
 const SIGN_IN_EXPIRED = "Your sign-in took too long or was replaced. Enter your username and password again.";
 
 export const authRoutes = new Hono<AppEnv>()
-  .get("/setup", async (c) => c.json({ needsSetup: (await countUsers(c.get("db"))) === 0 }, 200))
+  /** Whether the first admin is still to be created, and whether that takes the SETUP_TOKEN secret. */
+  .get("/setup", async (c) => c.json({ needsSetup: (await countUsers(c.get("db"))) === 0, needsSetupToken: !!c.env.SETUP_TOKEN }, 200))
 
   .post("/register", validate("json", registerSchema), async (c) => {
-    const { username, password } = c.req.valid("json");
+    const { username, password, setupToken } = c.req.valid("json");
     const db = c.get("db");
     if ((await countUsers(db)) > 0) {
       throw new ApiError(403, "Registration is closed: an admin already exists. Ask an admin for an account.");
     }
+    if (c.env.SETUP_TOKEN) await checkSetupToken(c, c.env.SETUP_TOKEN, username, setupToken);
     const user = await insertFirstAdmin(db, username, await hashPassword(password));
     if (!user) throw new ApiError(403, "Registration is closed: an admin already exists. Ask an admin for an account.");
     await signIn(c, user, { summary: "First admin account created" });
@@ -156,31 +177,15 @@ export const authRoutes = new Hono<AppEnv>()
     if (!pending) throw new ApiError(401, SIGN_IN_EXPIRED);
     const state = await twoFactorState(db, pending.userId);
     if (!state?.totpSecret) throw new ApiError(401, SIGN_IN_EXPIRED);
-    const keys = await twoFactorKeys(c.env.TWO_FACTOR_KEY);
     const actor = { id: pending.userId, username: state.username };
     const attemptId = await attempt(c, state.username);
 
-    const { code } = c.req.valid("json");
-    const recovery = normaliseRecoveryCode(code);
-    let method: string;
-    if (recovery) {
-      if (!(await useRecoveryCode(db, pending.userId, await hashRecoveryCode(keys, recovery)))) {
-        await recordRefusal(c, attemptId, actor, { action: "session.second_factor_refused", summary: "Recovery code wrong or already used" });
-        throw new ApiError(401, "That recovery code is wrong or was already used");
-      }
-      method = `Password + recovery code (${await recoveryCodesLeft(db, pending.userId)} left)`;
-    } else {
-      const step = matchTotp(await decryptSecret(keys, pending.userId, state.totpSecret), code.replace(/\s/g, ""));
-      if (step === null) {
-        await recordRefusal(c, attemptId, actor, { action: "session.second_factor_refused", summary: "Wrong code" });
-        throw new ApiError(401, "That code is not right. Enter the current 6-digit code from your authenticator app.");
-      }
-      if (!(await claimTotpStep(db, pending.userId, step))) {
-        await recordRefusal(c, attemptId, actor, { action: "session.second_factor_refused", summary: "Code already used" });
-        throw new ApiError(401, "That code was already used. Wait for the next code in your app.");
-      }
-      method = "Password + authenticator code";
+    const check = await checkSecondFactor(db, c.env.TWO_FACTOR_KEY, pending.userId, state.totpSecret, c.req.valid("json").code);
+    if (!check.ok) {
+      await recordRefusal(c, attemptId, actor, { action: "session.second_factor_refused", summary: check.refusal });
+      throw new ApiError(401, check.message);
     }
+    const method = `Password + ${check.method}`;
     await Promise.all([forgetAttempt(db, attemptId), clearFailures(db, state.username)]);
     // The waiting session is replaced by a new one: a fresh id once fully signed in.
     await signIn(c, actor, { summary: method, also: [deleteSession(db, pending.id)] });

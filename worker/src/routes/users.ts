@@ -2,6 +2,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { audit, listChange, named, unlessUnchanged } from "../audit/record";
 import { hashPassword } from "../auth/password";
+import { requireRecentReauth } from "../auth/reauth";
 import { deleteOtherSessions } from "../auth/session";
 import { twoFactorConfigured } from "../auth/two-factor";
 import { disableTwoFactor, setTwoFactorRequired, twoFactorRequired } from "../db/queries/two-factor";
@@ -150,6 +151,7 @@ export const userRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     const { role } = c.req.valid("json");
     notYourself(c.get("user")?.id, id, "role: ask another admin");
+    requireRecentReauth(c.get("user"));
     const target = await requireUser(db, id);
     if (target.role === role) return c.json(userJson(target), 200);
     const entry = audit(c, { action: "user.role_change", kind: "user", id, summary: `${target.username}: ${target.role} → ${role}` }, { ifChanged: true });
@@ -164,6 +166,7 @@ export const userRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const { id } = c.req.valid("param");
     notYourself(c.get("user")?.id, id, "password");
+    requireRecentReauth(c.get("user"));
     const target = await requireUser(db, id);
     await db.batch([
       db
@@ -176,15 +179,20 @@ export const userRoutes = new Hono<AppEnv>()
     return c.json({ ok: true }, 200);
   })
 
-  /** For a lost phone: two-factor sign-in off and the recovery codes gone; the password still works. */
+  /**
+   * For a lost phone: two-factor sign-in off and the recovery codes gone; the password still works.
+   * Every session of theirs is signed out, as whoever has the phone may be signed in.
+   */
   .post("/:id/two-factor/reset", validate("param", userIdParam), async (c) => {
     const db = c.get("db");
     const { id } = c.req.valid("param");
     notYourself(c.get("user")?.id, id, "two-factor sign-in");
+    requireRecentReauth(c.get("user"));
     const target = await requireUser(db, id);
     await db.batch([
       ...disableTwoFactor(db, id),
-      audit(c, { action: "user.2fa_reset", kind: "user", id, summary: `Two-factor sign-in reset for ${target.username}` }),
+      deleteOtherSessions(db, id, null),
+      audit(c, { action: "user.2fa_reset", kind: "user", id, summary: `Two-factor sign-in reset for ${target.username}; signed out everywhere` }),
     ]);
     return c.json({ ok: true }, 200);
   })

@@ -1,10 +1,13 @@
 import { z } from "zod";
 
-export const SETTING_KEY_NAMES = ["redirect_domain", "global_exit_domain", "max_domain_price", "report_timezone"] as const;
+export const SETTING_KEY_NAMES = ["redirect_domain", "global_exit_domain", "max_domain_price", "report_timezone", "session_idle_hours"] as const;
 
 export const DEFAULT_MAX_DOMAIN_PRICE = "5.00";
 /** What "today" and each day mean for our own clicks in the stats (README: Performance data sources). */
 export const DEFAULT_REPORT_TIMEZONE = "UTC";
+/** A session ends after this many hours without a request, as well as after its fixed 7 days (docs/accounts-security.md "Accounts, roles and permissions"). */
+export const DEFAULT_SESSION_IDLE_HOURS = 12;
+export const MAX_SESSION_IDLE_HOURS = 168;
 
 /**
  * The canonical spelling of an IANA time zone name, or null when the runtime does not know it.
@@ -76,6 +79,14 @@ export const settingValueSchemas = {
       (v, ctx) =>
         canonicalTimeZone(v) ?? (ctx.addIssue({ code: "custom", message: "Report time zone must be an IANA name such as UTC or America/New_York" }), z.NEVER),
     ),
+  session_idle_hours: z
+    .union([z.string(), z.number()])
+    .transform((v) => String(v).trim())
+    .refine(
+      (v) => /^\d{1,3}$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_SESSION_IDLE_HOURS,
+      `Idle time must be a whole number of hours from 1 to ${MAX_SESSION_IDLE_HOURS}`,
+    )
+    .transform((v) => String(Number(v))),
 } satisfies Record<(typeof SETTING_KEY_NAMES)[number], z.ZodType>;
 
 export const settingSchema = z.discriminatedUnion(
@@ -85,6 +96,7 @@ export const settingSchema = z.discriminatedUnion(
     z.object({ key: z.literal("global_exit_domain"), value: settingValueSchemas.global_exit_domain }),
     z.object({ key: z.literal("max_domain_price"), value: settingValueSchemas.max_domain_price }),
     z.object({ key: z.literal("report_timezone"), value: settingValueSchemas.report_timezone }),
+    z.object({ key: z.literal("session_idle_hours"), value: settingValueSchemas.session_idle_hours }),
   ],
   { error: "Unknown setting" },
 );

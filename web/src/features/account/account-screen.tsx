@@ -1,9 +1,10 @@
 import { PageHeader } from "@/components/ui/page";
 import { useUser } from "@/lib/auth";
 import { PasswordCard } from "./components/password-card";
+import { SessionsCard } from "./components/sessions-card";
 import { TwoFactorCard } from "./components/two-factor-card";
 
-/** /account: the signed-in user's own password and two-factor sign-in. */
+/** /account: the signed-in user's own password, two-factor sign-in and sessions. */
 export default function AccountScreen() {
   const { data: user } = useUser();
   const mustSetUp = user?.mustSetUpTwoFactor === true;
@@ -11,7 +12,10 @@ export default function AccountScreen() {
     <>
       <PageHeader title="Account" description={user ? `Signed in as ${user.username}${user.role === "admin" ? " (Admin)" : ""}` : undefined} />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[3fr_2fr] lg:items-start">
-        <TwoFactorCard required={mustSetUp} />
+        <div className="grid gap-6">
+          <TwoFactorCard required={mustSetUp} />
+          {mustSetUp ? null : <SessionsCard />}
+        </div>
         {mustSetUp ? null : <PasswordCard />}
       </div>
     </>

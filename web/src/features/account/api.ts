@@ -1,17 +1,23 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "@/lib/api";
 import { userQuery } from "@/lib/auth";
-import type { ChangePasswordInput } from "../../../../worker/src/schemas/auth";
+import type { ChangePasswordInput, OwnFactorsInput } from "../../../../worker/src/schemas/auth";
 
 const account = api.account;
 
 export const twoFactorQuery = queryOptions({ queryKey: ["account", "two-factor"], queryFn: () => unwrap(account["two-factor"].$get()) });
 export const useTwoFactor = () => useQuery(twoFactorQuery);
 
-export const useChangePassword = () => useMutation({ mutationFn: (json: ChangePasswordInput) => unwrap(account.password.$post({ json })) });
+export function useChangePassword() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (json: ChangePasswordInput) => unwrap(account.password.$post({ json })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: sessionsQuery.queryKey }),
+  });
+}
 
-/** A new secret to scan; nothing changes until a code confirms it. */
-export const useStartSetup = () => useMutation({ mutationFn: () => unwrap(account["two-factor"].setup.$post()) });
+/** A new secret to scan (after the password, and the current code when it is on); nothing changes until a code confirms it. */
+export const useStartSetup = () => useMutation({ mutationFn: (json: OwnFactorsInput) => unwrap(account["two-factor"].setup.$post({ json })) });
 
 /** Confirms with the first code: two-factor sign-in is on, and the answer holds the recovery codes. */
 export function useConfirmSetup() {
@@ -22,6 +28,8 @@ export function useConfirmSetup() {
       await qc.invalidateQueries({ queryKey: twoFactorQuery.queryKey });
       // The session may have been limited to this setup: the user's flags change.
       await qc.invalidateQueries({ queryKey: userQuery.queryKey });
+      // Every other session was signed out.
+      await qc.invalidateQueries({ queryKey: sessionsQuery.queryKey });
     },
   });
 }
@@ -29,10 +37,23 @@ export function useConfirmSetup() {
 export function useDisableTwoFactor() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (password: string) => unwrap(account["two-factor"].disable.$post({ json: { password } })),
+    mutationFn: (json: OwnFactorsInput) => unwrap(account["two-factor"].disable.$post({ json })),
     onSuccess: async (status) => {
       qc.setQueryData(twoFactorQuery.queryKey, status);
       await qc.invalidateQueries({ queryKey: userQuery.queryKey });
+      await qc.invalidateQueries({ queryKey: sessionsQuery.queryKey });
     },
+  });
+}
+
+/** The user's own signed-in sessions (device, IP, last seen, this device). */
+export const sessionsQuery = queryOptions({ queryKey: ["account", "sessions"], queryFn: () => unwrap(account.sessions.$get()) });
+export const useSessions = () => useQuery(sessionsQuery);
+
+export function useSignOutOthers() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(account.sessions["sign-out-others"].$post()),
+    onSuccess: () => qc.invalidateQueries({ queryKey: sessionsQuery.queryKey }),
   });
 }

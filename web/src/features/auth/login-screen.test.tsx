@@ -23,6 +23,11 @@ function signInAt(entry: string, answers: Record<string, unknown>) {
       return path in answers ? Response.json(answers[path]) : Response.json({ error: "Not found" }, { status: 404 });
     }),
   );
+  renderAt(entry);
+}
+
+/** The sign-in screen at `entry`, signed out; any other path shows where the screen went. */
+function renderAt(entry: string) {
   renderWithUser(
     <MemoryRouter initialEntries={[entry]}>
       <Routes>
@@ -62,5 +67,49 @@ describe("sign-in returns to the link that asked for it", () => {
     await submitPassword();
     // A member without the dashboard lands on the codes inbox.
     expect((await screen.findByTestId("landed")).textContent).toBe("/codes");
+  });
+});
+
+describe("the first admin on a deployment with a SETUP_TOKEN secret", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("asks for the setup token, says a wrong one under its field, and sends it with the account", { timeout: 15_000 }, async () => {
+    const sent: unknown[] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+        const path = new URL(String(input), "http://localhost").pathname;
+        if (path === "/api/setup") return Response.json({ needsSetup: true, needsSetupToken: true });
+        if (path === "/api/register") {
+          const body = JSON.parse(String(init?.body)) as { setupToken?: string };
+          sent.push(body);
+          return body.setupToken === "the-right-token"
+            ? Response.json({ ...mia, username: "founder", role: "admin" }, { status: 201 })
+            : Response.json(
+                { error: "Enter the setup token: the SETUP_TOKEN secret of this deployment", details: ["setupToken: The setup token is not right"] },
+                { status: 403 },
+              );
+        }
+        return Response.json({ error: "Not found" }, { status: 404 });
+      }),
+    );
+    renderAt("/auth");
+    fireEvent.change(await screen.findByLabelText("Username"), { target: { value: "founder" } });
+    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "founder-password" } });
+    const create = screen.getByRole("button", { name: "Create admin account" });
+    fireEvent.click(create);
+    expect(await screen.findByText("Enter the setup token")).toBeTruthy();
+    expect(sent).toHaveLength(0);
+
+    fireEvent.change(screen.getByLabelText("Setup token"), { target: { value: "a-wrong-token" } });
+    fireEvent.click(create);
+    expect(await screen.findByText("The setup token is not right")).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Setup token"), { target: { value: "the-right-token" } });
+    fireEvent.click(create);
+    expect((await screen.findByTestId("landed")).textContent).toBe("/");
+    expect(sent).toEqual([
+      { username: "founder", password: "founder-password", setupToken: "a-wrong-token" },
+      { username: "founder", password: "founder-password", setupToken: "the-right-token" },
+    ]);
   });
 });

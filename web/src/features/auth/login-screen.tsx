@@ -8,6 +8,7 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { FullPageSpinner } from "@/components/ui/spinner";
 import { toastError } from "@/components/ui/toast";
+import { ApiError } from "@/lib/api";
 import {
   homePath,
   needsSecondFactor,
@@ -132,7 +133,8 @@ export default function LoginScreen() {
   const [search] = useSearchParams();
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
-  const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
+  const [setupToken, setSetupToken] = useState("");
+  const [errors, setErrors] = useState<{ username?: string; password?: string; setupToken?: string }>({});
   const [step, setStep] = useState<"password" | "code">("password");
 
   // Once signed in (the password, the second step or the first-admin form): the page a signed-out
@@ -146,6 +148,8 @@ export default function LoginScreen() {
   if (user) return <Navigate to={destination(user)} replace />;
 
   const creating = setup.data?.needsSetup === true;
+  // A deployment with a SETUP_TOKEN secret asks for it with the first admin (docs/operations.md "Deploying to Cloudflare").
+  const withToken = creating && setup.data?.needsSetupToken === true;
   const busy = login.isPending || register.isPending;
 
   const onSubmit = async (e: FormEvent) => {
@@ -153,17 +157,20 @@ export default function LoginScreen() {
     if (creating) {
       // zod loads only for the one-time setup, keeping it out of the everyday sign-in bundle.
       const { registerSchema } = await import("../../../../worker/src/schemas/auth");
-      const parsed = registerSchema.safeParse({ username, password });
-      if (!parsed.success) {
-        const next: typeof errors = {};
-        for (const issue of parsed.error.issues) next[issue.path[0] as "username" | "password"] ??= issue.message;
+      const parsed = registerSchema.safeParse({ username, password, ...(withToken ? { setupToken } : {}) });
+      if (!parsed.success || (withToken && !setupToken.trim())) {
+        const next: typeof errors = withToken && !setupToken.trim() ? { setupToken: "Enter the setup token" } : {};
+        for (const issue of parsed.error?.issues ?? []) next[issue.path[0] as "username" | "password" | "setupToken"] ??= issue.message;
         setErrors(next);
         return;
       }
       setErrors({});
       register.mutate(parsed.data, {
         onSuccess: landOn,
-        onError: (err) => toastError("Registration failed", err, "Registration failed"),
+        onError: (err) => {
+          if (err instanceof ApiError && err.details.some((d) => d.startsWith("setupToken: "))) setErrors({ setupToken: "The setup token is not right" });
+          toastError("Registration failed", err, "Registration failed");
+        },
       });
       return;
     }
@@ -214,6 +221,11 @@ export default function LoginScreen() {
             <Field label="Password" error={errors.password} hint={creating ? "At least 8 characters" : undefined}>
               <PasswordInput value={password} onChange={setPassword} autoComplete={creating ? "new-password" : "current-password"} />
             </Field>
+            {withToken ? (
+              <Field label="Setup token" error={errors.setupToken} hint="The SETUP_TOKEN secret set when this Worker was deployed">
+                <PasswordInput value={setupToken} onChange={setSetupToken} autoComplete="off" />
+              </Field>
+            ) : null}
             <Button type="submit" disabled={busy} className="mt-2 w-full">
               {creating ? (register.isPending ? "Creating account..." : "Create admin account") : busy ? "Signing in..." : "Sign In"}
             </Button>

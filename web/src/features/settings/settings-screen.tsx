@@ -15,6 +15,7 @@ import { useSaveSettings, useSettings } from "./api";
 import { DnsInstructionsCard } from "./components/dns-instructions-card";
 import { RedeployWorkerCard } from "./components/redeploy-worker-card";
 import { ReportTimeZoneCard } from "./components/report-time-zone-card";
+import { SessionIdleCard } from "./components/session-idle-card";
 
 /** Each card's form: its settings' values, checked by the schemas POST /api/settings uses. */
 const domainsFormSchema = z.object({ redirect_domain: settingValueSchemas.redirect_domain, global_exit_domain: settingValueSchemas.global_exit_domain });
@@ -133,6 +134,7 @@ function SettingsForms() {
           </CardContent>
         </Card>
         <ReportTimeZoneCard />
+        <SessionIdleCard />
       </div>
       <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-2">
         <RedeployWorkerCard />

@@ -2,6 +2,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import type { InferResponseType } from "hono/client";
 import type { z } from "zod";
 import { api, unwrap } from "@/lib/api";
+import { withReauth } from "@/lib/reauth";
 import { userQuery } from "@/lib/auth";
 import { entityKeys, usersQuery } from "@/lib/entities";
 import {
@@ -111,22 +112,27 @@ export function useSaveAssignment(kind: AssignmentKind, userId: string) {
   });
 }
 
-/** An admin's changes to someone else's account: role, a new password, resetting the second factor. */
+/**
+ * An admin's changes to someone else's account: role, a new password, resetting the second factor.
+ * Each asks for the admin's password again when the server wants a fresh re-authentication (lib/reauth.ts).
+ */
 export function useSetRole() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, role }: { id: string; role: "user" | "admin" }) => unwrap(byId.role.$put({ param: { id }, json: { role } })),
+    mutationFn: ({ id, role }: { id: string; role: "user" | "admin" }) => withReauth(() => unwrap(byId.role.$put({ param: { id }, json: { role } }))),
     onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
   });
 }
 
 export const useResetPassword = () =>
-  useMutation({ mutationFn: ({ id, password }: { id: string; password: string }) => unwrap(byId.password.$post({ param: { id }, json: { password } })) });
+  useMutation({
+    mutationFn: ({ id, password }: { id: string; password: string }) => withReauth(() => unwrap(byId.password.$post({ param: { id }, json: { password } }))),
+  });
 
 export function useResetTwoFactor() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => unwrap(byId["two-factor"].reset.$post({ param: { id } })),
+    mutationFn: (id: string) => withReauth(() => unwrap(byId["two-factor"].reset.$post({ param: { id } }))),
     onSuccess: () => qc.invalidateQueries({ queryKey: usersKey }),
   });
 }

@@ -1,5 +1,5 @@
 import { inArray } from "drizzle-orm";
-import { canonicalTimeZone, DEFAULT_MAX_DOMAIN_PRICE, DEFAULT_REPORT_TIMEZONE, SETTING_KEY_NAMES } from "../../schemas/settings";
+import { canonicalTimeZone, DEFAULT_MAX_DOMAIN_PRICE, DEFAULT_REPORT_TIMEZONE, DEFAULT_SESSION_IDLE_HOURS, SETTING_KEY_NAMES } from "../../schemas/settings";
 import { settings, type SettingKey } from "../schema";
 import type { Db } from "../../env";
 
@@ -8,6 +8,7 @@ export const SETTING_DEFAULTS: Record<SettingKey, string> = {
   global_exit_domain: "",
   max_domain_price: DEFAULT_MAX_DOMAIN_PRICE,
   report_timezone: DEFAULT_REPORT_TIMEZONE,
+  session_idle_hours: String(DEFAULT_SESSION_IDLE_HOURS),
 };
 
 /** Every known setting with its stored value or default. */

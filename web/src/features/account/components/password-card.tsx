@@ -1,10 +1,12 @@
 import { KeyRound } from "lucide-react";
 import { z } from "zod";
+import { CurrentCodeField } from "@/components/own-factors-dialog";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/toast";
+import { useUser } from "@/lib/auth";
 import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import { changePasswordSchema } from "../../../../../worker/src/schemas/auth";
 import { useChangePassword } from "../api";
@@ -16,17 +18,18 @@ import { useChangePassword } from "../api";
 const passwordFormSchema = changePasswordSchema
   .extend({ confirm: z.string() })
   .refine((v) => v.newPassword === v.confirm, { message: "The two new passwords differ", path: ["confirm"] });
-const BLANK = { currentPassword: "", newPassword: "", confirm: "" };
+const BLANK = { currentPassword: "", code: "", newPassword: "", confirm: "" };
 
 /** Changing your own password: the current one first; your other sessions are signed out. */
 export function PasswordCard() {
   const change = useChangePassword();
+  const withCode = useUser().data?.twoFactorEnabled === true;
   const form = useSchemaForm(passwordFormSchema, BLANK);
   const { errors } = form.formState;
 
-  const onValid = ({ currentPassword, newPassword }: z.output<typeof passwordFormSchema>) =>
+  const onValid = ({ currentPassword, code, newPassword }: z.output<typeof passwordFormSchema>) =>
     change.mutate(
-      { currentPassword, newPassword },
+      { currentPassword, newPassword, ...(withCode ? { code } : {}) },
       {
         onSuccess: () => {
           toast({ title: "Password changed", description: "Your other sessions were signed out." });
@@ -34,7 +37,7 @@ export function PasswordCard() {
         },
         onError: (err) => {
           // The server names the field it refused (a wrong current password).
-          showRefusal(form, err, ["currentPassword", "newPassword"], "Failed to change password", "Could not change your password");
+          showRefusal(form, err, ["currentPassword", "code", "newPassword"], "Failed to change password", "Could not change your password");
         },
       },
     );
@@ -53,6 +56,7 @@ export function PasswordCard() {
           <Field label="Current password" error={errors.currentPassword?.message}>
             <Input type="password" {...form.register("currentPassword")} autoComplete="current-password" />
           </Field>
+          {withCode ? <CurrentCodeField {...form.register("code")} error={errors.code?.message} /> : null}
           <Field label="New password" error={errors.newPassword?.message} hint="8 to 256 characters">
             <Input type="password" {...form.register("newPassword")} autoComplete="new-password" />
           </Field>

@@ -33,6 +33,9 @@ describe("the recovery codes, shown once", () => {
     );
     renderWithUser(<TwoFactorCard required={false} />, member());
     fireEvent.click(await screen.findByRole("button", { name: "Set Up Two-Factor Sign-In" }));
+    // The password first (docs/accounts-security.md "Accounts, roles and permissions").
+    fireEvent.change(await screen.findByLabelText("Your password"), { target: { value: "correct horse battery" } });
+    fireEvent.click(screen.getByRole("button", { name: "Continue" }));
     fireEvent.change(await screen.findByLabelText("Code from the app"), { target: { value: "123456" } });
     fireEvent.click(screen.getByRole("button", { name: "Turn On" }));
     const dialog = await screen.findByRole("dialog", { name: "Save your recovery codes" });

@@ -5,13 +5,14 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
+import { OwnFactorsDialog } from "@/components/own-factors-dialog";
 import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
 import { useSchemaForm } from "@/lib/schema-form";
-import { passwordCheckSchema, totpCodeSchema } from "../../../../../worker/src/schemas/auth";
+import { totpCodeSchema, type OwnFactorsInput } from "../../../../../worker/src/schemas/auth";
 import { useConfirmSetup, useDisableTwoFactor, useStartSetup, useTwoFactor } from "../api";
 import { QrCode } from "./qr-code";
 
@@ -130,55 +131,27 @@ function RecoveryCodes({ codes, onClose }: { codes: string[]; onClose(): void })
   );
 }
 
-function DisableDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
-  const disable = useDisableTwoFactor();
-  const form = useSchemaForm(passwordCheckSchema, { password: "" });
-  const error = form.formState.errors.password?.message;
-  const onValid = ({ password }: { password: string }) =>
-    disable.mutate(password, {
-      onSuccess: () => {
-        toast({ title: "Two-factor sign-in turned off" });
-        form.reset({ password: "" });
-        onOpenChange(false);
-      },
-      onError: (err) => {
-        form.setError("password", { type: "server", message: err.message });
-        toastError("Two-factor sign-in stays on", err, "Could not turn it off");
-      },
-    });
-  return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Turn off two-factor sign-in?" description="Signing in will take only your password again.">
-      <form className="grid gap-4" onSubmit={form.handleSubmit(onValid)} noValidate>
-        <Field label="Your password" error={error}>
-          <Input type="password" {...form.register("password")} autoComplete="current-password" />
-        </Field>
-        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <Button variant="secondary" onClick={() => onOpenChange(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" variant="destructive" disabled={disable.isPending}>
-            {disable.isPending ? "Turning off..." : "Turn Off"}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
 /** Two-factor sign-in: status, setup (QR, key, first code), recovery codes, turning it off. */
 export function TwoFactorCard({ required }: { required: boolean }) {
   const status = useTwoFactor();
   const start = useStartSetup();
   const [setup, setSetup] = useState<{ secret: string; uri: string } | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
+  const disable = useDisableTwoFactor();
   const [disabling, setDisabling] = useState(false);
+  const [starting, setStarting] = useState(false);
   const s = status.data;
 
-  const begin = () =>
-    start.mutate(undefined, {
-      onSuccess: setSetup,
-      onError: (err) => toastError("Could not start the setup", err, "Could not start the setup"),
-    });
+  // The password (and current code) first: a borrowed session cannot put its own phone on the account.
+  const begin = async (input: OwnFactorsInput) => {
+    setSetup(await start.mutateAsync(input));
+    setStarting(false);
+  };
+  const turnOff = async (input: OwnFactorsInput) => {
+    await disable.mutateAsync(input);
+    toast({ title: "Two-factor sign-in turned off", description: "Your other sessions were signed out." });
+    setDisabling(false);
+  };
 
   return (
     <Card className={required ? "ring-2 ring-amber-300" : undefined}>
@@ -210,7 +183,7 @@ export function TwoFactorCard({ required }: { required: boolean }) {
             onDone={(c) => {
               setSetup(null);
               setCodes(c);
-              toast({ title: "Two-factor sign-in is on" });
+              toast({ title: "Two-factor sign-in is on", description: "Your other sessions were signed out." });
             }}
           />
         ) : s?.enabled ? (
@@ -222,7 +195,7 @@ export function TwoFactorCard({ required }: { required: boolean }) {
               <dd className="tabular text-slate-800">{s.recoveryCodesLeft} of 10</dd>
             </dl>
             <div className="flex flex-wrap gap-2">
-              <Button variant="secondary" onClick={begin} disabled={start.isPending}>
+              <Button variant="secondary" onClick={() => setStarting(true)}>
                 Set Up a New Phone
               </Button>
               {s.requiredByAdmin ? null : (
@@ -238,15 +211,41 @@ export function TwoFactorCard({ required }: { required: boolean }) {
           <p className="text-sm text-slate-600">Two-factor sign-in is not available: the server has no TWO_FACTOR_KEY secret. Ask your admin.</p>
         ) : (
           <div>
-            <Button onClick={begin} disabled={start.isPending}>
+            <Button onClick={() => setStarting(true)}>
               <ShieldCheck />
-              {start.isPending ? "Starting..." : "Set Up Two-Factor Sign-In"}
+              Set Up Two-Factor Sign-In
             </Button>
           </div>
         )}
       </CardContent>
       {codes ? <RecoveryCodes codes={codes} onClose={() => setCodes(null)} /> : null}
-      <DisableDialog open={disabling} onOpenChange={setDisabling} />
+      <OwnFactorsDialog
+        open={starting}
+        onOpenChange={setStarting}
+        title={s?.enabled ? "Set up a new phone" : "Set up two-factor sign-in"}
+        description={
+          s?.enabled
+            ? "Confirm it is you. The new phone replaces the old one and your recovery codes once it is confirmed."
+            : "Confirm it is you before adding a phone to your account."
+        }
+        submitLabel="Continue"
+        busyLabel="Checking..."
+        busy={start.isPending}
+        refusedTitle="Could not start the setup"
+        onSubmit={begin}
+      />
+      <OwnFactorsDialog
+        open={disabling}
+        onOpenChange={setDisabling}
+        title="Turn off two-factor sign-in?"
+        description="Signing in will take only your password again. Your other sessions are signed out."
+        submitLabel="Turn Off"
+        busyLabel="Turning off..."
+        destructive
+        busy={disable.isPending}
+        refusedTitle="Two-factor sign-in stays on"
+        onSubmit={turnOff}
+      />
     </Card>
   );
 }
