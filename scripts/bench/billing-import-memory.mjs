@@ -22,13 +22,14 @@
 // (The inspector answers heap questions only between requests in workerd, so it cannot sample
 // the heap during one; V8's trace can.)
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, startServer } from "../lib/server.mjs";
 import { workerdWithV8Flags } from "../lib/workerd-v8-flags.mjs";
+import { workerdPids } from "../lib/workerd-processes.mjs";
 
 // Node 20 has WebSocket (for the inspector) only behind a flag: run again with it.
 if (typeof globalThis.WebSocket === "undefined") {
@@ -84,33 +85,6 @@ function generateStatement({ rows, bytes, idPrefix, wide }) {
   const lines = [HEADER.join(",")];
   for (let i = 0; i < rows; i++) lines.push(line(i, pad));
   return `${lines.join("\r\n")}\r\n`;
-}
-
-/** The workerd processes under a parent pid (wrangler runs the Worker and local D1 in one). */
-function workerdPids(rootPid) {
-  const children = new Map();
-  const names = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // The process ended while we listed it.
-    }
-  }
-  const found = [];
-  const walk = (pid) => {
-    for (const child of children.get(pid) ?? []) {
-      if (names.get(child)?.startsWith("workerd")) found.push(child);
-      walk(child);
-    }
-  };
-  walk(rootPid);
-  return found;
 }
 
 const kb = (status, field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;

@@ -10,11 +10,12 @@
 // process (the Worker's isolate plus local D1 and the runtime: an upper bound on the Worker's own
 // use) read from /proc before and after the uploads, where /proc exists.
 import Papa from "papaparse";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startServer } from "../lib/server.mjs";
 import { EXTEND_EXPORT_HEADER as HEADER } from "../lib/extend-export.mjs";
+import { workerdPids } from "../lib/workerd-processes.mjs";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 50_000);
 const PORT = 8951;
@@ -115,34 +116,6 @@ function parseOnly(text) {
   const ms = performance.now() - start;
   if (n !== ROWS + 1) throw new Error(`parse-only read ${n} rows, expected ${ROWS + 1}`);
   return ms;
-}
-
-/** The workerd processes under a parent pid (wrangler runs the Worker in one). */
-function workerdPids(rootPid) {
-  if (process.platform !== "linux") return [];
-  const children = new Map();
-  const names = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // The process ended while we listed it.
-    }
-  }
-  const found = [];
-  const walk = (pid) => {
-    for (const child of children.get(pid) ?? []) {
-      if (names.get(child)?.startsWith("workerd")) found.push(child);
-      walk(child);
-    }
-  };
-  walk(rootPid);
-  return found;
 }
 
 /** Peak and current resident size (MB) of the workerd processes, from /proc/<pid>/status. */
