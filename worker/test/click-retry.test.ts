@@ -6,6 +6,7 @@ import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { campaigns, clicks, landerClicks } from "../src/db/schema";
+import { CAMPAIGN_CACHE_TTL_MS, STALE_IF_ERROR_MS, trackedCampaign } from "../src/tracking/campaign-cache";
 import worker from "../src/index";
 import { CLICKS_RETRY_DLQ_NAME, consumeClickDeadLetters, DLQ_ATTEMPTS, type RetriedClick } from "../src/tracking/click-retry";
 import { DEFAULT_UTM_TEMPLATE } from "../src/schemas/offers";
@@ -125,9 +126,12 @@ describe("clicks survive a failed batch", () => {
       }),
     );
     // Visitors leaving the lander of clicks answered during the outage, while D1 is still down.
-    const leaving = duringOutage.slice(0, 20);
+    // The first of them was stored before the outage: only D1 could say which campaign it was.
+    const leaving = [answered[0]!, ...duringOutage.slice(0, 19)];
     if (!outage.isDown()) outage.start(2_000);
-    const exits = await Promise.all(leaving.map((id, i) => visit(`/click?clickId=${id}`, `192.0.2.${i + 1}`)));
+    // As the exit-tracker script sends them, with the cid the lander URL carried: a click whose
+    // retried write landed after all is no longer held in memory, and D1 cannot be asked for it.
+    const exits = await Promise.all(leaving.map((id, i) => visit(`/click?clickId=${id}&cid=${campaignId}`, `192.0.2.${i + 1}`)));
     expect(exits.map((e) => e.res.status)).toEqual(leaving.map(() => 302));
     expect(exits.every((e) => e.res.headers.get("location")!.startsWith("https://offer.test/go"))).toBe(true);
     background.push(...exits.map((e) => e.settled));
@@ -158,6 +162,55 @@ describe("clicks survive a failed batch", () => {
     expect(exited.filter((c) => c.exitedAt !== null)).toHaveLength(leaving.length);
     expect(Date.now() - started).toBeLessThan(120_000);
   }, 180_000);
+
+  it("D1 down after the campaign's time in memory ran out: visitors still reach the lander and the offer, and the exit of a stored click goes through the retry queue", async () => {
+    const { campaignId } = await setup();
+    const first = await visit(`/r/${campaignId}?cid=17990002`, "198.51.100.2");
+    expect(first.res.status).toBe(302);
+    await first.settled;
+    const storedId = clickIdFrom(first.res);
+    await until(async () => (await stored([storedId])).rows === 1, 30_000);
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const warn = vi.spyOn(console, "warn");
+
+    // Past the cache's TTL (31 s on), with D1 failing every read.
+    const realNow = Date.now.bind(Date);
+    vi.spyOn(Date, "now").mockImplementation(() => realNow() + CAMPAIGN_CACHE_TTL_MS + 1_000);
+    outage = d1Outage();
+    outage.start(10_000);
+    const during = await visit(`/r/${campaignId}?cid=17990002`, "198.51.100.3");
+    expect(during.res.status).toBe(302);
+    expect(during.res.headers.get("location")).toMatch(/^https:\/\/lander\.test\/lp\?cid=\d+&clickId=/);
+    const exit = await visit(`/click?clickId=${storedId}&cid=${campaignId}`, "198.51.100.2");
+    expect(exit.res.status).toBe(302);
+    // The click id still goes on in sub2 (the default template), so its conversion is credited.
+    expect(new URL(exit.res.headers.get("location")!).searchParams.get("sub2")).toBe(storedId);
+    await Promise.all([during.settled, exit.settled]);
+    // Logged once for the campaign, not once per visitor.
+    expect(warn.mock.calls.filter(([line]) => String(line).startsWith(`campaign ${campaignId} answered from memory`))).toHaveLength(1);
+    outage.restore();
+    outage = null;
+    vi.mocked(Date.now).mockRestore();
+
+    const newId = clickIdFrom(during.res);
+    await until(async () => (await stored([newId])).rows === 1, 30_000);
+    await until(async () => (await db().select().from(landerClicks).where(eq(landerClicks.clickId, storedId))).length === 1, 30_000);
+    expect(error.mock.calls.filter(([line]) => /not queued|exit not stored/.test(String(line)))).toEqual([]);
+  }, 60_000);
+
+  it("memory answers for a campaign for at most STALE_IF_ERROR_MS after D1 last gave it; a campaign never read is not guessed", async () => {
+    const { campaignId } = await setup();
+    const other = await setup();
+    const allow = async () => true;
+    const readAt = Date.now();
+    expect(await trackedCampaign(db(), campaignId, allow, readAt)).toMatchObject({ id: campaignId });
+    outage = d1Outage();
+    outage.start(60_000);
+    vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    expect(await trackedCampaign(db(), campaignId, allow, readAt + STALE_IF_ERROR_MS - 1_000)).toMatchObject({ id: campaignId });
+    await expect(trackedCampaign(db(), campaignId, allow, readAt + STALE_IF_ERROR_MS + 1)).rejects.toThrow(/Failed query/);
+    await expect(trackedCampaign(db(), other.campaignId, allow, readAt)).rejects.toThrow(/Failed query/);
+  });
 
   it("the consumer writes clicks by clickId: one already stored is left alone, one of a deleted campaign dropped, none fails", async () => {
     const { campaignId } = await setup();

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { findClick, type ClickForExit } from "../db/queries/clicks";
+import { findClick, type ClickForExit, type ExitRecord } from "../db/queries/clicks";
 import type { AppEnv, Db } from "../env";
 import { sleep } from "../lib/retry";
 import { createDb } from "../middleware/database";
@@ -100,31 +100,44 @@ const CLICK_LANDING_MS = BATCH_MAX_WAIT_MS + 500;
 export const MAX_WAITING_EXITS = 100;
 let waitingExits = 0;
 
+/** D1 failed to look the exit's click up (an outage): the visitor goes on all the same. */
+const LOOKUP_FAILED = "lookup-failed";
+
+/** The exit this request records for `clickId`. */
+function exitOf(c: Context<AppEnv>, clickId: string, offerId: number): ExitRecord {
+  return { clickId, offerId, ipAddress: cut(c.req.header("cf-connecting-ip")), userAgent: cut(c.req.header("user-agent")), at: Date.now() };
+}
+
 /** A click's ad values when the click is not at hand. */
 const NO_AD_VALUES = { campaign: null, adGroup: null, creative: null, placement: null, campaignName: null, adGroupName: null, creativeName: null };
 
 /**
  * The click an exit names: still being written in this isolate, or stored (now, or a moment later
  * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
- * lookup. Null: no such click.
+ * lookup, or LOOKUP_FAILED when D1 fails to answer. Null: no such click.
  */
 async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: ClickIdKind }, limit: VisitorLimit) {
   const waiting = pendingClick(clickId);
   if (waiting) return { ...waiting.click, stored: waiting.stored };
   if (!(await limit.allowed())) return LOOKUP_REFUSED;
-  let stored: ClickForExit | undefined = await findClick(db, clickId);
-  // An old-layout id was handed out before this release (or, during a rollout, by an isolate still
-  // running the old one): it gets no second look.
-  if (!stored && kind === "current" && waitingExits < MAX_WAITING_EXITS) {
-    waitingExits++;
-    try {
-      await sleep(CLICK_LANDING_MS);
-    } finally {
-      waitingExits--;
+  try {
+    let stored: ClickForExit | undefined = await findClick(db, clickId);
+    // An old-layout id was handed out before this release (or, during a rollout, by an isolate still
+    // running the old one): it gets no second look.
+    if (!stored && kind === "current" && waitingExits < MAX_WAITING_EXITS) {
+      waitingExits++;
+      try {
+        await sleep(CLICK_LANDING_MS);
+      } finally {
+        waitingExits--;
+      }
+      stored = await findClick(db, clickId);
     }
-    stored = await findClick(db, clickId);
+    return stored ? { ...stored, stored: async () => true } : null;
+  } catch (err) {
+    console.warn(`exit of click ${clickId}: D1 failed to look the click up; sent on by its cid (${err instanceof Error ? err.message : String(err)})`);
+    return LOOKUP_FAILED;
   }
-  return stored ? { ...stored, stored: async () => true } : null;
 }
 
 /**
@@ -182,7 +195,7 @@ export const trackingRoutes = new Hono<AppEnv>()
     // An id that cannot be ours costs no lookup (tracking/click-id.ts).
     const checked = await checkClickId(c.env.SESSION_SECRET, q.get("clickId") ?? "");
     const found = checked ? await clickForExit(db, checked, limit) : null;
-    const click = found === LOOKUP_REFUSED ? null : found;
+    const click = found === LOOKUP_REFUSED || found === LOOKUP_FAILED ? null : found;
     // The stored click decides the campaign; cid only serves when the click is unknown.
     const campaignId = click?.campaignId ?? parseCampaignId(q.get("cid"));
     const campaign = campaignId === null ? null : await trackedCampaign(db, campaignId, limit.allowed);
@@ -205,9 +218,9 @@ export const trackingRoutes = new Hono<AppEnv>()
           creativeName: click.creativeName,
           ...campaignValues,
         })
-      : found === LOOKUP_REFUSED && checked
-        ? // Over the limit the click is not looked up, but its checked id still goes on (sub2), so a
-          // conversion is credited to it; its ad values are not known here and stay empty.
+      : (found === LOOKUP_REFUSED || found === LOOKUP_FAILED) && checked
+        ? // Over the limit (or with D1 failing) the click is not looked up, but its checked id still
+          // goes on (sub2), so a conversion is credited to it; its ad values are not known here.
           fillTemplate(offer.template, { ...NO_AD_VALUES, clickId: checked.clickId, ...campaignValues })
         : "";
     const location = appendQuery(offer.url, query);
@@ -215,18 +228,16 @@ export const trackingRoutes = new Hono<AppEnv>()
 
     if (c.req.method !== "HEAD") {
       if (click) {
-        const exit = {
-          clickId: click.clickId,
-          offerId: offer.id,
-          ipAddress: cut(c.req.header("cf-connecting-ip")),
-          userAgent: cut(c.req.header("user-agent")),
-          at: Date.now(),
-        };
+        const exit = exitOf(c, click.clickId, offer.id);
         storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "exit" }, () =>
           recordExitLater(c.executionCtx, db, exit, click.stored, c.env.CLICKS_RETRY_QUEUE),
         );
       } else if (found === LOOKUP_REFUSED) {
         countRefusal(c.executionCtx, db, campaign.id, "exit");
+      } else if (found === LOOKUP_FAILED && checked) {
+        // The retry queue's consumer records it once the click is stored (tracking/click-retry.ts).
+        const exit = exitOf(c, checked.clickId, offer.id);
+        recordExitLater(c.executionCtx, db, exit, async () => "queued", c.env.CLICKS_RETRY_QUEUE);
       }
     }
     return redirect(c, location);

@@ -18,8 +18,21 @@ const MAX_MISSES = 10_000;
  * elsewhere since that read is above it by at most the number created, never by 1,000 in 30 s.
  */
 export const CEILING_SLACK = 1_000;
+/**
+ * While D1 fails (an outage, shed load), a campaign this isolate read within this long is still
+ * answered from memory, so ad traffic keeps reaching landers and offers and its clicks go to the
+ * retry queue (click-retry.ts). Nothing can be edited while D1 is down, so what is held is what
+ * D1 last said; past this age the request fails rather than send visitors somewhere long stale.
+ */
+export const STALE_IF_ERROR_MS = 60 * 60_000;
+/** Meanwhile D1 is asked again at most this often per campaign, not on every visit. */
+const STALE_RETRY_MS = 5_000;
 
-const campaigns = new Map<number, { value: TrackedCampaign; expiresAt: number }>();
+/**
+ * `readAt`: when D1 last gave it. `stale`: answered from memory since D1 then failed to read it
+ * (logged once, not per visitor).
+ */
+const campaigns = new Map<number, { value: TrackedCampaign; readAt: number; expiresAt: number; stale?: boolean }>();
 const misses = new Map<number, number>();
 let ceiling: number | null = null;
 let ceilingReadAt = -Infinity;
@@ -67,12 +80,23 @@ export async function trackedCampaign(db: Db, id: number, mayLookUp: () => Promi
   if (await farAboveEveryCampaign(db, id, now)) return null;
   if (!(await mayLookUp())) return LOOKUP_REFUSED;
   const startedIn = generation;
-  const value = await findTrackedCampaign(db, id);
+  let value: TrackedCampaign | null;
+  try {
+    value = await findTrackedCampaign(db, id);
+  } catch (err) {
+    if (hit && now - hit.readAt < STALE_IF_ERROR_MS) {
+      if (!hit.stale) console.warn(`campaign ${id} answered from memory: D1 failed to read it (${err instanceof Error ? err.message : String(err)})`);
+      hit.stale = true;
+      hit.expiresAt = Math.min(now + STALE_RETRY_MS, hit.readAt + STALE_IF_ERROR_MS);
+      return hit.value;
+    }
+    throw err;
+  }
   if (startedIn === generation) {
     const expiresAt = now + CAMPAIGN_CACHE_TTL_MS;
     if (value) {
       misses.delete(id);
-      remember(campaigns, MAX_CAMPAIGNS, id, { value, expiresAt });
+      remember(campaigns, MAX_CAMPAIGNS, id, { value, readAt: now, expiresAt });
     } else {
       campaigns.delete(id);
       remember(misses, MAX_MISSES, id, expiresAt);
