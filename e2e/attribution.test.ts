@@ -109,11 +109,14 @@ test("a conversion through a default offer's link is credited to its campaign, m
   await campaignDialog.getByRole("combobox", { name: "Offer (optional)", exact: true }).click();
   await page.getByRole("option", { name: "Prize offer", exact: true }).click();
   await campaignDialog.getByRole("combobox", { name: "Media Buyer (optional)", exact: true }).fill("ana");
+  // Leaving the field closes Chromium's suggestion list for it, which would otherwise take a later click.
+  await page.keyboard.press("Tab");
   await campaignDialog.getByRole("combobox", { name: "Spark (optional)", exact: true }).click();
   await page.getByRole("option", { name: `Creator collab (${spark!.sparkId})` }).click();
   await campaignDialog.getByRole("switch", { name: "Enable redirect to lander" }).click();
   await shots(page, "03-campaign-dialog");
   await campaignDialog.getByRole("button", { name: "Create Campaign" }).click();
+  await campaignDialog.waitFor({ state: "hidden" });
   await page.getByRole("cell", { name: "Spring sweeps", exact: true }).first().waitFor();
   const [campaign] = await callApi<{ id: number; name: string; trackingUrl: string; exitUrl: string }[]>(page, "GET", "/api/campaigns");
 

@@ -7,6 +7,8 @@ import { freePort, ROOT, startServer, type RunningServer } from "../../scripts/l
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const SCREENSHOTS = path.join(ROOT, "test-results", "screenshots");
+/** Each browser test file's server output, whole: test-results/servers/<suite>.log. */
+export const SERVER_LOGS = path.join(ROOT, "test-results", "servers");
 
 /**
  * How long a Playwright action or navigation may take, instead of its 30 s: at a load average of
@@ -37,12 +39,15 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
   let stateDir = "";
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
+    mkdirSync(SERVER_LOGS, { recursive: true });
+    const logFile = path.join(SERVER_LOGS, `${suite}.log`);
+    rmSync(logFile, { force: true });
     // A free port can be taken by another process before wrangler binds it (a busy machine runs
     // other servers and tests): then the server starts again, on new ports and a new state folder.
     for (let attempt = 1; !h.server; attempt++) {
       stateDir = mkdtempSync(path.join(os.tmpdir(), `trackyard-e2e-${suite}-`));
       try {
-        h.server = await startServer({ port: await freePort(), stateDir, vars, stdio: "pipe", timeoutMs: SERVER_START_MS });
+        h.server = await startServer({ port: await freePort(), stateDir, vars, stdio: "pipe", timeoutMs: SERVER_START_MS, logFile });
       } catch (err) {
         rmSync(stateDir, { recursive: true, force: true });
         if (attempt >= 3 || !String(err).includes("Address already in use")) throw err;

@@ -19,6 +19,8 @@ export function runWranglerDev(options: {
   timeoutMs?: number;
   ready: (url: string) => Promise<boolean>;
   onSpawn?: (child: ChildProcess) => void;
+  /** Piped output goes here too (appended). */
+  logFile?: string;
 }): Promise<RunningServer>;
 export function startServer(options?: {
   port?: number;
@@ -28,4 +30,6 @@ export function startServer(options?: {
   env?: Record<string, string | undefined>;
   stdio?: "inherit" | "pipe";
   timeoutMs?: number;
+  /** Piped output goes here too (appended). */
+  logFile?: string;
 }): Promise<RunningServer>;

@@ -2,7 +2,7 @@
 // `stateDir`, then `wrangler dev` on `port`. Used by `npm start`, the browser tests and the benchmarks.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -102,9 +102,9 @@ export function freePort() {
  * Runs `wrangler dev` on 127.0.0.1:`port` with extra `args`, from `cwd` (whose wrangler.toml it
  * uses), and resolves once `ready(url)` says so. `onSpawn` sees the child first (to read piped
  * output from the start). Returns { url, child, stop }; stop ends the whole process group,
- * with SIGKILL after 5 s.
+ * with SIGKILL after 5 s. Piped output also goes to `logFile` when one is given.
  */
-export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inherit", timeoutMs = 90_000, ready, onSpawn }) {
+export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inherit", timeoutMs = 90_000, ready, onSpawn, logFile }) {
   // Its own devtools port unless given: every wrangler dev takes 9229 by default, so a second one
   // on the machine (another copy, a bench, a browser test file's server) would fail to start.
   const inspector = args.includes("--inspector-port") ? [] : ["--inspector-port", String(await freePort())];
@@ -116,7 +116,15 @@ export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inh
   });
   // Piped output is drained (a full pipe would stall wrangler) and its tail kept for the error.
   let tail = "";
-  if (stdio !== "inherit") for (const stream of [child.stdout, child.stderr]) stream?.on("data", (d) => (tail = (tail + d).slice(-4000)));
+  // `logFile` keeps all of it, for reading after a failed test.
+  const log = stdio !== "inherit" && logFile ? createWriteStream(logFile, { flags: "a" }) : null;
+  if (stdio !== "inherit")
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on("data", (d) => {
+        tail = (tail + d).slice(-4000);
+        log?.write(d);
+      });
+  child.once("exit", () => log?.end());
   onSpawn?.(child);
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
@@ -157,9 +165,10 @@ export async function runWranglerDev({ port, args = [], cwd = ROOT, stdio = "inh
  * environment; tests and benchmarks pass none, so a developer's shell never leaks into them),
  * then `vars`. They reach the Worker as one env file in the state folder (readable by this user
  * only), since a secret on the command line would show in the process list. `script`: another entry
- * than wrangler.toml's `main` (a bench's wrapper around the Worker). Returns { url, child, stop }.
+ * than wrangler.toml's `main` (a bench's wrapper around the Worker). `logFile`: where the piped output
+ * goes too. Returns { url, child, stop }.
  */
-export async function startServer({ port = 8787, stateDir, vars = {}, env = {}, stdio = "inherit", timeoutMs = 90_000, script } = {}) {
+export async function startServer({ port = 8787, stateDir, vars = {}, env = {}, stdio = "inherit", timeoutMs = 90_000, script, logFile } = {}) {
   const dir = path.resolve(ROOT, stateDir ?? path.join(".wrangler", "state"));
   ensureDevVars();
   applyMigrations(dir, { quiet: stdio === "pipe" });
@@ -168,5 +177,5 @@ export async function startServer({ port = 8787, stateDir, vars = {}, env = {}, 
   // --test-scheduled: the cron runs on GET /__scheduled. Wrangler's /cdn-cgi/handler/scheduled
   // answers "exception" for a Worker with static assets (the asset router has no scheduled handler).
   const args = ["--persist-to", dir, "--env-file", envFile, "--test-scheduled", ...(script ? [script] : [])];
-  return runWranglerDev({ port, args, stdio, timeoutMs, ready: async (url) => (await fetch(`${url}/api/setup`)).ok });
+  return runWranglerDev({ port, args, stdio, timeoutMs, logFile, ready: async (url) => (await fetch(`${url}/api/setup`)).ok });
 }
