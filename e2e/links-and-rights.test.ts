@@ -104,6 +104,8 @@ test("a link opened signed out opens whole after sign-in, after the two-factor s
 
   // 3. A sign-in link naming another site signs in and stays here, at home.
   await visitor.getByRole("button", { name: "Logout" }).click();
+  // Signed out first: /auth opened while the sign-out is still on its way finds a session and goes home.
+  await visitor.getByRole("button", { name: "Sign In" }).waitFor();
   await visitor.goto(`/auth?next=${encodeURIComponent("//evil.example/steal")}`);
   await passwordStep(visitor, "ada", "ada-password-1");
   // The app's codes of this minute are used up: a recovery code.
