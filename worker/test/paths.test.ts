@@ -437,6 +437,16 @@ describe("PUT /api/campaigns/:id/paths", () => {
       200,
     );
     await bodyOf(await w.api.landers[":id"].$delete(idParam(w.landers[1]!)), 200);
+    // Straight to the offer, the campaign keeps its own lander; deleting that would delete the campaign.
+    await bodyOf(
+      await put(w.api, w.campaignId, [
+        { name: "Default", isDefault: true, conditions: [], directToOffer: true, landers: [], offers: [{ offerId: w.offers[0]!, weight: 1 }] },
+      ]),
+      200,
+    );
+    const own = await w.api.landers[":id"].$delete(idParam(w.landers[0]!));
+    expect(own.status).toBe(409);
+    expect(((await own.json()) as unknown as ApiErrorBody).error).toContain(`campaign "${w.tag} campaign" (its own lander)`);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   existingIds,
   followDefaultPath,
   pathIdsOf,
+  pathCampaignsOnLander,
   pathOfCampaign,
   pathsUsing,
   replacePathStatements,
@@ -113,9 +114,12 @@ async function checkReferences(db: Db, campaignId: number, paths: PathValues[]) 
  * rotation never loses a variant behind its owner's back.
  */
 export async function refuseIfInPaths(db: Db, what: { landerId: number } | { offerId: number }, label: string) {
-  const uses = await pathsUsing(db, what);
-  if (!uses.length) return;
-  const list = uses.map((u) => `campaign "${u.campaign}" (path "${u.path}")`);
+  const [uses, own] = await Promise.all([pathsUsing(db, what), "landerId" in what ? pathCampaignsOnLander(db, what.landerId) : []]);
+  const list = [
+    ...uses.map((u) => `campaign "${u.campaign}" (path "${u.path}")`),
+    ...own.filter((o) => !uses.some((u) => u.campaignId === o.campaignId)).map((o) => `campaign "${o.campaign}" (its own lander)`),
+  ];
+  if (!list.length) return;
   throw new ApiError(409, `${label} is used by ${list.join(", ")}: take it out of those paths first`, list);
 }
 

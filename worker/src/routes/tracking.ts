@@ -237,7 +237,7 @@ export const trackingRoutes = new Hono<AppEnv>()
       userAgent,
       clickedAt,
       ttclid: ttclidOf(q),
-      // The user agent is parsed and the bot flag set when the batch is written, not here.
+      // The user agent is parsed and the bot flag set when the batch is written (here only if a path rule asked).
       ...place,
       // What /click sends this visitor on to, and what the Path and Lander x Offer stats group by.
       pathId: choice?.path.id ?? null,

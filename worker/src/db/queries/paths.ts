@@ -223,6 +223,18 @@ export async function pathsUsing(db: Db, what: { landerId: number } | { offerId:
     .orderBy(campaigns.name, campaignPaths.position);
 }
 
+/**
+ * Campaigns with paths of their own whose own lander (campaigns.lander_id, which deleting the lander
+ * would cascade to) is this one although no path uses it: a default path straight to the offer
+ * keeps the lander it had.
+ */
+export const pathCampaignsOnLander = (db: Db, landerId: number) =>
+  db
+    .select({ campaignId: campaigns.id, campaign: campaigns.name })
+    .from(campaigns)
+    .where(and(eq(campaigns.landerId, landerId), inArray(campaigns.id, db.select({ id: campaignPaths.campaignId }).from(campaignPaths))))
+    .orderBy(campaigns.name);
+
 /** A path's weight changes, newest first, with the name of who made each (null: the optimiser). */
 export const weightHistory = (db: Db, pathId: number, limit = 200) =>
   db
