@@ -327,29 +327,45 @@ describe("splitTestVerdict", () => {
     expect(wilson(0, 500).high).toBeGreaterThan(0.005);
   });
 
+  /** `tests` A/A tests of two 1% landers, 1,000 visits each a day for 20 days, read daily: how many named a winner. */
+  function aaWinners(tests: number, metric: "cr" | "epv", payout: (rng: () => number) => number): number {
+    const rng = mulberry32(2026);
+    let winners = 0;
+    for (let t = 0; t < tests; t++) {
+      const arms = [lander("Lander A", 0, 0), lander("Lander B", 0, 0)];
+      for (let day = 0; day < 20; day++) {
+        for (const arm of arms) {
+          for (let k = 0; k < 1_000; k++) {
+            if (rng() >= 0.01) continue;
+            arm.conversions++;
+            arm.revenue += payout(rng);
+          }
+          arm.visits += 1_000;
+        }
+        if (splitTestVerdict(arms, { metric, samples: 400, rng }).winner) {
+          winners++;
+          break;
+        }
+      }
+    }
+    return winners;
+  }
+
   it(
     "names a winner in at most 5% of A/A tests, the verdict read after every day of traffic",
     () => {
-      const rng = mulberry32(2026);
-      const tests = 300;
-      let winners = 0;
-      for (let t = 0; t < tests; t++) {
-        const arms = [lander("Lander A", 0, 0), lander("Lander B", 0, 0)];
-        for (let day = 0; day < 20; day++) {
-          for (const arm of arms) {
-            for (let k = 0; k < 1_000; k++) if (rng() < 0.01) arm.conversions++;
-            arm.visits += 1_000;
-            arm.revenue = arm.conversions * 2_000;
-          }
-          if (splitTestVerdict(arms, { samples: 400, rng }).winner) {
-            winners++;
-            break;
-          }
-        }
-      }
-      expect(winners / tests).toBeLessThanOrEqual(0.05);
+      expect(aaWinners(300, "cr", () => 2_000) / 300).toBeLessThanOrEqual(0.05);
     },
     // 6,000 verdicts of 400 draws each: about 2 s on an idle machine.
+    120_000,
+  );
+
+  it(
+    "names a winner in at most 5% of A/A tests on revenue per visit, payouts varying from $5 to $60",
+    () => {
+      expect(aaWinners(150, "epv", (rng) => 500 + Math.floor(rng() * 5_500)) / 150).toBeLessThanOrEqual(0.05);
+    },
+    // 3,000 verdicts of 400 draws each: about 1 s on an idle machine.
     120_000,
   );
 });

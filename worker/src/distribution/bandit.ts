@@ -75,6 +75,7 @@ export interface BanditResult {
   /**
    * True when the weights were computed from the figures and differ from the current ones
    * (`weight`; without current weights, whenever computed): the cron keeps a history row then.
+   * False while held, even when the current weights had to be made valid (a variant just paused).
    */
   moved: boolean;
   reason: BanditReason;
