@@ -60,6 +60,30 @@ function explain(kind: string, variants: StoredVariant[], result: BanditResult, 
   return `${kind}, last ${windowDays} days. ${result.reason.method}${result.reason.pinsScaled ? ` ${result.reason.pinsScaled}` : ""} ${lines.join("; ")}.`;
 }
 
+/**
+ * The updates of the variants whose weight moved, each only while the variant is as it was read
+ * (weight, paused, pinned): a person's edit made meanwhile stands.
+ */
+function weightUpdates(
+  db: Db,
+  table: typeof pathLanders | typeof pathOffers,
+  variantColumn: typeof pathLanders.landerId | typeof pathOffers.offerId,
+  pathId: number,
+  before: StoredVariant[],
+  after: StoredVariant[],
+) {
+  return before.flatMap((v, i) => {
+    const weight = after[i]!.weight;
+    if (weight === v.weight) return [];
+    return [
+      db
+        .update(table)
+        .set({ weight })
+        .where(and(eq(table.pathId, pathId), eq(variantColumn, v.id), eq(table.weight, v.weight), eq(table.paused, v.paused), eq(table.pinned, v.pinned))),
+    ];
+  });
+}
+
 type OptimisedPath = Awaited<ReturnType<typeof optimisedPaths>>[number];
 const optimisedPaths = (db: Db) =>
   db
@@ -118,47 +142,10 @@ export async function optimisePaths(db: Db, now: number): Promise<number[]> {
     ]
       .filter(Boolean)
       .join(" ");
-    const unchanged = <T extends StoredVariant>(v: T) => ({ weight: v.weight, paused: v.paused, pinned: v.pinned });
     await db.batch([
       db.insert(pathWeightHistory).values({ pathId: path.id, at: now, userId: null, reason, weights }),
-      ...landerRows.flatMap((v, i) => {
-        const weight = newLanders[i]!.weight;
-        if (weight === v.weight) return [];
-        const was = unchanged(v);
-        return [
-          db
-            .update(pathLanders)
-            .set({ weight })
-            .where(
-              and(
-                eq(pathLanders.pathId, path.id),
-                eq(pathLanders.landerId, v.id),
-                eq(pathLanders.weight, was.weight),
-                eq(pathLanders.paused, was.paused),
-                eq(pathLanders.pinned, was.pinned),
-              ),
-            ),
-        ];
-      }),
-      ...offerRows.flatMap((v, i) => {
-        const weight = newOffers[i]!.weight;
-        if (weight === v.weight) return [];
-        const was = unchanged(v);
-        return [
-          db
-            .update(pathOffers)
-            .set({ weight })
-            .where(
-              and(
-                eq(pathOffers.pathId, path.id),
-                eq(pathOffers.offerId, v.id),
-                eq(pathOffers.weight, was.weight),
-                eq(pathOffers.paused, was.paused),
-                eq(pathOffers.pinned, was.pinned),
-              ),
-            ),
-        ];
-      }),
+      ...weightUpdates(db, pathLanders, pathLanders.landerId, path.id, landerRows, newLanders),
+      ...weightUpdates(db, pathOffers, pathOffers.offerId, path.id, offerRows, newOffers),
     ]);
     moved.push(path.id);
   }
