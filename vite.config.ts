@@ -38,11 +38,11 @@ export default defineConfig(({ command }) => ({
     outDir: path.resolve("dist/client"),
     emptyOutDir: true,
     sourcemap: false,
-    // A few chunks instead of ~90 (docs/screens.md "First load benchmark"): a fresh load of a screen
-    // fetched ~40 small ones, six at a time, each through the Worker. Now: the entry with everything
-    // the first page needs (the sign-in screen's budget), the sign-in form, the libraries and the
-    // shared app code of the signed-in screens, each screen, and the chart's library on its own
-    // (only the Dashboard's chart loads it, after the table).
+    // A few chunks instead of ~90: a fresh load of a screen fetched ~40 small ones, six at a time,
+    // each through the Worker. Now: the entry with everything the first page needs (the sign-in
+    // screen's budget), the sign-in form, the libraries and the shared app code of the signed-in
+    // screens, each screen, and the chart's library on its own (only the Dashboard's chart loads
+    // it, after the table). Measured in docs/screens.md "The web app: state in the URL, days and speed".
     rolldownOptions: {
       output: {
         codeSplitting: {

@@ -25,7 +25,7 @@ it("the build lists, for every screen, the chunks its document preloads: the scr
   for (const [screen, files] of Object.entries(list)) {
     for (const file of files) expect(existsSync(path.join(client, file)), `${screen}: ${file}`).toBe(true);
   }
-  // A fresh load's request count is the point (docs/screens.md "First load benchmark"): a handful each.
+  // A fresh load's request count is the point (the first-load benchmark): a handful each.
   expect(list["/"]?.some((f) => /\/stats-screen-[\w-]+\.js$/.test(f))).toBe(true);
   expect(list["/clicks"]?.some((f) => /\/clicks-screen-[\w-]+\.js$/.test(f))).toBe(true);
   for (const [screen, files] of Object.entries(list)) expect(files.length, screen).toBeLessThanOrEqual(8);

@@ -1,9 +1,9 @@
 /**
- * The app's HTML document with modulepreload links for the screen it opens (docs/screens.md "First
- * load benchmark"): the build lists each screen's chunks in route-preloads.json
- * (scripts/lib/route-preloads-plugin.mjs), and a browser given them fetches them beside the entry
- * script instead of only once that has run. Without the list (a test's assets, an older build) the
- * document goes out as it is.
+ * The app's HTML document with modulepreload links for the screen it opens: the build lists each
+ * screen's chunks in route-preloads.json (scripts/lib/route-preloads-plugin.mjs), and a browser
+ * given them fetches them beside the entry script instead of only once that has run. Without the
+ * list (a test's assets, an older build) the document goes out as it is. Measured in
+ * docs/screens.md "The web app: state in the URL, days and speed".
  */
 const LIST = "/route-preloads.json";
 
