@@ -3,6 +3,7 @@ import { cloudflare } from "@cloudflare/vite-plugin";
 import tailwindcss from "@tailwindcss/vite";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { routePreloads } from "./scripts/lib/route-preloads-plugin.mjs";
 
 // `vite build` builds only the React app into dist/client (wrangler serves it as static assets and
 // bundles the Worker itself). `vite dev` (npm run dev) adds the Cloudflare plugin, which runs the
@@ -21,6 +22,7 @@ export default defineConfig(({ command }) => ({
   plugins: [
     react(),
     tailwindcss(),
+    routePreloads(path.resolve(".")),
     ...(command === "serve"
       ? [
           cloudflare({
@@ -36,5 +38,27 @@ export default defineConfig(({ command }) => ({
     outDir: path.resolve("dist/client"),
     emptyOutDir: true,
     sourcemap: false,
+    // A few chunks instead of ~90: a fresh load of a screen fetched ~40 small ones, six at a time,
+    // each through the Worker. Now: the entry with everything the first page needs (the sign-in
+    // screen's budget), the sign-in form, the libraries and the shared app code of the signed-in
+    // screens, each screen, and the chart's library on its own (only the Dashboard's chart loads
+    // it, after the table). Measured in docs/screens.md "The web app: state in the URL, days and speed".
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: "boot", tags: ["$initial"], priority: 5 },
+            { name: "login-screen", test: /web[\\/]src[\\/]features[\\/]auth[\\/]/, priority: 4 },
+            {
+              name: "chart",
+              test: /node_modules[\\/](recharts|d3-|victory|internmap|decimal\.js|eventemitter3|es-toolkit|immer|reselect|redux|@reduxjs|react-redux|use-sync-external-store)/,
+              priority: 3,
+            },
+            { name: "vendor", test: /node_modules[\\/]/, priority: 2 },
+            { name: "app", test: /web[\\/]src[\\/](components|lib|app)[\\/]|worker[\\/]src[\\/]/, priority: 1 },
+          ],
+        },
+      },
+    },
   },
 }));

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
+import { withRoutePreloads } from "./lib/route-preloads";
 import { accessControl } from "./middleware/access-control";
 import { appHostsOnly } from "./middleware/app-hosts";
 import { database } from "./middleware/database";
@@ -100,9 +101,10 @@ export const app = new Hono<AppEnv>()
     throw new ApiError(404, "Not found");
   })
   // Everything else is the React app (Workers Static Assets with SPA fallback). The asset
-  // response is copied so the security headers above can be added to it.
+  // response is copied so the security headers above can be added to it; a screen's document
+  // names the screen's chunks for the browser to fetch at once (lib/route-preloads.ts).
   .all("*", async (c) => {
-    const res = await c.env.ASSETS.fetch(c.req.raw);
+    const res = await withRoutePreloads(c.env.ASSETS, c.req.raw, await c.env.ASSETS.fetch(c.req.raw));
     return new Response(res.body, res);
   });
 

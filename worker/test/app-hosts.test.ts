@@ -152,3 +152,54 @@ describe("the app's own hosts", () => {
     expect(await res.json()).not.toMatchObject({ result: "duplicate" });
   }, 30_000);
 });
+
+describe("a screen's document", () => {
+  const INDEX = '<!doctype html><html><head><title>Trackyard</title><script type="module" src="/assets/index-1a2b.js"></script></head><body></body></html>';
+
+  /** Built assets with the route list the build writes (scripts/lib/route-preloads-plugin.mjs). */
+  function builtAssets(list: unknown) {
+    const requests: string[] = [];
+    const fetcher = {
+      fetch: async (input: RequestInfo | URL) => {
+        const url = new URL(new Request(input).url);
+        requests.push(url.pathname);
+        if (url.pathname === "/route-preloads.json") return Response.json(list);
+        if (url.pathname.startsWith("/assets/")) return new Response("export {};", { headers: { "content-type": "text/javascript" } });
+        return new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8", "content-length": String(INDEX.length), etag: '"index"' } });
+      },
+    } as unknown as Fetcher;
+    return { fetcher, requests };
+  }
+  const LIST = { "/": ["/assets/stats-screen-9f8e.js", "/assets/vendor-7d6c.js"], "/clicks": ["/assets/clicks-screen-5b4a.js", "/assets/vendor-7d6c.js"] };
+
+  it("names the screen's chunks as modulepreload links in the head, and keeps the security headers", async () => {
+    const { fetcher } = builtAssets(LIST);
+    const res = await visit("http://localhost:8787/clicks?startDate=2026-11-20", deployed({ ASSETS: fetcher }));
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(
+      '<link rel="modulepreload" crossorigin href="/assets/clicks-screen-5b4a.js"><link rel="modulepreload" crossorigin href="/assets/vendor-7d6c.js"></head>',
+    );
+    expect(html).not.toContain("stats-screen");
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("content-length")).toBeNull();
+    expect(res.headers.get("etag")).toBeNull();
+    // Other documents and the assets themselves go out as they are.
+    expect(await (await visit("http://localhost:8787/auth", deployed({ ASSETS: fetcher }))).text()).toBe(INDEX);
+    expect(await (await visit("http://localhost:8787/assets/vendor-7d6c.js", deployed({ ASSETS: fetcher }))).text()).toBe("export {};");
+  }, 30_000);
+
+  it("sends the document as it is when the list is missing or holds anything but asset scripts", async () => {
+    for (const list of [[], { "/": ['/assets/x.js"><script>alert(1)</script>'] }, { "/": "/assets/x.js" }]) {
+      const { fetcher } = builtAssets(list);
+      expect(await (await visit("http://localhost:8787/", deployed({ ASSETS: fetcher }))).text(), JSON.stringify(list)).toBe(INDEX);
+    }
+  }, 30_000);
+
+  it("is no part of a tracking domain's answer: a plain 404, the assets never asked", async () => {
+    const { fetcher, requests } = builtAssets(LIST);
+    await expectPlainNotFound(await visit(`${TRACKING}/clicks`, deployed({ ASSETS: fetcher })), "/clicks");
+    expect(requests).toEqual([]);
+  }, 30_000);
+});
