@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Path } from "../../../../worker/src/schemas/paths";
 import { COUNTRIES } from "./countries";
 import {
   addPath,
   formatShare,
+  hasOwnPlace,
   movePath,
   newCondition,
   newVariant,
@@ -14,9 +14,10 @@ import {
   toPut,
   validate,
   type DraftPath,
+  type SavedPath,
 } from "./editor";
 
-const saved = (over: Partial<Path> & { id: number; name: string }): Path => ({
+const saved = (over: Partial<SavedPath> & { id: number | null; name: string }): SavedPath => ({
   isDefault: false,
   conditions: [{ field: "country", op: "is", values: ["DE"] }],
   landers: [{ landerId: 1, weight: 100, paused: false, pinned: false }],
@@ -178,11 +179,27 @@ describe("validation messages", () => {
 
   it("places the server's refusal by the path it names, as sent, even after the paths moved", () => {
     const paths = three();
-    const problems = problemsFromServer(paths, ["paths.1.landers.0.landerId: Lander 9 no longer exists", "paths: At most 25 paths"], "Invalid JSON body");
+    const problems = problemsFromServer(
+      paths,
+      ["paths.1.landers.0.landerId: Lander 9 no longer exists", 'Path "Germany": offer 7 does not exist (deleted?)', "paths: At most 25 paths"],
+      "Some paths cannot be saved",
+    );
     const moved = movePath(paths, 1, -1);
     expect(problemsOf(problems, moved[0]!.key)).toEqual({ "landers.0.landerId": "Lander 9 no longer exists" });
+    expect(problemsOf(problems, moved[1]!.key)).toEqual({ "": "offer 7 does not exist (deleted?)" });
     expect(problems.paths).toBe("At most 25 paths");
     expect(problemsFromServer(paths, [], "Campaign has changed")).toEqual({ paths: "Campaign has changed" });
+  });
+
+  it("shows at the path's top a problem whose field is not on screen, so none goes unseen", () => {
+    const [germany, , fallback] = three();
+    expect(hasOwnPlace("landers.0.weight", germany!)).toBe(true);
+    expect(hasOwnPlace("offers.1.offerId", germany!)).toBe(false);
+    expect(hasOwnPlace("conditions.0.values", germany!)).toBe(true);
+    expect(hasOwnPlace("conditions", fallback!)).toBe(false);
+    expect(hasOwnPlace("landers", { ...germany!, directToOffer: true })).toBe(false);
+    expect(hasOwnPlace("isDefault", germany!)).toBe(false);
+    expect(hasOwnPlace("", germany!)).toBe(false);
   });
 });
 

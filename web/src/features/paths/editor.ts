@@ -108,11 +108,14 @@ export function newPath(name: string): DraftPath {
   };
 }
 
+/** A path as the API answers it: a campaign that never had paths of its own has one default path without an id yet. */
+export type SavedPath = Omit<Path, "id"> & { id: number | null };
+
 /** The saved paths as the editor holds them. */
-export function toDraft(paths: readonly Path[]): DraftPath[] {
+export function toDraft(paths: readonly SavedPath[]): DraftPath[] {
   return paths.map((p) => ({
     key: newKey(),
-    id: p.id,
+    id: p.id ?? undefined,
     name: p.name,
     isDefault: p.isDefault,
     conditions: p.conditions.map((c) => ({
@@ -277,16 +280,23 @@ export function validate(paths: readonly DraftPath[], names: { lander: string; o
 }
 
 /**
- * A refused save's `details` ("paths.1.landers.0.weight: ..."), placed like the form's own
- * problems: by the path sent at that index. A sentence naming no path is the whole set's.
+ * A refused save's `details`, placed like the form's own problems: "paths.1.landers.0.weight: ..."
+ * by the path sent at that index and its field, 'Path "Germany": ...' at the top of the path of
+ * that name. A sentence naming no path is the whole set's.
  */
 export function problemsFromServer(sent: readonly DraftPath[], details: readonly string[], message: string): Problems {
   const problems: Problems = {};
+  const add = (key: string, text: string) => {
+    problems[key] = problems[key] ? `${problems[key]} · ${text}` : text;
+  };
   for (const line of details) {
-    const match = /^paths\.(\d+)(?:\.([^:]+))?: (.*)$/s.exec(line);
-    const path = match ? sent[Number(match[1])] : undefined;
-    if (match && path) problems[`${path.key}/${match[2] ?? ""}`] ??= match[3]!;
-    else problems.paths ??= line.replace(/^paths: /, "");
+    const byIndex = /^paths\.(\d+)(?:\.([^:]+))?: (.*)$/s.exec(line);
+    const byName = /^Path "(.*?)": (.*)$/s.exec(line);
+    const indexed = byIndex ? sent[Number(byIndex[1])] : undefined;
+    const named = byName ? sent.find((p) => p.name.trim() === byName[1]) : undefined;
+    if (byIndex && indexed) add(`${indexed.key}/${byIndex[2] ?? ""}`, byIndex[3]!);
+    else if (byName && named) add(`${named.key}/`, byName[2]!);
+    else add("paths", line.replace(/^paths: /, ""));
   }
   if (!Object.keys(problems).length) problems.paths = message;
   return problems;
@@ -302,7 +312,16 @@ export function problemsOf(problems: Problems, pathKey: string): Record<string, 
   );
 }
 
-/** Whether a field inside a path has a place of its own on screen; the others show at the path's top. */
-export function hasOwnPlace(field: string): boolean {
-  return /^(name|conditions(\.\d+(\..+)?)?|(landers|offers)(\.\d+(\..+)?)?|stickyDays|optimisation\.\w+)$/.test(field);
+/**
+ * Whether a field inside a path has a place of its own on screen (a row that exists, a section
+ * that is shown); the others show at the path's top, so no refusal goes unseen.
+ */
+export function hasOwnPlace(field: string, path: DraftPath): boolean {
+  if (/^(name|stickyDays|optimisation\.\w+)$/.test(field)) return true;
+  const match = /^(conditions|landers|offers)(?:\.(\d+)(?:\..+)?)?$/.exec(field);
+  if (!match) return false;
+  const list = match[1] as "conditions" | "landers" | "offers";
+  if (list === "conditions" && path.isDefault) return false;
+  if (list === "landers" && path.directToOffer) return false;
+  return match[2] === undefined || Number(match[2]) < path[list].length;
 }

@@ -123,8 +123,7 @@ export default function PathsScreen() {
             Campaigns
           </Link>
           <span aria-hidden="true"> / </span>
-          {campaign?.name ?? (campaigns.isPending ? "…" : `Campaign #${campaignId}`)}: rule paths are tried top to bottom, the first match wins; everyone else
-          takes the default path.
+          {campaign?.name ?? (campaigns.isPending ? "…" : `Campaign #${campaignId}`)}
         </>
       }
       actions={
@@ -181,33 +180,38 @@ export default function PathsScreen() {
         </div>
       ) : null}
       <div className="grid items-start gap-6 xl:grid-cols-[minmax(0,1fr)_20rem]">
-        <ol className="grid gap-4" aria-label="Paths in evaluation order">
-          {draft.map((p, i) => (
-            <li key={p.key}>
-              <PathCard
-                path={p}
-                index={i}
-                count={draft.length}
-                problems={problemsOf(problems, p.key)}
-                landers={landerChoices}
-                offers={offerChoices}
-                readOnly={!admin}
-                onChange={(next) => changePath(p.key, next)}
-                onMove={(direction) => {
-                  focusAfterMove.current = { key: p.key, direction };
-                  const next = movePath(draft, i, direction);
-                  update(next);
-                  setAnnouncement(`${p.name || "Path"} moved to position ${next.indexOf(p) + 1} of ${next.length}`);
-                }}
-                onRemove={() => {
-                  update(draft.filter((x) => x.key !== p.key));
-                  setAnnouncement(`${p.name || "Path"} removed; Save to apply`);
-                }}
-                onHistory={() => setHistoryOf(p)}
-              />
-            </li>
-          ))}
-        </ol>
+        <div className="grid gap-3">
+          <p className="text-sm text-slate-600">
+            Rule paths are tried from the top; a visitor takes the first whose conditions all match. Everyone else takes the default path, always last.
+          </p>
+          <ol className="grid gap-4" aria-label="Paths in evaluation order">
+            {draft.map((p, i) => (
+              <li key={p.key}>
+                <PathCard
+                  path={p}
+                  index={i}
+                  count={draft.length}
+                  problems={problemsOf(problems, p.key)}
+                  landers={landerChoices}
+                  offers={offerChoices}
+                  readOnly={!admin}
+                  onChange={(next) => changePath(p.key, next)}
+                  onMove={(direction) => {
+                    focusAfterMove.current = { key: p.key, direction };
+                    const next = movePath(draft, i, direction);
+                    update(next);
+                    setAnnouncement(`${p.name || "Path"} moved to position ${next.indexOf(p) + 1} of ${next.length}`);
+                  }}
+                  onRemove={() => {
+                    update(draft.filter((x) => x.key !== p.key));
+                    setAnnouncement(`${p.name || "Path"} removed; Save to apply`);
+                  }}
+                  onHistory={() => setHistoryOf(p)}
+                />
+              </li>
+            ))}
+          </ol>
+        </div>
         <PreviewPanel campaignId={campaignId} dirty={dirty} landers={landerChoices} offers={offerChoices} />
       </div>
       {historyOf?.id !== undefined ? (

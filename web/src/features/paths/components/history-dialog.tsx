@@ -30,7 +30,7 @@ export function HistoryDialog({ campaignId, pathId, pathName, landers, offers, o
   const { dateTime, timeZone } = useReportTime();
   const landerName = (id: number) => landers.find((l) => l.id === id)?.name ?? `Lander #${id}`;
   const offerName = (id: number) => offers.find((o) => o.id === id)?.name ?? `Offer #${id}`;
-  const rows = history.data?.history ?? [];
+  const rows = history.data?.entries ?? [];
   return (
     <Dialog
       open
@@ -53,12 +53,12 @@ export function HistoryDialog({ campaignId, pathId, pathName, landers, offers, o
             <li key={row.id} className="grid gap-1 rounded-md border border-slate-200 p-3 text-sm">
               <div className="flex flex-wrap items-center justify-between gap-2">
                 <span className="inline-flex items-center gap-1.5 font-medium text-slate-900">
-                  {row.byOptimiser ? (
+                  {row.by === null ? (
                     <Bot className="size-4 text-brand-700" aria-hidden="true" />
                   ) : (
                     <UserRound className="size-4 text-slate-500" aria-hidden="true" />
                   )}
-                  {row.byOptimiser ? "Auto-optimiser" : (row.username ?? "A deleted user")}
+                  {row.by === null ? "Auto-optimiser" : row.by.username}
                 </span>
                 <time className="tabular text-xs text-slate-500" dateTime={row.at}>
                   {dateTime(row.at)}

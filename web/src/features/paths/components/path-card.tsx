@@ -19,7 +19,7 @@ const MODE_OPTIONS: { value: OptimiseMode; label: string }[] = [
 ];
 
 const OPTIMISATION_FIELDS = [
-  { field: "windowDays", label: "Window (days)", inputMode: "numeric" },
+  { field: "windowDays", label: "Days", inputMode: "numeric" },
   { field: "floorPercent", label: "Floor %", inputMode: "decimal" },
   { field: "minVisits", label: "Min. visits", inputMode: "numeric" },
 ] as const;
@@ -53,7 +53,7 @@ export function PathCard({ path: p, index, count, problems, landers, offers, rea
   const set = (change: Partial<DraftPath>) => onChange({ ...p, ...change });
   const setOpt = (change: Partial<DraftPath["optimisation"]>) => set({ optimisation: { ...p.optimisation, ...change } });
   const name = p.name.trim() || `Path ${index + 1}`;
-  const elsewhere = Object.entries(problems).filter(([field]) => !hasOwnPlace(field));
+  const elsewhere = Object.entries(problems).filter(([field]) => !hasOwnPlace(field, p));
   const conditionProblems = (i: number) =>
     Object.fromEntries(
       Object.entries(problems)

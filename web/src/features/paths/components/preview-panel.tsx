@@ -98,10 +98,19 @@ export function PreviewPanel({ campaignId, dirty, landers, offers }: PreviewPane
               This visitor takes <strong className="font-semibold">{result.path.name}</strong>
               {result.path.isDefault ? " (the default path)" : ""}.
             </p>
-            {result.note ? <p className="text-xs text-slate-600">{result.note}</p> : null}
+            {result.notes.map((note) => (
+              <p key={note} className="text-xs text-slate-600">
+                {note}
+              </p>
+            ))}
             {[
-              { title: "Landers", rows: result.landers.map((v) => ({ key: v.landerId, name: nameOf(landers, v.landerId, "Lander"), share: v.percent })) },
-              { title: "Offers", rows: result.offers.map((v) => ({ key: v.offerId, name: nameOf(offers, v.offerId, "Offer"), share: v.percent })) },
+              {
+                title: "Landers",
+                rows: result.directToOffer
+                  ? []
+                  : result.landers.map((v) => ({ key: v.landerId, name: v.name || nameOf(landers, v.landerId, "Lander"), share: v.percent })),
+              },
+              { title: "Offers", rows: result.offers.map((v) => ({ key: v.offerId, name: v.name || nameOf(offers, v.offerId, "Offer"), share: v.percent })) },
             ].map((group) => (
               <div key={group.title}>
                 <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">{group.title}</h3>

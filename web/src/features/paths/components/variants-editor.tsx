@@ -7,6 +7,9 @@ import { Switch } from "@/components/ui/switch";
 import { cn } from "@/lib/cn";
 import { formatShare, newVariant, percentages, type DraftVariant } from "../editor";
 
+/** One line per variant: a grid of columns from sm up, wrapping lines on a phone. */
+const ROW = "flex flex-wrap items-center gap-x-3 gap-y-2 px-3 sm:grid sm:grid-cols-[minmax(0,1fr)_4.5rem_3.5rem_3.5rem_3.5rem_2rem]";
+
 interface VariantsEditorProps {
   kind: "landers" | "offers";
   /** "Lander" / "Offer". */
@@ -40,73 +43,95 @@ export function VariantsEditor({ kind, noun, variants, onChange, choices, proble
         </span>
       </legend>
       {variants.length === 0 ? <p className="text-sm text-slate-500">No {noun.toLowerCase()}s in this path.</p> : null}
-      <ul className="grid gap-2">
-        {variants.map((v, i) => {
-          const label = choices.find((c) => c.id === v.ref)?.name ?? (v.ref === null ? `${noun} ${i + 1}` : `${noun} #${v.ref}`);
-          const refProblem = problems[`${kind}.${i}.${kind === "landers" ? "landerId" : "offerId"}`];
-          const weightProblem = problems[`${kind}.${i}.weight`];
-          const rowProblems = Object.entries(problems)
-            .filter(([k]) => k.startsWith(`${kind}.${i}.`))
-            .map(([, m]) => m);
-          const options = choices.filter((c) => c.id === v.ref || !used.has(c.id)).map((c) => ({ value: String(c.id), label: c.name }));
-          if (v.ref !== null && !choices.some((c) => c.id === v.ref)) options.unshift({ value: String(v.ref), label: `${noun} #${v.ref} (deleted)` });
-          return (
-            <li key={v.key} className={cn("rounded-md border border-slate-200 p-2.5", (v.paused || shares[i] === 0) && "bg-slate-50")}>
-              <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-                <div className="min-w-0 basis-full sm:flex-1 sm:basis-auto">
-                  <Select
-                    value={v.ref === null ? "" : String(v.ref)}
-                    onValueChange={(value) => set(i, { ref: Number(value) })}
-                    options={options}
-                    placeholder={`Select a ${noun.toLowerCase()}`}
-                    aria-label={`${noun} ${i + 1} of ${pathName}`}
-                    className={refProblem ? "border-danger-600" : undefined}
-                  />
-                </div>
-                <label className="flex items-center gap-1.5 text-xs text-slate-500">
-                  Weight
-                  <Input
-                    inputMode="numeric"
-                    className="tabular h-8 w-20 text-right"
-                    value={v.weight}
-                    onChange={(e) => set(i, { weight: e.target.value })}
-                    aria-label={`Weight of ${label}`}
-                    aria-invalid={weightProblem ? true : undefined}
-                  />
-                </label>
-                <output className="tabular w-14 text-right text-sm font-semibold text-slate-900" aria-label={`Share of ${label}`}>
-                  {formatShare(shares[i] ?? null)}
-                </output>
-                <label className="flex items-center gap-1.5 text-xs text-slate-600">
-                  <Switch checked={v.paused} onCheckedChange={(paused) => set(i, { paused })} aria-label={`Pause ${label}`} />
-                  Paused
-                </label>
-                <label className="flex items-center gap-1.5 text-xs text-slate-600" title="Auto-optimisation leaves a pinned weight as set">
-                  <Switch checked={v.pinned} onCheckedChange={(pinned) => set(i, { pinned })} aria-label={`Pin the weight of ${label}`} />
-                  <Pin className="size-3.5" aria-hidden="true" />
-                  Pinned
-                </label>
-                <Button
-                  variant="ghost"
-                  size="icon"
-                  className="ml-auto"
-                  aria-label={`Remove ${label} from ${pathName}`}
-                  onClick={() => onChange(variants.filter((_, j) => j !== i))}
-                >
-                  <Trash2 className="text-danger-600" />
-                </Button>
-              </div>
-              {rowProblems.length ? (
-                <p role="alert" className="mt-1.5 text-xs text-danger-600">
-                  {[...new Set(rowProblems)].join(" · ")}
-                </p>
-              ) : v.paused || shares[i] === 0 ? (
-                <p className="mt-1.5 text-xs text-slate-500">Receives nobody, returning visitors included.</p>
-              ) : null}
-            </li>
-          );
-        })}
-      </ul>
+      {variants.length ? (
+        <div className="overflow-hidden rounded-md border border-slate-200">
+          {/* Column names from sm up; on a phone each control carries its own. */}
+          <div aria-hidden="true" className={cn(ROW, "bg-slate-50 py-1.5 text-[11px] font-semibold uppercase tracking-wide text-slate-500 max-sm:hidden")}>
+            <span>{noun}</span>
+            <span className="text-right">Weight</span>
+            <span className="text-right">Share</span>
+            <span className="text-center">Paused</span>
+            <span className="text-center">Pinned</span>
+            <span />
+          </div>
+          <ul className="divide-y divide-slate-100">
+            {variants.map((v, i) => {
+              const label = choices.find((c) => c.id === v.ref)?.name ?? (v.ref === null ? `${noun} ${i + 1}` : `${noun} #${v.ref}`);
+              const refProblem = problems[`${kind}.${i}.${kind === "landers" ? "landerId" : "offerId"}`];
+              const weightProblem = problems[`${kind}.${i}.weight`];
+              const rowProblems = Object.entries(problems)
+                .filter(([k]) => k.startsWith(`${kind}.${i}.`))
+                .map(([, m]) => m);
+              const options = choices.filter((c) => c.id === v.ref || !used.has(c.id)).map((c) => ({ value: String(c.id), label: c.name }));
+              if (v.ref !== null && !choices.some((c) => c.id === v.ref)) options.unshift({ value: String(v.ref), label: `${noun} #${v.ref} (deleted)` });
+              const idle = v.paused || shares[i] === 0;
+              return (
+                <li key={v.key} className={cn("py-2", idle && "bg-slate-50")}>
+                  <div className={ROW}>
+                    <div className="min-w-0 max-sm:basis-full">
+                      <Select
+                        value={v.ref === null ? "" : String(v.ref)}
+                        onValueChange={(value) => set(i, { ref: Number(value) })}
+                        options={options}
+                        placeholder={`Select a ${noun.toLowerCase()}`}
+                        aria-label={`${noun} ${i + 1} of ${pathName}`}
+                        className={refProblem ? "border-danger-600" : undefined}
+                      />
+                    </div>
+                    <label className="flex items-center gap-1.5 text-xs text-slate-500">
+                      <span className="sm:sr-only">Weight</span>
+                      <Input
+                        inputMode="numeric"
+                        className="tabular h-9 w-20 text-right sm:w-full"
+                        value={v.weight}
+                        onChange={(e) => set(i, { weight: e.target.value })}
+                        aria-label={`Weight of ${label}`}
+                        aria-invalid={weightProblem ? true : undefined}
+                      />
+                    </label>
+                    <output
+                      className={cn("tabular w-14 text-right text-sm font-semibold sm:w-auto", idle ? "text-slate-400" : "text-slate-900")}
+                      aria-label={`Share of ${label}`}
+                    >
+                      {formatShare(shares[i] ?? null)}
+                    </output>
+                    <label className="flex items-center gap-1.5 text-xs text-slate-600 sm:justify-center">
+                      <Switch checked={v.paused} onCheckedChange={(paused) => set(i, { paused })} aria-label={`Pause ${label}`} />
+                      <span className="sm:sr-only">Paused</span>
+                    </label>
+                    <label
+                      className="flex items-center gap-1.5 text-xs text-slate-600 sm:justify-center"
+                      title="Auto-optimisation leaves a pinned weight as set"
+                    >
+                      <Switch checked={v.pinned} onCheckedChange={(pinned) => set(i, { pinned })} aria-label={`Pin the weight of ${label}`} />
+                      <span className="inline-flex items-center gap-1 sm:sr-only">
+                        <Pin className="size-3.5" aria-hidden="true" />
+                        Pinned
+                      </span>
+                    </label>
+                    <Button
+                      variant="ghost"
+                      size="icon"
+                      className="max-sm:ml-auto"
+                      aria-label={`Remove ${label} from ${pathName}`}
+                      onClick={() => onChange(variants.filter((_, j) => j !== i))}
+                    >
+                      <Trash2 className="text-danger-600" />
+                    </Button>
+                  </div>
+                  {rowProblems.length ? (
+                    <p role="alert" className="mt-1.5 px-3 text-xs text-danger-600">
+                      {[...new Set(rowProblems)].join(" · ")}
+                    </p>
+                  ) : idle ? (
+                    <p className="mt-1 px-3 text-xs text-slate-500">Receives nobody, returning visitors included.</p>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      ) : null}
       {listProblem ? (
         <p id={`${id}-problem`} role="alert" className="text-xs text-danger-600">
           {listProblem}
