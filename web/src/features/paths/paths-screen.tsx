@@ -42,13 +42,16 @@ export default function PathsScreen() {
   const [historyOf, setHistoryOf] = useState<DraftPath | null>(null);
   const focusAfterMove = useRef<{ key: string; direction: -1 | 1 } | null>(null);
 
-  // The saved set becomes the form once, and again after each save (the server's ids for new paths).
+  // The saved set becomes the form, unless the form holds changes of its own (or already holds it:
+  // a Save's answer is put in the form by onSave, and remounting its paths would lose the focus).
   const savedPaths = saved.data?.paths;
   useEffect(() => {
-    if (!savedPaths || (draft && fingerprint(draft) !== baseline)) return;
+    if (!savedPaths) return;
     const next = toDraft(savedPaths);
+    const print = fingerprint(next);
+    if (print === baseline || (draft && fingerprint(draft) !== baseline)) return;
     setDraft(next);
-    setBaseline(fingerprint(next));
+    setBaseline(print);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the saved set changes
   }, [savedPaths]);
 
@@ -73,7 +76,6 @@ export default function PathsScreen() {
   const landerChoices = useMemo(() => (landers.data ?? []).map((l) => ({ id: l.id, name: l.name })), [landers.data]);
   const offerChoices = useMemo(() => (offers.data ?? []).map((o) => ({ id: o.id, name: o.name })), [offers.data]);
 
-  const update = (next: DraftPath[]) => setDraft(next);
   /**
    * An edited path's problems shrink to those its new content still has (a fixed one goes, and a
    * server's refusal goes once the path is worked on); the other paths' stay until the next Save.
@@ -134,7 +136,7 @@ export default function PathsScreen() {
                 Unsaved changes
               </span>
             ) : null}
-            <Button variant="secondary" onClick={() => update(addPath(draft))}>
+            <Button variant="secondary" onClick={() => setDraft(addPath(draft))}>
               <Plus />
               Add rule path
             </Button>
@@ -199,11 +201,11 @@ export default function PathsScreen() {
                   onMove={(direction) => {
                     focusAfterMove.current = { key: p.key, direction };
                     const next = movePath(draft, i, direction);
-                    update(next);
+                    setDraft(next);
                     setAnnouncement(`${p.name || "Path"} moved to position ${next.indexOf(p) + 1} of ${next.length}`);
                   }}
                   onRemove={() => {
-                    update(draft.filter((x) => x.key !== p.key));
+                    setDraft(draft.filter((x) => x.key !== p.key));
                     setAnnouncement(`${p.name || "Path"} removed; Save to apply`);
                   }}
                   onHistory={() => setHistoryOf(p)}
