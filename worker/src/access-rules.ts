@@ -108,6 +108,11 @@ export const ACCESS = {
   "PATCH /api/campaigns/:id": "admin",
   "DELETE /api/campaigns/:id": "admin",
   "GET /api/campaigns/:id/deletion-impact": "admin",
+  // traffic distribution (docs/traffic-distribution.md): read with the campaigns screen, changed by admins
+  "GET /api/campaigns/:id/paths": SCREEN_ACCESS["/campaigns"],
+  "PUT /api/campaigns/:id/paths": "admin",
+  "POST /api/campaigns/:id/paths/preview": SCREEN_ACCESS["/campaigns"],
+  "GET /api/campaigns/:id/paths/:pathId/history": SCREEN_ACCESS["/campaigns"],
   // members see and delete only the sparks assigned to them (routes/sparks.ts)
   "GET /api/sparks": feature("sparks", "dashboard"),
   "POST /api/sparks": feature("sparks"),

@@ -19,6 +19,7 @@ import { domainRoutes } from "./routes/domains";
 import { invoiceRoutes } from "./routes/invoices";
 import { landerRoutes } from "./routes/landers";
 import { offerRoutes } from "./routes/offers";
+import { pathRoutes } from "./routes/paths";
 import { postbackRoutes } from "./routes/postback";
 import { preferenceRoutes } from "./routes/preferences";
 import { redeployWorkerRoutes } from "./routes/redeploy-worker";
@@ -47,6 +48,7 @@ const api = new Hono<AppEnv>()
   .route("/landers", landerRoutes)
   .route("/offers", offerRoutes)
   .route("/campaigns", campaignRoutes)
+  .route("/campaigns", pathRoutes)
   .route("/sparks", sparkRoutes)
   .route("/clicks", clickRoutes)
   .route("/transactions", transactionRoutes)

@@ -8,7 +8,7 @@ import { insertInvoice } from "../src/db/queries/invoices";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { createSpark } from "../src/db/queries/sparks";
-import { clickArchives, domains } from "../src/db/schema";
+import { campaignPaths, clickArchives, domains } from "../src/db/schema";
 import { call, db, makeAdmin, makeUser, reauthenticate, type TestUser } from "./helpers";
 
 /**
@@ -155,6 +155,17 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "PATCH /api/campaigns/:id": async () => ({ path: `/api/campaigns/${await sampleCampaign()}`, json: { bhToggle: true } }),
   "DELETE /api/campaigns/:id": async () => ({ path: `/api/campaigns/${await sampleCampaign()}` }),
   "GET /api/campaigns/:id/deletion-impact": async () => ({ path: `/api/campaigns/${await sampleCampaign()}/deletion-impact` }),
+  "GET /api/campaigns/:id/paths": async () => ({ path: `/api/campaigns/${await sampleCampaign()}/paths` }),
+  "PUT /api/campaigns/:id/paths": async () => ({
+    path: `/api/campaigns/${await sampleCampaign()}/paths`,
+    json: { paths: [{ name: "Default", isDefault: true, conditions: [], landers: [{ landerId: await sampleLander(), weight: 1 }], offers: [] }] },
+  }),
+  "POST /api/campaigns/:id/paths/preview": async () => ({ path: `/api/campaigns/${await sampleCampaign()}/paths/preview`, json: {} }),
+  "GET /api/campaigns/:id/paths/:pathId/history": async () => {
+    const campaignId = await sampleCampaign();
+    const [path] = await db().insert(campaignPaths).values({ campaignId, position: 0, name: "Default", isDefault: true, conditions: [] }).returning();
+    return { path: `/api/campaigns/${campaignId}/paths/${path!.id}/history` };
+  },
   "GET /api/sparks": () => ({ path: "/api/sparks" }),
   "POST /api/sparks": () => ({ path: "/api/sparks", json: { name: "Spark", code: "<!-- code -->" } }),
   "DELETE /api/sparks/:id": async (_t, caller) => ({ path: `/api/sparks/${await sampleSpark(caller)}` }),

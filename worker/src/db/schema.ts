@@ -10,7 +10,8 @@
  * - D1 always enforces foreign keys, so the cascade / set-null rules below are real.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { PathWeights } from "../schemas/paths";
 
 const nowMs = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
 const createdAt = () => integer("created_at").notNull().default(nowMs);
@@ -384,6 +385,15 @@ export const clicks = sqliteTable(
     /** Flagged (tracking/bots.ts), never treated differently: every visitor gets the same redirect. */
     bot: integer("bot", { mode: "boolean" }).notNull().default(false),
     botReason: text("bot_reason"),
+    /**
+     * The traffic distribution's choice for this click (docs/traffic-distribution.md): its path, lander
+     * and offer. Null on clicks from before paths existed and on a campaign's implicit default path.
+     * Not foreign keys: a click is history, and deleting a path (or, later, a lander) must not
+     * rewrite millions of rows; the stats name a gone one "deleted".
+     */
+    pathId: integer("path_id"),
+    landerId: integer("lander_id"),
+    offerId: integer("offer_id"),
   },
   (t) => [
     index("clicks_clicked_at_idx").on(t.clickedAt),
@@ -865,4 +875,100 @@ export const refusedClicks = sqliteTable(
     exits: integer("exits").notNull().default(0),
   },
   (t) => [uniqueIndex("refused_clicks_campaign_period_unique").on(t.campaignId, t.periodStart), index("refused_clicks_period_idx").on(t.periodStart)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Traffic distribution (docs/traffic-distribution.md): a campaign's rule paths and their weighted
+// lander and offer variants. A campaign without rows here runs as today: one implicit default path
+// with campaigns.lander_id and campaigns.offer_id.
+// ---------------------------------------------------------------------------------------------
+
+export const OPTIMISE_MODES = ["off", "cr", "epv"] as const;
+
+/** A campaign's paths, evaluated by `position` (0 first); the one `isDefault` path is last and has no conditions. */
+export const campaignPaths = sqliteTable(
+  "campaign_paths",
+  {
+    // AUTOINCREMENT: clicks keep a path's id without a foreign key, so an id must never be handed out twice.
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    name: text("name").notNull(),
+    isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+    /** The path's conditions (schemas/paths.ts conditionSchema[]), ANDed. */
+    conditions: text("conditions", { mode: "json" }).notNull().$type<unknown[]>(),
+    directToOffer: integer("direct_to_offer", { mode: "boolean" }).notNull().default(false),
+    /** Null: not sticky. */
+    stickyDays: integer("sticky_days"),
+    optimiseMode: text("optimise_mode", { enum: OPTIMISE_MODES }).notNull().default("off"),
+    optimiseWindowDays: integer("optimise_window_days").notNull().default(7),
+    optimiseFloorPercent: real("optimise_floor_percent").notNull().default(5),
+    optimiseMinVisits: integer("optimise_min_visits").notNull().default(200),
+    createdAt: createdAt(),
+  },
+  (t) => [index("campaign_paths_campaign_idx").on(t.campaignId, t.position)],
+);
+
+/**
+ * A path's landers. The lander reference has no delete action: deleting a lander a path uses is
+ * refused (routes/landers.ts names the paths first; the foreign key catches a race).
+ */
+export const pathLanders = sqliteTable(
+  "path_landers",
+  {
+    id: integer("id").primaryKey(),
+    pathId: integer("path_id")
+      .notNull()
+      .references(() => campaignPaths.id, { onDelete: "cascade" }),
+    landerId: integer("lander_id")
+      .notNull()
+      .references(() => landers.id),
+    position: integer("position").notNull(),
+    weight: integer("weight").notNull(),
+    paused: integer("paused", { mode: "boolean" }).notNull().default(false),
+    pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [uniqueIndex("path_landers_path_lander_unique").on(t.pathId, t.landerId), index("path_landers_lander_idx").on(t.landerId)],
+);
+
+/** A path's offers; deleting an offer a path uses is refused, as for landers. */
+export const pathOffers = sqliteTable(
+  "path_offers",
+  {
+    id: integer("id").primaryKey(),
+    pathId: integer("path_id")
+      .notNull()
+      .references(() => campaignPaths.id, { onDelete: "cascade" }),
+    offerId: integer("offer_id")
+      .notNull()
+      .references(() => offers.id),
+    position: integer("position").notNull(),
+    weight: integer("weight").notNull(),
+    paused: integer("paused", { mode: "boolean" }).notNull().default(false),
+    pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [uniqueIndex("path_offers_path_offer_unique").on(t.pathId, t.offerId), index("path_offers_offer_idx").on(t.offerId)],
+);
+
+/**
+ * Every change of a path's weights: by a person (`userId`) through PUT /api/campaigns/:id/paths,
+ * or by the optimiser (`userId` null) with the figures it used in `reason`. `weights` is the
+ * path's variants after the change.
+ */
+export const pathWeightHistory = sqliteTable(
+  "path_weight_history",
+  {
+    id: integer("id").primaryKey(),
+    pathId: integer("path_id")
+      .notNull()
+      .references(() => campaignPaths.id, { onDelete: "cascade" }),
+    at: integer("at").notNull(),
+    /** Not a foreign key, as the audit log's actor: a deleted user's changes still say they were a person's. */
+    userId: text("user_id"),
+    reason: text("reason").notNull(),
+    weights: text("weights", { mode: "json" }).notNull().$type<PathWeights>(),
+  },
+  (t) => [index("path_weight_history_path_at_idx").on(t.pathId, t.at)],
 );

@@ -10,6 +10,7 @@ import { validate } from "../lib/validate";
 import { idParam } from "../schemas/common";
 import { createLanderSchema, updateLanderSchema } from "../schemas/landers";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
+import { inPathsMeanwhile, refuseIfInPaths } from "./paths";
 
 const landerJson = (l: { id: number; name: string; url: string; createdAt: number }) => ({ ...l, createdAt: iso(l.createdAt) });
 
@@ -60,10 +61,13 @@ export const landerRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     const before = await getLander(db, id);
     if (!before) throw notFound("Lander not found");
-    const [deleted] = await db.batch([
+    await refuseIfInPaths(db, { landerId: id }, `Lander "${before.name}"`);
+    const [deleted] = await inPathsMeanwhile(
+      db.batch([
       deleteLander(db, id),
-      audit(c, { action: "lander.delete", kind: "lander", id, summary: fields(before, LABELS) }, { ifChanged: true }),
-    ]);
+        audit(c, { action: "lander.delete", kind: "lander", id, summary: fields(before, LABELS) }, { ifChanged: true }),
+      ]),
+    );
     if (!deleted.length) throw notFound("Lander not found");
     invalidateTrackedCampaigns();
     return c.json({ ok: true }, 200);

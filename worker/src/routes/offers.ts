@@ -10,6 +10,7 @@ import { validate } from "../lib/validate";
 import { idParam } from "../schemas/common";
 import { attributionProblem, createOfferSchema, updateOfferSchema } from "../schemas/offers";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
+import { inPathsMeanwhile, refuseIfInPaths } from "./paths";
 
 /** With why its conversions cannot reach a campaign (null: they can), for Offer Config to flag and fix. */
 const offerJson = (o: { id: number; name: string; url: string; utmTemplate: string; createdAt: number }) => ({
@@ -75,10 +76,13 @@ export const offerRoutes = new Hono<AppEnv>()
     const { id } = c.req.valid("param");
     const before = await getOffer(db, id);
     if (!before) throw notFound("Offer not found");
-    const [deleted] = await db.batch([
+    await refuseIfInPaths(db, { offerId: id }, `Offer "${before.name}"`);
+    const [deleted] = await inPathsMeanwhile(
+      db.batch([
       deleteOffer(db, id),
-      audit(c, { action: "offer.delete", kind: "offer", id, summary: fields(before, LABELS) }, { ifChanged: true }),
-    ]);
+        audit(c, { action: "offer.delete", kind: "offer", id, summary: fields(before, LABELS) }, { ifChanged: true }),
+      ]),
+    );
     if (!deleted.length) throw notFound("Offer not found");
     invalidateTrackedCampaigns();
     return c.json({ ok: true }, 200);

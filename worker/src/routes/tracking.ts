@@ -7,6 +7,7 @@ import { createDb } from "../middleware/database";
 import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
 import { LOOKUP_REFUSED, trackedCampaign } from "../tracking/campaign-cache";
 import { checkClickId, newClickId, type ClickIdKind } from "../tracking/click-id";
+import { chooseVariants, choosePath, stickySeeds, visitOf, type Choice, type LiveCampaign, type TrackedOffer } from "../tracking/distribution";
 import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { exitBase, type LinkSettings } from "../tracking/links";
@@ -14,6 +15,7 @@ import { countRefusal, storeIfAllowed, visitorLimit, type VisitorLimit } from ".
 import { trackingSettings } from "../tracking/settings-cache";
 import { appendQuery, fillTemplate } from "../tracking/urls";
 import { isUnfilledMacro, recordedValue } from "../tracking/values";
+import { describeVisitor } from "../tracking/visitor";
 
 /**
  * Every value /r/ and /click record goes through this one rule (tracking/values.ts): cut to 255
@@ -111,6 +113,51 @@ function exitOf(c: Context<AppEnv>, clickId: string, offerId: number): ExitRecor
 /** A click's ad values when the click is not at hand. */
 const NO_AD_VALUES = { campaign: null, adGroup: null, creative: null, placement: null, campaignName: null, adGroupName: null, creativeName: null };
 
+type AdValues = { [K in "tiktokCampaignId" | "tiktokAdGroupId" | "tiktokCreativeId" | "placement" | "campaignName" | "adGroupName" | "creativeName"]?: string | null };
+
+/** The offer URL with its template filled from a click (/click, and /r/ on a path straight to the offer). */
+function offerLocation(offer: TrackedOffer, campaign: LiveCampaign, click: AdValues & { clickId: string }) {
+  return appendQuery(
+    offer.url,
+    fillTemplate(offer.template, {
+      clickId: click.clickId,
+      campaign: click.tiktokCampaignId,
+      adGroup: click.tiktokAdGroupId,
+      creative: click.tiktokCreativeId,
+      placement: click.placement,
+      campaignName: click.campaignName,
+      adGroupName: click.adGroupName,
+      creativeName: click.creativeName,
+      mediaBuyer: campaign.mediaBuyer,
+      spark: campaign.spark,
+    }),
+  );
+}
+
+/**
+ * The path, lander and offer of this visit (tracking/distribution.ts), or null for a campaign
+ * without paths of its own (its lander and offer, as before paths existed). The bot flag is no
+ * input here: nothing singles out reviewers.
+ */
+async function distribute(
+  c: Context<AppEnv>,
+  campaign: LiveCampaign,
+  facts: { place: ReturnType<typeof placeOf>; q: URLSearchParams; ip: string | null; userAgent: string | null; at: number },
+): Promise<Choice | null> {
+  const distribution = campaign.distribution;
+  if (!distribution) return null;
+  const { place, q, ip, userAgent, at } = facts;
+  const visit = visitOf(
+    { country: place.country, region: place.region, city: place.city, asn: place.asn, acceptLanguage: c.req.header("accept-language") ?? null, query: q, userAgent, at },
+    distribution.timeZone,
+    // Parsed only when a rule asks, through the batch's own cache (tracking/visitor.ts).
+    (ua) => describeVisitor(ua, place.asn),
+  );
+  const path = choosePath(distribution, visit);
+  const seeds = path.stickyMs === null ? null : await stickySeeds(c.env.SESSION_SECRET, ip, userAgent, path.id, path.stickyMs, at);
+  return chooseVariants(path, seeds);
+}
+
 /**
  * The click an exit names: still being written in this isolate, or stored (now, or a moment later
  * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
@@ -155,36 +202,55 @@ export const trackingRoutes = new Hono<AppEnv>()
     if (!campaign) return unknownLink(c);
 
     const clickId = await newClickId(c.env.SESSION_SECRET);
+    const q = new URL(c.req.url).searchParams;
+    const ip = cut(c.req.header("cf-connecting-ip"));
+    const userAgent = cut(c.req.header("user-agent"));
+    const place = placeOf(c.req.raw.cf as IncomingRequestCfProperties | undefined);
+    const clickedAt = Date.now();
+    const choice = await distribute(c, campaign, { place, q, ip, userAgent, at: clickedAt });
+    const lander = choice ? choice.lander : { id: campaign.landerId, url: campaign.landerUrl };
+    const offer = choice ? choice.offer : campaign.offer;
+    const direct = choice?.path.directToOffer === true;
+    const click = {
+      clickId,
+      campaignId: campaign.id,
+      tiktokCampaignId: cut(q.get("cid")),
+      tiktokAdGroupId: cut(q.get("ad")),
+      tiktokCreativeId: cut(q.get("cr")),
+      placement: cut(q.get("plc")),
+      campaignName: cut(q.get("cname")),
+      adGroupName: cut(q.get("aname")),
+      creativeName: cut(q.get("crname")),
+      // CF-Connecting-IP is set by Cloudflare; X-Forwarded-For is whatever the client sent.
+      ipAddress: ip,
+      userAgent,
+      clickedAt,
+      ttclid: ttclidOf(q),
+      // The user agent is parsed and the bot flag set when the batch is written, not here.
+      ...place,
+      // What /click sends this visitor on to, and what the Path and Lander x Offer stats group by.
+      pathId: choice?.path.id ?? null,
+      landerId: direct ? null : (lander?.id ?? null),
+      offerId: offer?.id ?? null,
+    };
     // HEAD is link checkers and previews, not visitors: answer the same, record nothing.
     if (c.req.method !== "HEAD") {
-      const q = new URL(c.req.url).searchParams;
-      const click = {
-        clickId,
-        campaignId: campaign.id,
-        tiktokCampaignId: cut(q.get("cid")),
-        tiktokAdGroupId: cut(q.get("ad")),
-        tiktokCreativeId: cut(q.get("cr")),
-        placement: cut(q.get("plc")),
-        campaignName: cut(q.get("cname")),
-        adGroupName: cut(q.get("aname")),
-        creativeName: cut(q.get("crname")),
-        // CF-Connecting-IP is set by Cloudflare; X-Forwarded-For is whatever the client sent.
-        ipAddress: cut(c.req.header("cf-connecting-ip")),
-        userAgent: cut(c.req.header("user-agent")),
-        clickedAt: Date.now(),
-        ttclid: ttclidOf(q),
-        // The user agent is parsed and the bot flag set when the batch is written, not here.
-        ...placeOf(c.req.raw.cf as IncomingRequestCfProperties | undefined),
-      };
       // Over the per-IP limit the visitor is sent on all the same; the click is only counted.
-      storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "click" }, () =>
-        recordClickLater(c.executionCtx, db, click, c.env.CLICKS_RETRY_QUEUE),
-      );
+      storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "click" }, () => {
+        recordClickLater(c.executionCtx, db, click, c.env.CLICKS_RETRY_QUEUE);
+        // Straight to the offer: the visit is its own exit, recorded as /click records one.
+        if (direct && offer) {
+          const exit = { clickId, offerId: offer.id, ipAddress: ip, userAgent, at: clickedAt };
+          recordExitLater(c.executionCtx, db, exit, pendingClick(clickId)?.stored, c.env.CLICKS_RETRY_QUEUE);
+        }
+      });
     }
 
     const holding = () => plainPage(c, 200, "Coming soon", HOLDING_PAGE_TEXT);
     if (!campaign.bhToggle) return holding();
-    const location = appendQuery(campaign.landerUrl, `cid=${campaign.id}&clickId=${clickId}`, ["cid", "clickId"]);
+    const location = direct
+      ? offer && offerLocation(offer, campaign, click)
+      : lander && appendQuery(lander.url, `cid=${campaign.id}&clickId=${clickId}`, ["cid", "clickId"]);
     return location ? redirect(c, location) : holding();
   })
 
@@ -201,29 +267,19 @@ export const trackingRoutes = new Hono<AppEnv>()
     const campaign = campaignId === null ? null : await trackedCampaign(db, campaignId, limit.allowed);
     if (campaign === LOOKUP_REFUSED) return tooManyRequests(c);
     if (!campaign) return unknownLink(c);
-    const offer = campaign.offer;
+    // The offer chosen for the click (docs/traffic-distribution.md); the campaign's own when the
+    // click has none or its offer left the campaign's paths since.
+    const offer = (click?.offerId != null ? campaign.offers.get(click.offerId) : undefined) ?? campaign.offer;
     if (!offer) return plainPage(c, 404, "Not found", "This link has no destination yet.");
 
     // Only ever the configured offer URL: nothing from this request's query chooses the destination.
-    const campaignValues = { mediaBuyer: campaign.mediaBuyer, spark: campaign.spark };
-    const query = click
-      ? fillTemplate(offer.template, {
-          clickId: click.clickId,
-          campaign: click.tiktokCampaignId,
-          adGroup: click.tiktokAdGroupId,
-          creative: click.tiktokCreativeId,
-          placement: click.placement,
-          campaignName: click.campaignName,
-          adGroupName: click.adGroupName,
-          creativeName: click.creativeName,
-          ...campaignValues,
-        })
+    const location = click
+      ? offerLocation(offer, campaign, click)
       : (found === LOOKUP_REFUSED || found === LOOKUP_FAILED) && checked
         ? // Over the limit (or with D1 failing) the click is not looked up, but its checked id still
           // goes on (sub2), so a conversion is credited to it; its ad values are not known here.
-          fillTemplate(offer.template, { ...NO_AD_VALUES, clickId: checked.clickId, ...campaignValues })
-        : "";
-    const location = appendQuery(offer.url, query);
+          appendQuery(offer.url, fillTemplate(offer.template, { ...NO_AD_VALUES, clickId: checked.clickId, mediaBuyer: campaign.mediaBuyer, spark: campaign.spark }))
+        : appendQuery(offer.url, "");
     if (!location) return plainPage(c, 404, "Not found", "This link has no destination yet.");
 
     if (c.req.method !== "HEAD") {

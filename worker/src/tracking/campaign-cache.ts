@@ -1,10 +1,12 @@
-import { findTrackedCampaign, highestCampaignId, type TrackedCampaign } from "../db/queries/campaigns";
+import { findTrackedCampaign, highestCampaignId } from "../db/queries/campaigns";
 import type { Db } from "../env";
+import { liveCampaign, type LiveCampaign } from "./distribution";
 
 /**
  * The isolate's memory of campaigns for /r/ and /click, so a burst of ad traffic costs one D1 read
  * per campaign rather than one per visitor, and a flood of made-up ids costs next to none
- * (docs/tracking.md "What the public routes do"). Writes through this isolate clear it at once
+ * (docs/tracking.md "What the public routes do"). A campaign's paths come in the same read, compiled
+ * (tracking/distribution.ts), so rules cost no D1 read per click. Writes through this isolate clear it at once
  * (`invalidateTrackedCampaigns`); other isolates pick a change up within the TTL.
  */
 export const CAMPAIGN_CACHE_TTL_MS = 30_000;
@@ -32,7 +34,7 @@ const STALE_RETRY_MS = 5_000;
  * `readAt`: when D1 last gave it. `stale`: answered from memory since D1 then failed to read it
  * (logged once, not per visitor).
  */
-const campaigns = new Map<number, { value: TrackedCampaign; readAt: number; expiresAt: number; stale?: boolean }>();
+const campaigns = new Map<number, { value: LiveCampaign; readAt: number; expiresAt: number; stale?: boolean }>();
 const misses = new Map<number, number>();
 let ceiling: number | null = null;
 let ceilingReadAt = -Infinity;
@@ -41,7 +43,7 @@ let generation = 0;
 
 /** A lookup the per-address limit refused (tracking/rate-limit.ts): whether the campaign exists is not known. */
 export const LOOKUP_REFUSED = "lookup-refused";
-export type CampaignLookup = TrackedCampaign | null | typeof LOOKUP_REFUSED;
+export type CampaignLookup = LiveCampaign | null | typeof LOOKUP_REFUSED;
 
 function remember<V>(map: Map<number, V>, max: number, id: number, value: V) {
   map.delete(id);
@@ -80,9 +82,11 @@ export async function trackedCampaign(db: Db, id: number, mayLookUp: () => Promi
   if (await farAboveEveryCampaign(db, id, now)) return null;
   if (!(await mayLookUp())) return LOOKUP_REFUSED;
   const startedIn = generation;
-  let value: TrackedCampaign | null;
+  let value: LiveCampaign | null;
   try {
-    value = await findTrackedCampaign(db, id);
+    // Compiled here, once per read: /r/ runs the compiled rules, never the stored ones.
+    const found = await findTrackedCampaign(db, id);
+    value = found && liveCampaign(found);
   } catch (err) {
     if (hit && now - hit.readAt < STALE_IF_ERROR_MS) {
       if (!hit.stale) console.warn(`campaign ${id} answered from memory: D1 failed to read it (${err instanceof Error ? err.message : String(err)})`);
@@ -105,7 +109,7 @@ export async function trackedCampaign(db: Db, id: number, mayLookUp: () => Promi
   return value;
 }
 
-/** Call after any write to campaigns, landers or offers, and after a spark is deleted. */
+/** Call after any write to campaigns, their paths, landers or offers, and after a spark is deleted. */
 export function invalidateTrackedCampaigns() {
   generation++;
   campaigns.clear();

@@ -1,6 +1,8 @@
 import { and, desc, eq, isNotNull, max, ne } from "drizzle-orm";
 import type { Db } from "../../env";
-import { campaigns, domains, landers, offers, sparks } from "../schema";
+import { canonicalTimeZone, DEFAULT_REPORT_TIMEZONE } from "../../schemas/settings";
+import { campaigns, domains, landers, offers, settings, sparks } from "../schema";
+import { assemblePaths, pathReads, type StoredPathRow } from "./paths";
 
 const viewColumns = {
   id: campaigns.id,
@@ -120,37 +122,55 @@ export async function referenceNames(db: Db, refs: { landerId: number; offerId: 
   };
 }
 
-/** What /r/ and /click need to answer for a campaign, {mediaBuyer} and {spark} (the spark's sparkId) included. */
+/**
+ * What /r/ and /click need to answer for a campaign, {mediaBuyer} and {spark} (the spark's sparkId)
+ * included: its own lander and offer (the implicit default path), and its paths when it has any
+ * (docs/traffic-distribution.md) with the report time zone their day and hour rules read.
+ */
 export interface TrackedCampaign {
   id: number;
   bhToggle: boolean;
+  landerId: number;
   landerUrl: string;
   mediaBuyer: string | null;
   spark: string | null;
   offer: { id: number; url: string; template: string } | null;
+  paths: StoredPathRow[];
+  timeZone: string;
 }
 
+/** One D1 round trip: the campaign, its paths and variants, and the report time zone. */
 export async function findTrackedCampaign(db: Db, id: number): Promise<TrackedCampaign | null> {
-  const row = await db
-    .select({
-      id: campaigns.id,
-      bhToggle: campaigns.bhToggle,
-      landerUrl: landers.url,
-      mediaBuyer: campaigns.mediaBuyer,
-      spark: sparks.sparkId,
-      offerId: offers.id,
-      offerUrl: offers.url,
-      template: offers.utmTemplate,
-    })
-    .from(campaigns)
-    .innerJoin(landers, eq(landers.id, campaigns.landerId))
-    .leftJoin(offers, eq(offers.id, campaigns.offerId))
-    .leftJoin(sparks, eq(sparks.id, campaigns.sparkId))
-    .where(eq(campaigns.id, id))
-    .get();
+  const [rows, paths, landerRows, offerRows, zone] = await db.batch([
+    db
+      .select({
+        id: campaigns.id,
+        bhToggle: campaigns.bhToggle,
+        landerId: campaigns.landerId,
+        landerUrl: landers.url,
+        mediaBuyer: campaigns.mediaBuyer,
+        spark: sparks.sparkId,
+        offerId: offers.id,
+        offerUrl: offers.url,
+        template: offers.utmTemplate,
+      })
+      .from(campaigns)
+      .innerJoin(landers, eq(landers.id, campaigns.landerId))
+      .leftJoin(offers, eq(offers.id, campaigns.offerId))
+      .leftJoin(sparks, eq(sparks.id, campaigns.sparkId))
+      .where(eq(campaigns.id, id)),
+    ...pathReads(db, id),
+    db.select({ value: settings.value }).from(settings).where(eq(settings.key, "report_timezone")),
+  ]);
+  const row = rows[0];
   if (!row) return null;
   const { offerId, offerUrl, template, ...rest } = row;
-  return { ...rest, offer: offerId !== null && offerUrl !== null && template !== null ? { id: offerId, url: offerUrl, template } : null };
+  return {
+    ...rest,
+    offer: offerId !== null && offerUrl !== null && template !== null ? { id: offerId, url: offerUrl, template } : null,
+    paths: assemblePaths([paths, landerRows, offerRows]),
+    timeZone: canonicalTimeZone(zone[0]?.value ?? DEFAULT_REPORT_TIMEZONE) ?? "UTC",
+  };
 }
 
 /** The highest campaign id there is (0 with none): ids are handed out in order (tracking/campaign-cache.ts). */

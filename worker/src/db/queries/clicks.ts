@@ -74,7 +74,7 @@ const adColumns = {
 /** The recorded click an exit refers to, with the ad-platform values its offer template needs. */
 export const findClick = (db: Db, clickId: string) =>
   db
-    .select({ clickId: clicks.clickId, campaignId: clicks.campaignId, ...adColumns })
+    .select({ clickId: clicks.clickId, campaignId: clicks.campaignId, offerId: clicks.offerId, ...adColumns })
     .from(clicks)
     .where(eq(clicks.clickId, clickId))
     .get();
