@@ -1,35 +1,18 @@
 import { countryLabel } from "../../../../worker/src/lib/country";
+import { COUNTRY_CODES } from "../../../../worker/src/schemas/paths";
+
+/** Cloudflare's own codes, which the browser does not name. */
+const CLOUDFLARE_CODES: Record<string, string> = { XX: "Unknown country (XX)", T1: "Tor network (T1)" };
 
 /**
- * Codes the runtime names that are not current ISO 3166-1 countries (unions, pseudo-locales, areas
- * with no code of their own, and withdrawn codes it still maps to their successor, such as UK and
- * YU): a rule on one of them would never match a visitor.
+ * What a country condition and the preview offer: the codes the API accepts (COUNTRY_CODES), named
+ * by the browser ("Germany (DE)"), sorted by name, Cloudflare's own codes last.
  */
-const NOT_COUNTRIES = new Set("AC AN BU CP CQ CS DD DG DY EA EU EZ FX HV IC NH QO RH SU TA TP UK UN VD XA XB YD YU ZR ZZ".split(" "));
+export const COUNTRIES: { code: string; label: string }[] = [...COUNTRY_CODES]
+  .filter((code) => !(code in CLOUDFLARE_CODES))
+  .map((code) => ({ code, label: countryLabel(code) }))
+  .sort((a, b) => a.label.localeCompare(b.label))
+  .concat(Object.entries(CLOUDFLARE_CODES).map(([code, label]) => ({ code, label })));
 
-const regions = new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
-
-function named(code: string): boolean {
-  try {
-    return regions.of(code) !== code;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The ISO 3166-1 alpha-2 codes a country condition offers, as "Germany (DE)", sorted by name: the
- * browser's own region names (Intl.DisplayNames) rather than a list of our own to keep current.
- * Kosovo (XK) stays: Cloudflare reports it.
- */
-export const COUNTRIES: { code: string; label: string }[] = (() => {
-  const codes: string[] = [];
-  for (let a = 65; a <= 90; a++)
-    for (let b = 65; b <= 90; b++) {
-      const code = String.fromCharCode(a, b);
-      if (!NOT_COUNTRIES.has(code) && named(code)) codes.push(code);
-    }
-  return codes.map((code) => ({ code, label: countryLabel(code) })).sort((x, y) => x.label.localeCompare(y.label));
-})();
-
-export { countryLabel };
+/** A chosen code as shown on its chip. */
+export const countryName = (code: string) => CLOUDFLARE_CODES[code] ?? countryLabel(code);

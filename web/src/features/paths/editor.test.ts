@@ -148,7 +148,7 @@ describe("validation messages", () => {
     const problems = validate([germany!, phones!, fallback!]);
     expect(problemsOf(problems, germany!.key)).toEqual({
       name: "Path name is required",
-      landers: "The weights sum to 0: give at least one lander that is not paused a weight above 0",
+      landers: 'Path " ": every lander is paused or at 0%, so nobody could be sent to one',
       "conditions.0.values": "Give at least one value",
     });
     expect(problemsOf(problems, phones!.key)).toMatchObject({
@@ -157,7 +157,7 @@ describe("validation messages", () => {
       "conditions.0.param": "Name the query parameter",
     });
     expect(problemsOf(problems, fallback!.key)).toEqual({
-      landers: "Add a lander, or send visitors straight to an offer",
+      landers: 'Path "Default" needs a lander, or to send visitors straight to the offer',
       stickyDays: "Sticky days: a whole number from 1 to 90",
       "optimisation.windowDays": "A whole number of days from 1 to 90",
       "optimisation.floorPercent": "A percentage from 0 to 50",
@@ -165,16 +165,19 @@ describe("validation messages", () => {
     });
   });
 
-  it("refuses a rule path without conditions, straight to offer without offers, and a lander twice", () => {
+  it("refuses a rule path without conditions, straight to offer without offers, a lander twice and an unknown country code", () => {
     const [germany, phones, fallback] = three();
     germany!.conditions = [];
     phones!.directToOffer = true;
     phones!.offers = [];
     fallback!.landers = [newVariant(1), newVariant(1)];
-    const problems = validate([germany!, phones!, fallback!]);
-    expect(problems[`${germany!.key}/conditions`]).toBe("A rule path needs at least one condition");
-    expect(problems[`${phones!.key}/offers`]).toBe("Straight to offer needs at least one offer");
-    expect(problems[`${fallback!.key}/landers`]).toBe("Each lander can appear only once in a path");
+    const typed = { ...newCondition("country"), values: ["UK"] };
+    const problems = validate([germany!, { ...phones!, conditions: [typed] }, fallback!]);
+    expect(problems[`${phones!.key}/conditions.0.values`]).toBe('Unknown country code "UK" (use ISO 3166-1 alpha-2, e.g. US, GB, DE)');
+    // The API's own sentences (worker/src/schemas/paths.ts), before any call.
+    expect(problems[`${germany!.key}/conditions`]).toBe('Path "Germany" needs at least one condition (only the default path has none)');
+    expect(problems[`${phones!.key}/offers`]).toBe('Path "Phones" sends visitors straight to the offer: give it an offer');
+    expect(problems[`${fallback!.key}/landers`]).toBe('Path "Default" lists lander 1 twice');
   });
 
   it("places the server's refusal by the path it names, as sent, even after the paths moved", () => {
@@ -204,11 +207,12 @@ describe("validation messages", () => {
 });
 
 describe("countries", () => {
-  it("offers the ISO 3166-1 countries by name with their codes, and no withdrawn codes", () => {
+  it("offers the codes the API accepts by name, and no withdrawn codes", () => {
     const codes = COUNTRIES.map((c) => c.code);
     expect(codes).toEqual(expect.arrayContaining(["DE", "PH", "US", "GB", "XK"]));
     expect(codes).not.toEqual(expect.arrayContaining(["UK"]));
     expect(codes.some((c) => ["UK", "EU", "YU", "SU"].includes(c))).toBe(false);
     expect(COUNTRIES.find((c) => c.code === "DE")?.label).toBe("Germany (DE)");
+    expect(COUNTRIES.at(-1)).toEqual({ code: "T1", label: "Tor network (T1)" });
   });
 });

@@ -1,12 +1,4 @@
-import {
-  MAX_CONDITIONS,
-  MAX_PATHS,
-  MAX_VARIANTS,
-  putPathsSchema,
-  type ConditionField,
-  type Path,
-  type PutPathsInput,
-} from "../../../../worker/src/schemas/paths";
+import { pathSetProblems, putPathsSchema, type ConditionField, type Path, type PathValues } from "../../../../worker/src/schemas/paths";
 
 /**
  * The Traffic distribution editor's state and rules, kept apart from the screen so they are tested
@@ -144,7 +136,7 @@ export function toDraft(paths: readonly SavedPath[]): DraftPath[] {
 const numberOf = (typed: string) => (typed.trim() === "" ? Number.NaN : Number(typed));
 
 /** The PUT's body: what the form holds, in evaluation order. */
-export function toPut(paths: readonly DraftPath[]): PutPathsInput {
+export function toPut(paths: readonly DraftPath[]): { paths: PathValues[] } {
   return {
     paths: paths.map((p) => ({
       ...(p.id !== undefined && { id: p.id }),
@@ -220,45 +212,29 @@ export function addPath(paths: readonly DraftPath[], name = `Rule ${paths.length
 const fieldOf = (issuePath: readonly PropertyKey[]) => issuePath.slice(2).map(String).join(".");
 
 /**
- * What would keep the set from saving, by field: the API's own schema first (its sentences), then
- * the rules the schema cannot hold alone (docs/traffic-distribution.md): a path sends visitors to a
- * lander or straight to an offer, weights that count sum to more than 0, each variant names a
- * lander or an offer. The server checks these again (and what only it knows: a deleted lander).
+ * What would keep the set from saving, by field: first what only the form can see (a variant with
+ * nothing chosen yet, a number typed wrong), then the API's own schema, whose rules for a set of
+ * paths (worker/src/schemas/paths.ts `pathSetProblems`: the default path, a lander or straight to
+ * an offer, weights that send somebody, no variant twice, known country codes) say the sentences
+ * the server would. The server checks again, and what only it knows: a lander deleted meanwhile.
  */
-export function validate(paths: readonly DraftPath[], names: { lander: string; offer: string } = { lander: "lander", offer: "offer" }): Problems {
+export function validate(paths: readonly DraftPath[]): Problems {
   const problems: Problems = {};
   const put = (key: string, message: string) => {
     problems[key] ??= message;
   };
+  const whole = (typed: string, min: number, max: number) => /^\d+$/.test(typed.trim()) && Number(typed) >= min && Number(typed) <= max;
   paths.forEach((p) => {
     const at = (field: string, message: string) => put(`${p.key}/${field}`, message);
-    const checkVariants = (kind: "landers" | "offers", noun: string) => {
-      const variants = p[kind];
-      variants.forEach((v, i) => {
-        if (v.ref === null) at(`${kind}.${i}.${kind === "landers" ? "landerId" : "offerId"}`, `Choose a ${noun}`);
+    for (const kind of p.directToOffer ? (["offers"] as const) : (["landers", "offers"] as const))
+      p[kind].forEach((v, i) => {
+        if (v.ref === null) at(`${kind}.${i}.${kind === "landers" ? "landerId" : "offerId"}`, `Choose ${kind === "landers" ? "a lander" : "an offer"}`);
         if (!/^\d+$/.test(v.weight.trim())) at(`${kind}.${i}.weight`, "Weight must be a whole number from 0");
       });
-      const refs = variants.map((v) => v.ref).filter((r) => r !== null);
-      if (new Set(refs).size !== refs.length) at(kind, `Each ${noun} can appear only once in a path`);
-      if (variants.length > MAX_VARIANTS) at(kind, `At most ${MAX_VARIANTS} ${kind} in a path`);
-      if (variants.length > 0 && variants.every((v) => /^\d+$/.test(v.weight.trim())) && percentages(variants).every((s) => s === null))
-        at(kind, `The weights sum to 0: give at least one ${noun} that is not paused a weight above 0`);
-    };
-    if (!p.directToOffer) {
-      if (p.landers.length === 0) at("landers", `Add a ${names.lander}, or send visitors straight to an offer`);
-      checkVariants("landers", names.lander);
-    }
-    if (p.directToOffer && p.offers.length === 0) at("offers", "Straight to offer needs at least one offer");
-    checkVariants("offers", names.offer);
-    if (!p.isDefault) {
-      if (p.conditions.length === 0) at("conditions", "A rule path needs at least one condition");
-      if (p.conditions.length > MAX_CONDITIONS) at("conditions", `At most ${MAX_CONDITIONS} conditions in a path`);
+    if (!p.isDefault)
       p.conditions.forEach((c, i) => {
         if (c.field === "param" && c.param.trim() === "") at(`conditions.${i}.param`, "Name the query parameter");
-        if (conditionValues(c).length === 0) at(`conditions.${i}.values`, "Give at least one value");
       });
-    }
-    const whole = (typed: string, min: number, max: number) => /^\d+$/.test(typed.trim()) && Number(typed) >= min && Number(typed) <= max;
     if (p.sticky && !whole(p.stickyDays, 1, 90)) at("stickyDays", "Sticky days: a whole number from 1 to 90");
     if (p.optimisation.mode !== "off") {
       const o = p.optimisation;
@@ -268,14 +244,15 @@ export function validate(paths: readonly DraftPath[], names: { lander: string; o
       if (!whole(o.minVisits, 0, 1_000_000)) at("optimisation.minVisits", "A whole number of visits from 0 to 1,000,000");
     }
   });
-  if (paths.length > MAX_PATHS) put("paths", `At most ${MAX_PATHS} paths`);
-  const parsed = putPathsSchema.safeParse(toPut(paths));
-  if (!parsed.success)
-    for (const issue of parsed.error.issues) {
-      const path = paths[Number(issue.path[1])];
-      if (issue.path[0] === "paths" && path && issue.path.length > 2) put(`${path.key}/${fieldOf(issue.path)}`, issue.message);
-      else if (!Object.keys(problems).length) put("paths", issue.message);
-    }
+  const body = toPut(paths);
+  const parsed = putPathsSchema.safeParse(body);
+  // The set's rules run on their own too: the schema applies them only once every field parses.
+  const issues = [...(parsed.success ? [] : parsed.error.issues), ...pathSetProblems(body.paths)];
+  for (const issue of issues) {
+    const path = issue.path[0] === "paths" && issue.path.length > 1 ? paths[Number(issue.path[1])] : undefined;
+    if (path) put(`${path.key}/${fieldOf(issue.path)}`, issue.message);
+    else put("paths", issue.message);
+  }
   return problems;
 }
 

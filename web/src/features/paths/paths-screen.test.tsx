@@ -157,13 +157,13 @@ describe("Traffic distribution", () => {
       fireEvent.change(within(phones).getByRole("textbox", { name: "Weight of Quiz B" }), { target: { value: "0" } });
       fireEvent.click(within(phones).getByRole("button", { name: "Remove condition 1 of Phones" }));
       fireEvent.click(screen.getByRole("button", { name: "Save" }));
-      await screen.findByText("The weights sum to 0: give at least one lander that is not paused a weight above 0");
-      expect(within(phones).getByText("A rule path needs at least one condition")).toBeTruthy();
+      await within(phones).findByText('Path "Phones": every lander is paused or at 0%, so nobody could be sent to one');
+      expect(within(phones).getByText('Path "Phones" needs at least one condition (only the default path has none)')).toBeTruthy();
       expect(sent).toEqual([]);
       // Fixing a field takes its message away at once.
       fireEvent.change(within(phones).getByRole("textbox", { name: "Weight of Quiz B" }), { target: { value: "10" } });
-      expect(within(phones).queryByText(/The weights sum to 0/)).toBeNull();
-      expect(within(phones).getByText("A rule path needs at least one condition")).toBeTruthy();
+      expect(within(phones).queryByText(/every lander is paused/)).toBeNull();
+      expect(within(phones).getByText(/needs at least one condition/)).toBeTruthy();
     }, 20_000);
 
     it("asks before leaving with unsaved changes", async () => {

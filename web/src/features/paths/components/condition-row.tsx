@@ -6,7 +6,7 @@ import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { cn } from "@/lib/cn";
 import { CONDITION_FIELDS, type ConditionField } from "../../../../../worker/src/schemas/paths";
-import { COUNTRIES, countryLabel } from "../countries";
+import { COUNTRIES, countryName } from "../countries";
 import { FIELD_LABELS, PICKED_FIELDS, WEEKDAYS, type DraftCondition, type Op } from "../editor";
 
 const FIELD_OPTIONS = CONDITION_FIELDS.map((f) => ({ value: f, label: FIELD_LABELS[f] }));
@@ -117,11 +117,11 @@ export function ConditionRow({ condition: c, index, pathName, onChange, onRemove
             <ul className="flex flex-wrap gap-1.5" aria-label={`Countries of ${name}`}>
               {c.values.map((code) => (
                 <li key={code} className="inline-flex items-center gap-1 rounded-full bg-brand-50 py-0.5 pl-2.5 pr-1 text-xs font-medium text-brand-800">
-                  {countryLabel(code)}
+                  {countryName(code)}
                   <button
                     type="button"
                     className="rounded-full p-0.5 hover:bg-brand-100"
-                    aria-label={`Remove ${countryLabel(code)}`}
+                    aria-label={`Remove ${countryName(code)}`}
                     onClick={() => set({ values: c.values.filter((v) => v !== code) })}
                   >
                     <X className="size-3" aria-hidden="true" />

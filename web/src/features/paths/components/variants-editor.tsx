@@ -5,6 +5,7 @@ import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
 import { cn } from "@/lib/cn";
+import { MAX_VARIANTS } from "../../../../../worker/src/schemas/paths";
 import { formatShare, newVariant, percentages, type DraftVariant } from "../editor";
 
 /** One line per variant: a grid of columns from sm up, wrapping lines on a phone. */
@@ -138,7 +139,12 @@ export function VariantsEditor({ kind, noun, variants, onChange, choices, proble
         </p>
       ) : null}
       <div className="flex flex-wrap gap-2">
-        <Button size="sm" variant="secondary" disabled={!firstFree} onClick={() => firstFree && onChange([...variants, newVariant(firstFree.id)])}>
+        <Button
+          size="sm"
+          variant="secondary"
+          disabled={!firstFree || variants.length >= MAX_VARIANTS}
+          onClick={() => firstFree && onChange([...variants, newVariant(firstFree.id)])}
+        >
           <Plus />
           Add {noun.toLowerCase()}
         </Button>
