@@ -13,6 +13,11 @@ const h = useHarness("paths-screen");
 const POLL = { timeout: 20_000, interval: 100 };
 
 const pathCard = (page: Page, name: RegExp) => page.getByRole("group", { name });
+/** Both sizes of the screen from its top (a full-page shot of a scrolled page draws the sidebar mid-page). */
+async function shots(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await h.shotBothSizes(page, name);
+}
 const share = (page: Page, path: RegExp, lander: string) =>
   pathCard(page, path)
     .getByRole("status", { name: `Share of ${lander}` })
@@ -47,7 +52,7 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   await expect.poll(() => fallback.getByRole("combobox", { name: /^Lander 1 of/ }).innerText(), POLL).toBe("Quiz A");
   await expect.poll(() => fallback.getByRole("combobox", { name: /^Offer 1 of/ }).innerText(), POLL).toBe("Sweeps offer");
   expect(await fallback.getByText("Default", { exact: true }).count()).toBe(1);
-  await h.shotBothSizes(page, "01-default-path");
+  await shots(page, "01-default-path");
 
   // A rule path: Germany, Quiz A and Quiz B at 50/50.
   await page.getByRole("button", { name: "Add rule path" }).click();
@@ -63,7 +68,7 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   await expect.poll(() => share(page, /^Path 1: Germany/, "Quiz B"), POLL).toBe("50%");
   await germany.getByRole("button", { name: "Add offer" }).click();
   await page.getByText("Unsaved changes").waitFor();
-  await h.shotBothSizes(page, "02-rule-path-unsaved");
+  await shots(page, "02-rule-path-unsaved");
 
   await page.getByRole("button", { name: "Save" }).click();
   await page.getByText("Traffic distribution saved").waitFor();
@@ -89,7 +94,7 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   const result = page.getByRole("region", { name: "Preview result" });
   await expect.poll(() => result.innerText(), POLL).toContain("This visitor takes Germany");
   expect(await result.innerText()).toMatch(/Quiz A\s+50%/);
-  await h.shotBothSizes(page, "03-preview-germany");
+  await shots(page, "03-preview-germany");
   await preview.getByRole("combobox", { name: "Country" }).fill("France");
   await page.getByRole("option", { name: "France (FR)" }).click();
   await preview.getByRole("button", { name: "Show path" }).click();
@@ -99,6 +104,6 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   await saved.getByRole("button", { name: "Weight history" }).click();
   const history = page.getByRole("dialog", { name: "Weight history: Germany" });
   await expect.poll(() => history.innerText(), POLL).toContain("founder");
-  await h.shotBothSizes(page, "04-weight-history");
+  await shots(page, "04-weight-history");
   await ctx.close();
 });
