@@ -162,9 +162,10 @@ export default function CampaignsScreen() {
                   <TableCell cardRole="actions">
                     <div className="flex items-center justify-end gap-1">
                       {/* Its landers, offers, weights and rule paths: a screen of its own (docs/traffic-distribution.md). */}
-                      <Button asChild variant="ghost" size="icon" aria-label={`Traffic distribution of ${c.name}`} title="Traffic distribution">
+                      <Button asChild variant="secondary" size="sm" aria-label={`Traffic distribution of ${c.name}`}>
                         <Link to={`/campaigns/${c.id}/paths`}>
                           <Split />
+                          Traffic
                         </Link>
                       </Button>
                       {admin ? <RowActions name={c.name} onEdit={() => setEditing(c)} onDelete={() => setDeleting(c)} /> : null}

@@ -184,7 +184,9 @@ export default function PathsScreen() {
       <div className="grid items-start gap-6 xl:grid-cols-[minmax(0,1fr)_20rem]">
         <div className="grid gap-3">
           <p className="text-sm text-slate-600">
-            Rule paths are tried from the top; a visitor takes the first whose conditions all match. Everyone else takes the default path, always last.
+            {draft.some((p) => !p.isDefault)
+              ? "Rule paths are tried from the top; a visitor takes the first whose conditions all match. Everyone else takes the default path, always last."
+              : `No rule paths yet: every visitor takes the default path.${admin ? " Add a rule path to send a country, a device or an hour elsewhere." : ""}`}
           </p>
           <ol className="grid gap-4" aria-label="Paths in evaluation order">
             {draft.map((p, i) => (
