@@ -15,10 +15,11 @@ import {
   type CampaignViewRow,
 } from "../db/queries/campaigns";
 import { campaignDeletionImpact } from "../db/queries/deletion-impact";
+import { defaultPathOf, followCampaignDialog } from "../db/queries/paths";
 import { readSettings } from "../db/queries/settings";
 import type { AppEnv, Db } from "../env";
 import { isForeignKeyViolation } from "../lib/db-errors";
-import { ApiError, badRequest, notFound } from "../lib/errors";
+import { ApiError, badRequest, conflict, notFound } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validate } from "../lib/validate";
 import { createCampaignSchema, updateCampaignSchema } from "../schemas/campaigns";
@@ -162,9 +163,14 @@ export const campaignRoutes = new Hono<AppEnv>()
     // A patch of the BH Toggle alone is the switch the team flips most: its own action.
     const action = Object.keys(input).every((k) => k === "bhToggle") ? "campaign.bh_toggle" : "campaign.update";
     const change = diff(await described(db, before), await described(db, { ...before, ...input }), LABELS);
+    // With paths of its own, the dialog's lander and offer are its default path's (docs/traffic-distribution.md).
+    const defaultPath = input.landerId !== undefined || input.offerId !== undefined ? await defaultPathOf(db, id) : undefined;
+    const follow = defaultPath ? followCampaignDialog(db, defaultPath, input) : { statements: [] };
+    if ("refused" in follow) throw conflict(follow.refused);
     const [updated] = await writing(
       db.batch([
         updateCampaign(db, id, input),
+        ...follow.statements,
         ...unlessUnchanged(change, (summary) => audit(c, { action, kind: "campaign", id, summary: `${before.name}: ${summary}` }, { ifChanged: true })),
       ]),
     );

@@ -63,10 +63,7 @@ export const landerRoutes = new Hono<AppEnv>()
     if (!before) throw notFound("Lander not found");
     await refuseIfInPaths(db, { landerId: id }, `Lander "${before.name}"`);
     const [deleted] = await inPathsMeanwhile(
-      db.batch([
-      deleteLander(db, id),
-        audit(c, { action: "lander.delete", kind: "lander", id, summary: fields(before, LABELS) }, { ifChanged: true }),
-      ]),
+      db.batch([deleteLander(db, id), audit(c, { action: "lander.delete", kind: "lander", id, summary: fields(before, LABELS) }, { ifChanged: true })]),
     );
     if (!deleted.length) throw notFound("Lander not found");
     invalidateTrackedCampaigns();

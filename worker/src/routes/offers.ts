@@ -78,10 +78,7 @@ export const offerRoutes = new Hono<AppEnv>()
     if (!before) throw notFound("Offer not found");
     await refuseIfInPaths(db, { offerId: id }, `Offer "${before.name}"`);
     const [deleted] = await inPathsMeanwhile(
-      db.batch([
-      deleteOffer(db, id),
-        audit(c, { action: "offer.delete", kind: "offer", id, summary: fields(before, LABELS) }, { ifChanged: true }),
-      ]),
+      db.batch([deleteOffer(db, id), audit(c, { action: "offer.delete", kind: "offer", id, summary: fields(before, LABELS) }, { ifChanged: true })]),
     );
     if (!deleted.length) throw notFound("Offer not found");
     invalidateTrackedCampaigns();

@@ -40,7 +40,14 @@ function pathJson(p: StoredPathRow) {
     directToOffer: p.directToOffer,
     stickyDays: p.stickyDays,
     optimisation: { mode: p.optimiseMode, windowDays: p.optimiseWindowDays, floorPercent: p.optimiseFloorPercent, minVisits: p.optimiseMinVisits },
-    landers: p.landers.map((l, i) => ({ landerId: l.landerId, name: l.name, weight: l.weight, paused: l.paused, pinned: l.pinned, percent: landerPercents[i]! })),
+    landers: p.landers.map((l, i) => ({
+      landerId: l.landerId,
+      name: l.name,
+      weight: l.weight,
+      paused: l.paused,
+      pinned: l.pinned,
+      percent: landerPercents[i]!,
+    })),
     offers: p.offers.map((o, i) => ({ offerId: o.offerId, name: o.name, weight: o.weight, paused: o.paused, pinned: o.pinned, percent: offerPercents[i]! })),
   };
 }
@@ -86,15 +93,12 @@ function describe(paths: { name: string; directToOffer: boolean; landers: Descri
 async function checkReferences(db: Db, campaignId: number, paths: PathValues[]) {
   const [ownIds, found] = await Promise.all([
     pathIdsOf(db, campaignId),
-    existingIds(
-      db,
-      [...new Set(paths.flatMap((p) => p.landers.map((l) => l.landerId)))],
-      [...new Set(paths.flatMap((p) => p.offers.map((o) => o.offerId)))],
-    ),
+    existingIds(db, [...new Set(paths.flatMap((p) => p.landers.map((l) => l.landerId)))], [...new Set(paths.flatMap((p) => p.offers.map((o) => o.offerId)))]),
   ]);
   const problems: string[] = [];
   for (const p of paths) {
-    if (p.id !== undefined && !ownIds.includes(p.id)) problems.push(`Path "${p.name}": path ${p.id} is not a path of this campaign (leave the id out for a new path)`);
+    if (p.id !== undefined && !ownIds.includes(p.id))
+      problems.push(`Path "${p.name}": path ${p.id} is not a path of this campaign (leave the id out for a new path)`);
     for (const l of p.landers) if (!found.landers.has(l.landerId)) problems.push(`Path "${p.name}": lander ${l.landerId} does not exist (deleted?)`);
     for (const o of p.offers) if (!found.offers.has(o.offerId)) problems.push(`Path "${p.name}": offer ${o.offerId} does not exist (deleted?)`);
   }

@@ -113,7 +113,9 @@ function exitOf(c: Context<AppEnv>, clickId: string, offerId: number): ExitRecor
 /** A click's ad values when the click is not at hand. */
 const NO_AD_VALUES = { campaign: null, adGroup: null, creative: null, placement: null, campaignName: null, adGroupName: null, creativeName: null };
 
-type AdValues = { [K in "tiktokCampaignId" | "tiktokAdGroupId" | "tiktokCreativeId" | "placement" | "campaignName" | "adGroupName" | "creativeName"]?: string | null };
+type AdValues = {
+  [K in "tiktokCampaignId" | "tiktokAdGroupId" | "tiktokCreativeId" | "placement" | "campaignName" | "adGroupName" | "creativeName"]?: string | null;
+};
 
 /** The offer URL with its template filled from a click (/click, and /r/ on a path straight to the offer). */
 function offerLocation(offer: TrackedOffer, campaign: LiveCampaign, click: AdValues & { clickId: string }) {
@@ -148,7 +150,16 @@ async function distribute(
   if (!distribution) return null;
   const { place, q, ip, userAgent, at } = facts;
   const visit = visitOf(
-    { country: place.country, region: place.region, city: place.city, asn: place.asn, acceptLanguage: c.req.header("accept-language") ?? null, query: q, userAgent, at },
+    {
+      country: place.country,
+      region: place.region,
+      city: place.city,
+      asn: place.asn,
+      acceptLanguage: c.req.header("accept-language") ?? null,
+      query: q,
+      userAgent,
+      at,
+    },
     distribution.timeZone,
     // Parsed only when a rule asks, through the batch's own cache (tracking/visitor.ts).
     (ua) => describeVisitor(ua, place.asn),
@@ -278,7 +289,10 @@ export const trackingRoutes = new Hono<AppEnv>()
       : (found === LOOKUP_REFUSED || found === LOOKUP_FAILED) && checked
         ? // Over the limit (or with D1 failing) the click is not looked up, but its checked id still
           // goes on (sub2), so a conversion is credited to it; its ad values are not known here.
-          appendQuery(offer.url, fillTemplate(offer.template, { ...NO_AD_VALUES, clickId: checked.clickId, mediaBuyer: campaign.mediaBuyer, spark: campaign.spark }))
+          appendQuery(
+            offer.url,
+            fillTemplate(offer.template, { ...NO_AD_VALUES, clickId: checked.clickId, mediaBuyer: campaign.mediaBuyer, spark: campaign.spark }),
+          )
         : appendQuery(offer.url, "");
     if (!location) return plainPage(c, 404, "Not found", "This link has no destination yet.");
 

@@ -24,7 +24,9 @@ export type ConditionField = (typeof CONDITION_FIELDS)[number];
  * `request.cf.country` also sends (XK Kosovo, XX unknown, T1 Tor).
  */
 export const COUNTRY_CODES: ReadonlySet<string> = new Set(
-  "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW XX T1".split(" "),
+  "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW XX T1".split(
+    " ",
+  ),
 );
 
 /** Why a condition's values cannot be matched, or null: unknown countries, out-of-range days and hours, non-numeric ASNs. */
@@ -134,13 +136,16 @@ const hasLive = (variants: readonly { weight: number; paused: boolean }[]) => va
 export function pathSetProblems(paths: readonly PathShape[]): { path: (string | number)[]; message: string }[] {
   const problems: { path: (string | number)[]; message: string }[] = [];
   const defaults = paths.filter((p) => p.isDefault).length;
-  if (defaults !== 1) problems.push({ path: ["paths"], message: defaults === 0 ? "One path must be the default path" : "Only one path can be the default path" });
-  else if (!paths[paths.length - 1]!.isDefault) problems.push({ path: ["paths"], message: "The default path must be the last one (it catches every visitor no rule path took)" });
+  if (defaults !== 1)
+    problems.push({ path: ["paths"], message: defaults === 0 ? "One path must be the default path" : "Only one path can be the default path" });
+  else if (!paths[paths.length - 1]!.isDefault)
+    problems.push({ path: ["paths"], message: "The default path must be the last one (it catches every visitor no rule path took)" });
   paths.forEach((p, i) => {
     const at = (...rest: (string | number)[]) => ["paths", i, ...rest];
     const name = `Path "${p.name}"`;
     if (p.isDefault && p.conditions.length) problems.push({ path: at("conditions"), message: `${name} is the default path: it has no conditions` });
-    if (!p.isDefault && !p.conditions.length) problems.push({ path: at("conditions"), message: `${name} needs at least one condition (only the default path has none)` });
+    if (!p.isDefault && !p.conditions.length)
+      problems.push({ path: at("conditions"), message: `${name} needs at least one condition (only the default path has none)` });
     if (p.directToOffer) {
       if (p.landers.length) problems.push({ path: at("landers"), message: `${name} sends visitors straight to the offer: it has no landers` });
       if (!p.offers.length) problems.push({ path: at("offers"), message: `${name} sends visitors straight to the offer: give it an offer` });

@@ -119,10 +119,7 @@ export function compileCondition(c: Condition): (visit: Visit) => boolean {
   const values = new Set(c.values.map(numericField ? numeric : norm));
   const read = reader(c);
   // A language rule for "en" takes "en-US" too; one for "en-US" only that.
-  const hit =
-    c.field === "language"
-      ? (x: string) => values.has(x) || values.has(x.split("-")[0]!)
-      : (x: string) => values.has(x);
+  const hit = c.field === "language" ? (x: string) => values.has(x) || values.has(x.split("-")[0]!) : (x: string) => values.has(x);
   const is = c.op === "is";
   return (visit) => {
     const x = read(visit);

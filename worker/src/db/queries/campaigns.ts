@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, max, ne } from "drizzle-orm";
+import { and, desc, eq, isNotNull, max, ne, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { canonicalTimeZone, DEFAULT_REPORT_TIMEZONE } from "../../schemas/settings";
 import { campaigns, domains, landers, offers, settings, sparks } from "../schema";
@@ -150,8 +150,9 @@ export async function findTrackedCampaign(db: Db, id: number): Promise<TrackedCa
         landerUrl: landers.url,
         mediaBuyer: campaigns.mediaBuyer,
         spark: sparks.sparkId,
-        offerId: offers.id,
-        offerUrl: offers.url,
+        // Named apart: in a batch D1 answers rows as objects, where a second "id" or "url" would overwrite the first.
+        offerId: sql<number | null>`${offers.id}`.as("offer_id_"),
+        offerUrl: sql<string | null>`${offers.url}`.as("offer_url"),
         template: offers.utmTemplate,
       })
       .from(campaigns)

@@ -76,7 +76,6 @@ export function assemblePaths([paths, landerRows, offerRows]: [Rows<0>, Rows<1>,
 }
 export type StoredPathRow = ReturnType<typeof assemblePaths>[number];
 
-
 /** A path as the PUT body gives it (no id: a new one). */
 export type PathToStore = PathValues;
 
@@ -126,12 +125,30 @@ export function replacePathStatements(db: Db, campaignId: number, paths: PathToS
     pinned: field<boolean>(5).as("pinned"),
   };
   const { variantId, ...rest } = variantColumns;
-  const landerColumns = { id: rest.id, pathId: rest.pathId, landerId: variantId, position: rest.position, weight: rest.weight, paused: rest.paused, pinned: rest.pinned };
-  const offerColumns = { id: rest.id, pathId: rest.pathId, offerId: variantId, position: rest.position, weight: rest.weight, paused: rest.paused, pinned: rest.pinned };
+  const landerColumns = {
+    id: rest.id,
+    pathId: rest.pathId,
+    landerId: variantId,
+    position: rest.position,
+    weight: rest.weight,
+    paused: rest.paused,
+    pinned: rest.pinned,
+  };
+  const offerColumns = {
+    id: rest.id,
+    pathId: rest.pathId,
+    offerId: variantId,
+    position: rest.position,
+    weight: rest.weight,
+    paused: rest.paused,
+    pinned: rest.pinned,
+  };
   const landerRows = variantRows((p) => p.landers.map((l) => ({ ...l, id: l.landerId })));
   const offerRows = variantRows((p) => p.offers.map((o) => ({ ...o, id: o.offerId })));
   const historyRows = JSON.stringify(
-    paths.flatMap((p, position) => (changedWeights.has(position) ? [[position, p.id === undefined ? "Path created" : "Set by hand", JSON.stringify(weightsOf(p))]] : [])),
+    paths.flatMap((p, position) =>
+      changedWeights.has(position) ? [[position, p.id === undefined ? "Path created" : "Set by hand", JSON.stringify(weightsOf(p))]] : [],
+    ),
   );
   return [
     db.delete(pathLanders).where(inArray(pathLanders.pathId, ofCampaign(db, campaignId))),
@@ -229,3 +246,54 @@ export const pathOfCampaign = (db: Db, campaignId: number, pathId: number) =>
     .from(campaignPaths)
     .where(and(eq(campaignPaths.id, pathId), eq(campaignPaths.campaignId, campaignId)))
     .get();
+
+/** The campaign's default path (the last) with its variants' ids, or undefined for a campaign without paths of its own. */
+export async function defaultPathOf(db: Db, campaignId: number) {
+  const path = await db
+    .select({ id: campaignPaths.id, directToOffer: campaignPaths.directToOffer })
+    .from(campaignPaths)
+    .where(and(eq(campaignPaths.campaignId, campaignId), eq(campaignPaths.isDefault, true)))
+    .get();
+  if (!path) return undefined;
+  const [l, o] = await db.batch([
+    db.select({ id: pathLanders.landerId }).from(pathLanders).where(eq(pathLanders.pathId, path.id)),
+    db.select({ id: pathOffers.offerId }).from(pathOffers).where(eq(pathOffers.pathId, path.id)),
+  ]);
+  return { ...path, landerIds: l.map((r) => r.id), offerIds: o.map((r) => r.id) };
+}
+export type DefaultPath = NonNullable<Awaited<ReturnType<typeof defaultPathOf>>>;
+
+/**
+ * The campaign dialog's lander and offer, on a campaign with paths of its own: the default path's
+ * single lander (offer) becomes the chosen one. Returns the statements, or why it cannot be done
+ * (the default path rotates several, or sends visitors straight to the offer): that is edited
+ * under Paths, never overwritten from the dialog.
+ */
+export function followCampaignDialog(
+  db: Db,
+  path: DefaultPath,
+  change: { landerId?: number; offerId?: number | null },
+): { statements: BatchStatement[] } | { refused: string } {
+  const statements: BatchStatement[] = [];
+  if (change.landerId !== undefined && !(path.landerIds.length === 1 && path.landerIds[0] === change.landerId)) {
+    if (path.directToOffer) return { refused: "The campaign's default path sends visitors straight to the offer: change its landers under Paths" };
+    if (path.landerIds.length !== 1) return { refused: `The campaign's default path rotates ${path.landerIds.length} landers: change them under Paths` };
+    statements.push(db.update(pathLanders).set({ landerId: change.landerId }).where(eq(pathLanders.pathId, path.id)));
+  }
+  if (
+    change.offerId !== undefined &&
+    !(path.offerIds.length === (change.offerId === null ? 0 : 1) && (change.offerId === null || path.offerIds[0] === change.offerId))
+  ) {
+    if (path.offerIds.length > 1) return { refused: `The campaign's default path rotates ${path.offerIds.length} offers: change them under Paths` };
+    if (change.offerId === null) {
+      if (path.directToOffer) return { refused: "The campaign's default path sends visitors straight to the offer: it needs one" };
+      statements.push(db.delete(pathOffers).where(eq(pathOffers.pathId, path.id)));
+    } else if (path.offerIds.length === 1) {
+      statements.push(db.update(pathOffers).set({ offerId: change.offerId }).where(eq(pathOffers.pathId, path.id)));
+    } else {
+      statements.push(db.insert(pathOffers).values({ pathId: path.id, offerId: change.offerId, position: 0, weight: 100 }));
+    }
+  }
+  return { statements };
+}
+type BatchStatement = Parameters<Db["batch"]>[0][number];
