@@ -93,7 +93,7 @@ export function PreviewPanel({ campaignId, dirty, landers, offers }: PreviewPane
           {dirty ? <p className="text-xs text-amber-700">Answers for the saved paths: save to preview your changes.</p> : null}
         </form>
         {result ? (
-          <section aria-label="Preview result" aria-live="polite" className="grid gap-3 rounded-md border border-brand-200 bg-brand-50/50 p-3">
+          <section aria-label="Preview result" aria-live="polite" className="grid gap-3 rounded-md border border-brand-100 bg-brand-50 p-3">
             <p className="text-sm text-slate-800">
               This visitor takes <strong className="font-semibold">{result.path.name}</strong>
               {result.path.isDefault ? " (the default path)" : ""}.
