@@ -32,7 +32,7 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   await callApi(page, "POST", "/api/landers", { name: "Quiz B", url: "https://lander.example.com/b" });
   await callApi(page, "POST", "/api/offers", { name: "Sweeps offer", url: "https://network.example.com/?o=1" });
 
-  // Campaigns → Create Campaign, as the spec's dialog has it: one lander, one offer.
+  // Campaigns → Create Campaign: one lander, one offer.
   await page.goto("/campaigns");
   await page.getByRole("button", { name: "Create Campaign" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Create Campaign" });

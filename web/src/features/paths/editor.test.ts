@@ -28,7 +28,7 @@ const saved = (over: Partial<SavedPath> & { id: number | null; name: string }): 
   ...over,
 });
 
-/** A rule path for Germany, one for phones, then the default path: what the spec's campaign grows into. */
+/** A rule path for Germany, one for phones, then the default path: what a one-lander campaign grows into. */
 const three = () =>
   toDraft([
     saved({ id: 1, name: "Germany" }),
