@@ -1,14 +1,9 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { InferResponseType } from "hono/client";
 import { api, unwrap } from "@/lib/api";
 import { campaignsQuery, entityKeys, landersQuery, offersQuery } from "@/lib/entities";
 import type { PreviewInput, PutPathsInput } from "../../../../worker/src/schemas/paths";
 
 const paths = api.campaigns[":id"].paths;
-
-export type PathsAnswer = InferResponseType<typeof paths.$get, 200>;
-export type PreviewAnswer = InferResponseType<(typeof paths)["preview"]["$post"], 200>;
-export type HistoryAnswer = InferResponseType<(typeof paths)[":pathId"]["history"]["$get"], 200>;
 
 /** Under the campaigns' key: a campaign's delete or edit invalidates its paths too. */
 const pathsKey = (campaignId: number) => [...entityKeys.campaigns, campaignId, "paths"] as const;
