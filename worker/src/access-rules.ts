@@ -113,6 +113,7 @@ export const ACCESS = {
   "PUT /api/campaigns/:id/paths": "admin",
   "POST /api/campaigns/:id/paths/preview": SCREEN_ACCESS["/campaigns"],
   "GET /api/campaigns/:id/paths/:pathId/history": SCREEN_ACCESS["/campaigns"],
+  "GET /api/campaigns/:id/paths/:pathId/split-test": SCREEN_ACCESS["/campaigns"],
   // members see and delete only the sparks assigned to them (routes/sparks.ts)
   "GET /api/sparks": feature("sparks", "dashboard"),
   "POST /api/sparks": feature("sparks"),

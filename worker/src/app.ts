@@ -20,6 +20,7 @@ import { invoiceRoutes } from "./routes/invoices";
 import { landerRoutes } from "./routes/landers";
 import { offerRoutes } from "./routes/offers";
 import { pathRoutes } from "./routes/paths";
+import { splitTestRoutes } from "./routes/split-tests";
 import { postbackRoutes } from "./routes/postback";
 import { preferenceRoutes } from "./routes/preferences";
 import { redeployWorkerRoutes } from "./routes/redeploy-worker";
@@ -49,6 +50,7 @@ const api = new Hono<AppEnv>()
   .route("/offers", offerRoutes)
   .route("/campaigns", campaignRoutes)
   .route("/campaigns", pathRoutes)
+  .route("/campaigns", splitTestRoutes)
   .route("/sparks", sparkRoutes)
   .route("/clicks", clickRoutes)
   .route("/transactions", transactionRoutes)

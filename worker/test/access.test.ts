@@ -166,6 +166,11 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
     const [path] = await db().insert(campaignPaths).values({ campaignId, position: 0, name: "Default", isDefault: true, conditions: [] }).returning();
     return { path: `/api/campaigns/${campaignId}/paths/${path!.id}/history` };
   },
+  "GET /api/campaigns/:id/paths/:pathId/split-test": async () => {
+    const campaignId = await sampleCampaign();
+    const [path] = await db().insert(campaignPaths).values({ campaignId, position: 0, name: "Default", isDefault: true, conditions: [] }).returning();
+    return { path: `/api/campaigns/${campaignId}/paths/${path!.id}/split-test` };
+  },
   "GET /api/sparks": () => ({ path: "/api/sparks" }),
   "POST /api/sparks": () => ({ path: "/api/sparks", json: { name: "Spark", code: "<!-- code -->" } }),
   "DELETE /api/sparks/:id": async (_t, caller) => ({ path: `/api/sparks/${await sampleSpark(caller)}` }),

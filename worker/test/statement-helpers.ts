@@ -1,4 +1,5 @@
 /** Statements for the streaming tests: large, varied, and cut into pieces as a network would. */
+import { mulberry32 } from "../src/distribution/random";
 
 export const VARIED_HEADER = [
   "Registered Card Last 4",
@@ -56,21 +57,10 @@ export function variedStatement({ rows, prefix, linebreak = "\r\n", bom = true }
   return `${bom ? "\uFEFF" : ""}${lines.join(linebreak)}${linebreak}`;
 }
 
-/** A small deterministic random number generator (mulberry32), so a failing cut can be replayed. */
-export function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `whole` cut at random places into pieces of 1 to `max` units, a few of them a single unit. */
 export function cut<T extends { length: number; slice(start: number, end?: number): T }>(whole: T, seed: number, max = 70_000): T[] {
-  const next = random(seed);
+  // Seeded, so a failing cut can be replayed.
+  const next = mulberry32(seed);
   const pieces: T[] = [];
   for (let at = 0; at < whole.length;) {
     const size = next() < 0.2 ? 1 + Math.floor(next() * 3) : 1 + Math.floor(next() * max);

@@ -2,6 +2,7 @@ import type { Bindings, Db } from "../env";
 import { clickRetentionJob } from "./click-retention";
 import { createDb } from "../middleware/database";
 import { finishDomainsJob } from "./finish-domains";
+import { optimisePathsJob } from "./optimise-paths";
 import { purgeOldAuditEntries } from "./purge-audit";
 import { purgeOldCodes } from "./purge-codes";
 import { purgeExpiredSessions } from "./purge-sessions";
@@ -29,6 +30,7 @@ export const JOBS: Job[] = [
   purgeOldAuditEntries,
   clickRetentionJob,
   purgeAbandonedStatementImports,
+  optimisePathsJob,
 ];
 
 /**

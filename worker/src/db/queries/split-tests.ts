@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../../env";
+
+/**
+ * What a path's variants did over a period (docs/traffic-distribution.md "Split tests and
+ * auto-optimisation"): per lander and per offer the clicks the path sent it (visits), their exits,
+ * and the counted CAKE conversions and revenue of those clicks. A conversion is joined to its click
+ * by CAKE's sub2 (the click id) whenever it arrives, so one reported days later is credited to the
+ * variant that click got, not to the day it came in. Flagged bots are left out of the figures (they
+ * got the same path and variant as anyone: the flag only keeps them out of what is learnt).
+ */
+export interface VariantRow {
+  id: number | null;
+  visits: number;
+  exits: number;
+  conversions: number;
+  revenueCents: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export async function pathVariantFigures(db: Db, campaignId: number, pathId: number, from: number, to: number) {
+  // CAKE's dates are report-zone days: a day either side of the UTC one covers every zone.
+  const fromDate = new Date(from - DAY_MS).toISOString().slice(0, 10);
+  const figures = (column: "lander_id" | "offer_id") =>
+    db.all<VariantRow>(sql`
+    with k as (
+      select click_id, ${sql.raw(column)} as variant, exited_at is not null as exited from clicks
+      where campaign_id = ${campaignId} and clicked_at >= ${from} and clicked_at < ${to} and path_id = ${pathId} and bot = 0
+    ), cv as (
+      select subid2, count(*) as n, sum(revenue_cents) as cents from cake_conversions
+      where counted = 1 and date >= ${fromDate} and subid2 in (select click_id from k) group by subid2
+    )
+    select k.variant as id, count(*) as visits, coalesce(sum(k.exited), 0) as exits,
+      coalesce(sum(cv.n), 0) as conversions, coalesce(sum(cv.cents), 0) as revenueCents
+    from k left join cv on cv.subid2 = k.click_id group by k.variant`);
+  const [landers, offers] = await Promise.all([figures("lander_id"), figures("offer_id")]);
+  return { landers, offers };
+}
