@@ -6,12 +6,14 @@ import { reportTimeZoneQuery } from "@/lib/report-zone-query";
 import { appQueryClient } from "./query-client";
 import { RequireAccess, RequireAuth } from "./guards";
 import { SCREENS } from "./screens";
+import { SCREEN_ACCESS } from "../../../worker/src/access-rules";
 
 // The signed-in frame loads lazily too, so the sign-in screen ships only what it needs.
 const loadAppLayout = () => import("./layout/app-layout");
 const AppLayout = lazy(loadAppLayout);
 const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
+const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -86,6 +88,17 @@ export const router = createBrowserRouter([
               ),
             };
           }),
+          {
+            // A campaign's traffic distribution: reached from its row on Campaigns, opened to the same people.
+            path: "/campaigns/:id/paths",
+            element: (
+              <RequireAccess requires={SCREEN_ACCESS["/campaigns"]}>
+                <Suspense fallback={screenFallback}>
+                  <PathsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
           {
             path: "*",
             element: (

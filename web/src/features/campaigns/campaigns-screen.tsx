@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { AlertTriangle, Code2, Link2, Megaphone, Plus } from "lucide-react";
+import { AlertTriangle, Code2, Link2, Megaphone, Plus, Split } from "lucide-react";
 import { useState } from "react";
 import { Link } from "react-router";
 import { DeletionImpactSummary, useDeletionImpact } from "@/components/deletion-impact";
@@ -60,7 +60,6 @@ export default function CampaignsScreen() {
   const [deleting, setDeleting] = useState<Campaign | null>(null);
   const impact = useDeletionImpact("campaigns", deleting);
   const rows = campaigns.data ?? [];
-  const columns = admin ? 6 : 5;
 
   const toggle = (c: Campaign, bhToggle: boolean) =>
     // docs/screens.md §4: the list's switch sends only the toggle.
@@ -116,14 +115,14 @@ export default function CampaignsScreen() {
               <TableHead>BH Toggle</TableHead>
               <TableHead>Copy UTM</TableHead>
               <TableHead>View Code</TableHead>
-              {admin ? <TableHead className="text-right">Actions</TableHead> : null}
+              <TableHead className="text-right">Actions</TableHead>
             </TableRow>
           </TableHeader>
           <TableBody>
             <QueryRows
               query={campaigns}
               rows={rows}
-              colSpan={columns}
+              colSpan={6}
               loading="Loading campaigns..."
               emptyState={
                 <EmptyState icon={<Megaphone />} title="No campaigns yet">
@@ -160,11 +159,18 @@ export default function CampaignsScreen() {
                       View Code
                     </Button>
                   </TableCell>
-                  {admin ? (
-                    <TableCell cardRole="actions">
-                      <RowActions name={c.name} onEdit={() => setEditing(c)} onDelete={() => setDeleting(c)} />
-                    </TableCell>
-                  ) : null}
+                  <TableCell cardRole="actions">
+                    <div className="flex items-center justify-end gap-1">
+                      {/* Its landers, offers, weights and rule paths: a screen of its own (docs/traffic-distribution.md). */}
+                      <Button asChild variant="secondary" size="sm" aria-label={`Traffic distribution of ${c.name}`}>
+                        <Link to={`/campaigns/${c.id}/paths`}>
+                          <Split />
+                          Traffic
+                        </Link>
+                      </Button>
+                      {admin ? <RowActions name={c.name} onEdit={() => setEditing(c)} onDelete={() => setDeleting(c)} /> : null}
+                    </div>
+                  </TableCell>
                 </TableRow>
               )}
             </QueryRows>
