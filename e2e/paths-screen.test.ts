@@ -105,5 +105,14 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   const history = page.getByRole("dialog", { name: "Weight history: Germany" });
   await expect.poll(() => history.innerText(), POLL).toContain("founder");
   await shots(page, "04-weight-history");
+  await page.keyboard.press("Escape");
+  await history.waitFor({ state: "hidden" });
+
+  // Its split test: no visits yet, so nothing is decided.
+  await saved.getByRole("button", { name: "Split test" }).click();
+  const splitTest = page.getByRole("dialog", { name: "Split test: Germany" });
+  await expect.poll(() => splitTest.innerText(), POLL).toContain("No visits on this path in the last");
+  expect(await splitTest.getByRole("list", { name: "Verdicts" }).innerText()).toContain("Landers: Not decided");
+  await shots(page, "05-split-test");
   await ctx.close();
 });

@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "@/lib/api";
 import { campaignsQuery, entityKeys, landersQuery, offersQuery } from "@/lib/entities";
 import type { PreviewInput, PutPathsInput } from "../../../../worker/src/schemas/paths";
@@ -15,6 +15,23 @@ export const historyQuery = (campaignId: number, pathId: number) =>
   queryOptions({
     queryKey: [...pathsKey(campaignId), pathId, "history"],
     queryFn: () => unwrap(paths[":pathId"].history.$get({ param: { id: String(campaignId), pathId: String(pathId) } })),
+  });
+
+export type SplitTestMetric = "cr" | "epv";
+
+/** A path's split test over the last `days` (absent: the path's own window and metric, as the server picks). */
+export const splitTestQuery = (campaignId: number, pathId: number, days?: number, metric?: SplitTestMetric) =>
+  queryOptions({
+    queryKey: [...pathsKey(campaignId), pathId, "split-test", days ?? null, metric ?? null],
+    queryFn: () =>
+      unwrap(
+        paths[":pathId"]["split-test"].$get({
+          param: { id: String(campaignId), pathId: String(pathId) },
+          query: { ...(days !== undefined && { days: String(days) }), ...(metric && { metric }) },
+        }),
+      ),
+    // Changing the period keeps the old figures on screen until the new ones arrive.
+    placeholderData: keepPreviousData,
   });
 
 // The editor's names for ids, and the campaign's own name: the shared lists (lib/entities.ts).

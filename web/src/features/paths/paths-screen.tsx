@@ -12,6 +12,7 @@ import { isAdmin, useUser } from "@/lib/auth";
 import { useQuery } from "@tanstack/react-query";
 import { pathsQuery, useCampaignList, useLanderChoices, useOfferChoices, useSavePaths } from "./api";
 import { HistoryDialog } from "./components/history-dialog";
+import { SplitTestDialog } from "./components/split-test-dialog";
 import { PathCard } from "./components/path-card";
 import { PreviewPanel } from "./components/preview-panel";
 import { addPath, movePath, problemsFromServer, problemsOf, toDraft, toPut, validate, type DraftPath, type Problems } from "./editor";
@@ -40,6 +41,7 @@ export default function PathsScreen() {
   const [problems, setProblems] = useState<Problems>({});
   const [announcement, setAnnouncement] = useState("");
   const [historyOf, setHistoryOf] = useState<DraftPath | null>(null);
+  const [splitTestOf, setSplitTestOf] = useState<DraftPath | null>(null);
   const focusAfterMove = useRef<{ key: string; direction: -1 | 1 } | null>(null);
 
   // The saved set becomes the form, unless the form holds changes of its own (or already holds it:
@@ -211,6 +213,7 @@ export default function PathsScreen() {
                     setAnnouncement(`${p.name || "Path"} removed; Save to apply`);
                   }}
                   onHistory={() => setHistoryOf(p)}
+                  onSplitTest={() => setSplitTestOf(p)}
                 />
               </li>
             ))}
@@ -227,6 +230,9 @@ export default function PathsScreen() {
           offers={offerChoices}
           onClose={() => setHistoryOf(null)}
         />
+      ) : null}
+      {splitTestOf?.id !== undefined ? (
+        <SplitTestDialog campaignId={campaignId} pathId={splitTestOf.id} pathName={splitTestOf.name} onClose={() => setSplitTestOf(null)} />
       ) : null}
       <ConfirmDialog
         open={blocker.state === "blocked"}

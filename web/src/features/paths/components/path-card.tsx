@@ -100,7 +100,13 @@ export function PathCard({ path: p, index, count, problems, landers, offers, rea
             Weight history
           </Button>
           {onSplitTest ? (
-            <Button size="sm" variant="ghost" onClick={onSplitTest} disabled={p.id === undefined}>
+            <Button
+              size="sm"
+              variant="ghost"
+              onClick={onSplitTest}
+              disabled={p.id === undefined}
+              title={p.id === undefined ? "Save the path first" : undefined}
+            >
               <FlaskConical />
               Split test
             </Button>
