@@ -1,9 +1,10 @@
 /**
- * Split tests and auto-optimisation (docs/traffic-distribution.md "Split tests and
- * auto-optimisation"), through the product's own links: visitors arrive on the campaign's tracking
- * URL, the path's rotation sends each to a lander, the lander's exit link sends them to the offer,
- * and CAKE's postback reports conversions with the sub2 that offer URL carried. The split test then
- * reads those clicks and conversions per lander, and the cron's optimiser moves the weights.
+ * Split tests and auto-optimisation
+ * (docs/traffic-distribution.md "Split tests and auto-optimisation"), through the product's own
+ * links: visitors arrive on the campaign's tracking URL, the path's rotation sends each to a
+ * lander, the lander's exit link sends them to the offer, and CAKE's postback reports conversions
+ * with the sub2 that offer URL carried. The split test then reads those clicks and conversions per
+ * lander, and the cron's optimiser moves the weights.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { eq } from "drizzle-orm";

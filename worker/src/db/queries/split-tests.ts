@@ -2,12 +2,13 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../env";
 
 /**
- * What a path's variants did over a period (docs/traffic-distribution.md "Split tests and
- * auto-optimisation"): per lander and per offer the clicks the path sent it (visits), their exits,
- * and the counted CAKE conversions and revenue of those clicks. A conversion is joined to its click
- * by CAKE's sub2 (the click id) whenever it arrives, so one reported days later is credited to the
- * variant that click got, not to the day it came in. Flagged bots are left out of the figures (they
- * got the same path and variant as anyone: the flag only keeps them out of what is learnt).
+ * What a path's variants did over a period
+ * (docs/traffic-distribution.md "Split tests and auto-optimisation"): per lander and per offer the
+ * clicks the path sent it (visits), their exits, and the counted CAKE conversions and revenue of
+ * those clicks. A conversion is joined to its click by CAKE's sub2 (the click id) whenever it
+ * arrives, so one reported days later is credited to the variant that click got, not to the day it
+ * came in. Flagged bots are left out of the figures (they got the same path and variant as anyone:
+ * the flag only keeps them out of what is learnt).
  */
 export interface VariantRow {
   id: number | null;
