@@ -1,14 +1,13 @@
 import { and, eq, ne } from "drizzle-orm";
-import { campaignPaths, landers, offers, pathLanders, pathOffers, pathWeightHistory } from "../db/schema";
-import { pathVariantFigures, type VariantRow } from "../db/queries/split-tests";
+import { campaignPaths, pathLanders, pathOffers, pathWeightHistory } from "../db/schema";
+import { pathVariantFigures, pathVariants, type VariantRow } from "../db/queries/split-tests";
 import { thompsonWeights, type BanditResult } from "../distribution/bandit";
 import { mulberry32, seedFrom } from "../distribution/random";
 import type { Db } from "../env";
 import { effectivePercents, type PathWeights } from "../schemas/paths";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 import type { Job } from "./index";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY_MS } from "../lib/calendar-days";
 
 interface StoredVariant {
   id: number;
@@ -109,20 +108,7 @@ const optimisedPaths = (db: Db) =>
 export async function optimisePaths(db: Db, now: number): Promise<number[]> {
   const moved: number[] = [];
   for (const path of await optimisedPaths(db)) {
-    const [landerRows, offerRows] = await Promise.all([
-      db
-        .select({ id: pathLanders.landerId, name: landers.name, weight: pathLanders.weight, paused: pathLanders.paused, pinned: pathLanders.pinned })
-        .from(pathLanders)
-        .innerJoin(landers, eq(landers.id, pathLanders.landerId))
-        .where(eq(pathLanders.pathId, path.id))
-        .orderBy(pathLanders.position),
-      db
-        .select({ id: pathOffers.offerId, name: offers.name, weight: pathOffers.weight, paused: pathOffers.paused, pinned: pathOffers.pinned })
-        .from(pathOffers)
-        .innerJoin(offers, eq(offers.id, pathOffers.offerId))
-        .where(eq(pathOffers.pathId, path.id))
-        .orderBy(pathOffers.position),
-    ]);
+    const { landers: landerRows, offers: offerRows } = await pathVariants(db, path.id);
     const figures = await pathVariantFigures(db, path.campaignId, path.id, now - path.optimiseWindowDays * DAY_MS, now);
     const forLanders = reweigh(landerRows, figures.landers, path, `${path.id}:landers:${now}`);
     const forOffers = reweigh(offerRows, figures.offers, path, `${path.id}:offers:${now}`);

@@ -17,7 +17,7 @@ import { sql, type SQL } from "drizzle-orm";
 
 export { dayNumber } from "../schemas/calendar-date";
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** How far the zone's wall clock is ahead of UTC at an instant, in milliseconds (@date-fns/tz). */
 export function zoneOffsetMs(ms: number, timeZone: string): number {

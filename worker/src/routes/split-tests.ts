@@ -1,8 +1,8 @@
-import { asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { pathVariantFigures, type VariantRow } from "../db/queries/split-tests";
-import { campaignPaths, landers, offers, pathLanders, pathOffers } from "../db/schema";
+import { pathVariantFigures, pathVariants, type VariantRow } from "../db/queries/split-tests";
+import { campaignPaths } from "../db/schema";
 import { splitTestVerdict, type SplitTestResult } from "../distribution/split-test";
 import { mulberry32, seedFrom } from "../distribution/random";
 import type { AppEnv } from "../env";
@@ -10,8 +10,7 @@ import { notFound } from "../lib/errors";
 import { iso } from "../lib/time";
 import { validate } from "../lib/validate";
 import { idParam } from "../schemas/common";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY_MS } from "../lib/calendar-days";
 
 const splitTestQuery = z.object({
   /** The last N days; absent: the path's optimisation window. */
@@ -84,21 +83,7 @@ export const splitTestRoutes = new Hono<AppEnv>().get(
     const metric = query.metric ?? (path.optimiseMode === "epv" ? "epv" : "cr");
     const to = Date.now();
     const from = to - days * DAY_MS;
-    const [landerRows, offerRows, figures] = await Promise.all([
-      db
-        .select({ id: pathLanders.landerId, name: landers.name, paused: pathLanders.paused })
-        .from(pathLanders)
-        .innerJoin(landers, eq(landers.id, pathLanders.landerId))
-        .where(eq(pathLanders.pathId, pathId))
-        .orderBy(asc(pathLanders.position)),
-      db
-        .select({ id: pathOffers.offerId, name: offers.name, paused: pathOffers.paused })
-        .from(pathOffers)
-        .innerJoin(offers, eq(offers.id, pathOffers.offerId))
-        .where(eq(pathOffers.pathId, pathId))
-        .orderBy(asc(pathOffers.position)),
-      pathVariantFigures(db, id, pathId, from, to),
-    ]);
+    const [variants, figures] = await Promise.all([pathVariants(db, pathId), pathVariantFigures(db, id, pathId, from, to)]);
     // Seeded by the path and the minute: the same page read twice in a minute shows the same figures.
     const seed = `${pathId}:${Math.floor(to / 60_000)}`;
     return c.json(
@@ -109,8 +94,8 @@ export const splitTestRoutes = new Hono<AppEnv>().get(
         to: iso(to),
         days,
         metric,
-        landers: splitTest(landerRows, figures.landers, metric, `${seed}:landers`),
-        offers: splitTest(offerRows, figures.offers, metric, `${seed}:offers`),
+        landers: splitTest(variants.landers, figures.landers, metric, `${seed}:landers`),
+        offers: splitTest(variants.offers, figures.offers, metric, `${seed}:offers`),
       },
       200,
     );

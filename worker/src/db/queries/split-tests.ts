@@ -1,5 +1,7 @@
-import { sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../env";
+import { landers, offers, pathLanders, pathOffers } from "../schema";
+import { DAY_MS } from "../../lib/calendar-days";
 
 /**
  * What a path's variants did over a period
@@ -18,8 +20,6 @@ export interface VariantRow {
   revenueCents: number;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 export async function pathVariantFigures(db: Db, campaignId: number, pathId: number, from: number, to: number) {
   // CAKE's dates are report-zone days: a day either side of the UTC one covers every zone.
   const fromDate = new Date(from - DAY_MS).toISOString().slice(0, 10);
@@ -37,4 +37,23 @@ export async function pathVariantFigures(db: Db, campaignId: number, pathId: num
     from k left join cv on cv.subid2 = k.click_id group by k.variant`);
   const [landers, offers] = await Promise.all([figures("lander_id"), figures("offer_id")]);
   return { landers, offers };
+}
+
+/** A path's landers and offers in their order, with their names and settings (the split test and the optimiser). */
+export async function pathVariants(db: Db, pathId: number) {
+  const [landerRows, offerRows] = await Promise.all([
+    db
+      .select({ id: pathLanders.landerId, name: landers.name, weight: pathLanders.weight, paused: pathLanders.paused, pinned: pathLanders.pinned })
+      .from(pathLanders)
+      .innerJoin(landers, eq(landers.id, pathLanders.landerId))
+      .where(eq(pathLanders.pathId, pathId))
+      .orderBy(asc(pathLanders.position)),
+    db
+      .select({ id: pathOffers.offerId, name: offers.name, weight: pathOffers.weight, paused: pathOffers.paused, pinned: pathOffers.pinned })
+      .from(pathOffers)
+      .innerJoin(offers, eq(offers.id, pathOffers.offerId))
+      .where(eq(pathOffers.pathId, pathId))
+      .orderBy(asc(pathOffers.position)),
+  ]);
+  return { landers: landerRows, offers: offerRows };
 }
