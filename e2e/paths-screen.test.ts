@@ -6,7 +6,9 @@ import { createFirstAdmin, useHarness } from "./support/harness";
 /**
  * The Traffic distribution screen end to end: a campaign made by the Create Campaign dialog is one
  * default path; a rule path for a country with two landers at 50/50 saves, survives a reload, and
- * the "Which path?" preview sends a visitor from that country down it and anyone else to the default.
+ * the "Which path?" preview sends a visitor from that country down it and anyone else to the default;
+ * the visitors the tracking link then sends down the default path show on Stats' Paths and
+ * Lander × Offer tabs.
  */
 const h = useHarness("paths-screen");
 
@@ -114,5 +116,25 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   await expect.poll(() => splitTest.innerText(), POLL).toContain("No visits on this path in the last");
   expect(await splitTest.getByRole("list", { name: "Verdicts" }).innerText()).toContain("Landers: Not decided");
   await shots(page, "05-split-test");
+  await page.keyboard.press("Escape");
+  await splitTest.waitFor({ state: "hidden" });
+
+  // Visitors follow the ad link (from nowhere in particular: the default path), and Stats names
+  // where each went: the Paths and Lander × Offer tabs.
+  const campaigns = await callApi<{ id: number; name: string; trackingUrl: string | null }[]>(page, "GET", "/api/campaigns");
+  const spring = campaigns.find((c) => c.name === "Spring sweeps")!;
+  // Live: the tracking link sends visitors on rather than showing the holding page.
+  await callApi(page, "PATCH", `/api/campaigns/${spring.id}`, { bhToggle: true });
+  const trackingUrl = spring.trackingUrl!.replaceAll(/__[A-Z_]+__/g, "1");
+  // A phone's browser: the headless browser's own user agent would be flagged a bot and left out.
+  const phone = { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148" };
+  for (let i = 0; i < 3; i++) expect((await page.request.get(trackingUrl, { maxRedirects: 0, headers: phone })).status()).toBe(302);
+  await page.goto("/?tab=path");
+  const row = (name: string) => page.getByRole("row", { name: new RegExp(`^${name}`) });
+  await expect.poll(() => row("Spring sweeps › Default").count(), POLL).toBe(1);
+  await page.getByRole("tab", { name: "Lander × Offer", exact: true }).click();
+  await expect.poll(() => row("Quiz A × Sweeps offer").count(), POLL).toBe(1);
+  expect(await page.getByRole("region", { name: "Our traffic" }).innerText()).toMatch(/Link clicks\s*3/i);
+  await shots(page, "06-stats-lander-offer");
   await ctx.close();
 });

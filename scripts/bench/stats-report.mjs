@@ -56,6 +56,7 @@ const bundleCode = () =>
     "lib/calendar-days.ts": ["zoneDayRange"],
     "stats/report.ts": ["buildReport"],
     "schemas/stats.ts": ["STATS_GROUPINGS"],
+    "db/queries/click-rollup.ts": ["AUDIENCE_VALUE"],
     "drizzle-orm/sqlite-core": ["SQLiteAsyncDialect"],
   });
 
@@ -71,13 +72,11 @@ const AUDIENCE_SEED = `
     when 4 then 'Facebook' else 'Instagram' end,
   i % 20 = 0, case when i % 20 = 0 then 'ad review: TikTok landing-page preloader' end`;
 
-/** cake_audience_daily's rows for a dimension, computed from the raw rows (the naive way). */
-const rawAudienceCake = (dim) => {
-  const column = { country: "country", device: "device_type", os: "os", browser: "browser" }[dim];
-  return `(select s.date, coalesce(k.campaign_id, 0) as campaign_id, coalesce(k.tiktok_campaign_id, '') as tiktok_campaign_id,
-      coalesce(k.${column}, '') as value, s.subid1, s.subid3, s.clicks, s.conversions, s.revenue_cents, null as offer_name
+/** cake_audience_daily's rows for a dimension, computed from the raw rows (the naive way) with the click's value as the rollup reads it. */
+const rawAudienceCake = (dim, valueOf) =>
+  `(select s.date, coalesce(k.campaign_id, 0) as campaign_id, coalesce(k.tiktok_campaign_id, '') as tiktok_campaign_id,
+      ${valueOf("k")} as value, s.subid1, s.subid3, s.clicks, s.conversions, s.revenue_cents, null as offer_name
     from cake_stats s left join clicks k on s.subid2 <> '' and k.click_id = s.subid2) r`;
-};
 
 /**
  * An account shaped like a real one: 222 TikTok campaigns (each 2 ad groups of 2 ads, shown in 2
@@ -208,8 +207,8 @@ try {
     const prepared = [code.reportStatement(q)].map((st) => {
       const query = dialect.sqlToQuery(st);
       let text = naive ? query.sql.replaceAll("cake_attributed_daily r", rawCake) : query.sql;
-      for (const dim of ["country", "device", "os", "browser"]) {
-        if (naive) text = text.replaceAll(`(select *, null as offer_name from cake_audience_daily where dim = '${dim}') r`, rawAudienceCake(dim));
+      for (const [dim, valueOf] of Object.entries(code.AUDIENCE_VALUE)) {
+        if (naive) text = text.replaceAll(`(select *, null as offer_name from cake_audience_daily where dim = '${dim}') r`, rawAudienceCake(dim, valueOf));
       }
       return d1.prepare(text).bind(...query.params);
     });

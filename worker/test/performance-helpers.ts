@@ -49,6 +49,21 @@ export function configuredEnv(overrides: Partial<Bindings> = {}): Bindings {
 /** The test Worker's bindings with no data source configured. */
 export const unconfiguredEnv = (): Bindings => ({ ...(env as Bindings), ...UNSET });
 
+/**
+ * One visitor's request to a public link (tracking URL, exit link, postback) from a phone at `ip`,
+ * redirects not followed, with the configured env; resolves once the work it left behind is done.
+ */
+export async function visitLink(url: string, ip: string) {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(url, { redirect: "manual", headers: { "cf-connecting-ip": ip, "user-agent": "Mozilla/5.0 (iPhone) Test" } }),
+    configuredEnv(),
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
 export interface Fakes {
   cake: CakeFake;
   tiktok: TikTokFake;

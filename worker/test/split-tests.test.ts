@@ -6,27 +6,14 @@
  * with the sub2 that offer URL carried. The split test then reads those clicks and conversions per
  * lander, and the cron's optimiser moves the weights.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { pathLanders, pathWeightHistory } from "../src/db/schema";
-import worker from "../src/index";
 import { optimisePaths } from "../src/jobs/optimise-paths";
 import { bodyOf, client, db, idParam, makeAdmin, ORIGIN, uniqueName } from "./helpers";
-import { configuredEnv, POSTBACK_TOKEN } from "./performance-helpers";
+import { POSTBACK_TOKEN, visitLink as open } from "./performance-helpers";
 
 const HOST = "https://trk.split.test";
-
-async function open(url: string, ip: string) {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(url, { redirect: "manual", headers: { "cf-connecting-ip": ip, "user-agent": "Mozilla/5.0 (iPhone) Test" } }),
-    configuredEnv(),
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return res;
-}
 
 /** Two landers at 50/50 on the default path, one offer with the default template, optimised on conversion rate. */
 async function splitCampaign() {

@@ -682,8 +682,12 @@ export const auditLog = sqliteTable(
 // the conversions sent back to TikTok's Events API.
 // ---------------------------------------------------------------------------------------------
 
-/** The audience dimensions of a click the stats can group by, as `dim` values of the rollups. */
-export const AUDIENCE_DIMS = ["country", "device", "os", "browser"] as const;
+/**
+ * The dimensions of a click the stats can group by one value at a time, as `dim` values of the
+ * rollups: who clicked (country, device, OS, browser) and where traffic distribution sent them (its
+ * path, lander, and lander × offer pair; docs/traffic-distribution.md "Reports").
+ */
+export const AUDIENCE_DIMS = ["country", "device", "os", "browser", "path", "lander", "landerOffer"] as const;
 export type AudienceDim = (typeof AUDIENCE_DIMS)[number];
 
 /**

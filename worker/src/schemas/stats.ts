@@ -34,6 +34,9 @@ export const STATS_GROUPINGS = [
   "device",
   "os",
   "browser",
+  // Where traffic distribution sent the click (docs/traffic-distribution.md "Reports").
+  "path",
+  "landerOffer",
 ] as const;
 export type StatsGrouping = (typeof STATS_GROUPINGS)[number];
 

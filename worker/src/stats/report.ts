@@ -122,6 +122,8 @@ const GROUP_NOUNS: Record<StatsGrouping, [singular: string, plural: string]> = {
   device: ["device type", "device types"],
   os: ["operating system", "operating systems"],
   browser: ["browser", "browsers"],
+  path: ["path", "paths"],
+  landerOffer: ["lander and offer pair", "lander and offer pairs"],
 };
 
 /** What an audience value the click did not carry is called, per grouping. */
@@ -140,6 +142,13 @@ const UNKNOWN_AUDIENCE: Partial<Record<StatsGrouping, string>> = {
 const NOT_ATTRIBUTED_NAME = "Not attributed to a click";
 const NO_CAKE_NAME = "No visit reached CAKE";
 
+/** A lander's name from its key in the lander groupings ('none': the path sends visitors straight to the offer). */
+function landerName(key: string, names: Map<string, string>, prefix = ""): string {
+  if (key === "none") return "No lander (straight to offer)";
+  if (key === "unknown") return "Unknown lander";
+  return names.get(`${prefix}${key}`) ?? `Lander ${key} (deleted)`;
+}
+
 function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string>): string {
   if (g.key === UNATTRIBUTED_KEY) return "Unattributed spend";
   if (g.key === NO_CAKE_KEY && CAKE_ONLY_GROUPINGS.includes(groupBy)) return NO_CAKE_NAME;
@@ -147,9 +156,15 @@ function displayName(groupBy: StatsGrouping, g: Group, names: Map<string, string
     case "campaign":
       return g.key === DIRECT_KEY ? "Direct" : (names.get(g.key) ?? `Campaign ${g.key} (deleted)`);
     case "lander":
+      return g.key === DIRECT_KEY ? NOT_ATTRIBUTED_NAME : landerName(g.key, names);
+    case "path":
       if (g.key === DIRECT_KEY) return NOT_ATTRIBUTED_NAME;
-      if (g.key === "unknown") return "Unknown lander";
-      return names.get(g.key) ?? `Lander ${g.key} (deleted)`;
+      return names.get(g.key) ?? (g.key.startsWith("c") ? `Campaign ${g.key.slice(1)} (deleted) › Default path` : `Path ${g.key} (deleted)`);
+    case "landerOffer": {
+      if (g.key === DIRECT_KEY) return NOT_ATTRIBUTED_NAME;
+      const [lander = "unknown", offer = "none"] = g.key.split("|");
+      return `${landerName(lander, names, "l")} × ${offer === "none" ? "No offer" : (names.get(`o${offer}`) ?? `Offer ${offer} (deleted)`)}`;
+    }
     case "offer":
       return g.hint || `Offer ${g.key}`;
     case "spark":

@@ -6,6 +6,9 @@ export const TABS = [
   { value: "spark", label: "Sparks", nameLabel: "Spark" },
   { value: "offer", label: "Offers", nameLabel: "Offer" },
   { value: "lander", label: "Landers", nameLabel: "Lander" },
+  // Where traffic distribution sent the visitor: the path, and the lander with the offer.
+  { value: "path", label: "Paths", nameLabel: "Path" },
+  { value: "landerOffer", label: "Lander × Offer", nameLabel: "Lander × Offer" },
   { value: "mediaBuyer", label: "Media Buyer", nameLabel: "Media Buyer" },
   // Who clicked: Cloudflare's country and the parsed user agent of our clicks.
   { value: "country", label: "Country", nameLabel: "Country" },

@@ -43,13 +43,41 @@ const KEY_COLUMNS = sql.raw(`date, campaign_id, ${CLICK_FIELDS.join(", ")}, bot`
 const fieldValues = sql.raw(CLICK_FIELDS.map((f) => `coalesce(${f}, '')`).join(", "));
 const GROUP_ALL = sql.raw("group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10");
 
-/** The clicks column behind each audience dimension of click_audience_daily. */
-export const AUDIENCE_COLUMN: Record<AudienceDim, string> = { country: "country", device: "device_type", os: "os", browser: "browser" };
+/**
+ * A click's lander and offer as the stats name them. Clicks since traffic distribution store the
+ * ones they were sent to (`lander_id` null with a path: straight to the offer, 'none'); older clicks
+ * stored neither, and had exactly their campaign's, so they are read from the campaign
+ * (docs/traffic-distribution.md "Reports"). 'unknown': the campaign has none any more.
+ */
+const clickLander = (k: string) =>
+  `coalesce(cast(${k}.lander_id as text), case when ${k}.path_id is null ` +
+  `then (select cast(c.lander_id as text) from campaigns c where c.id = ${k}.campaign_id) else 'none' end, 'unknown')`;
+const clickOffer = (k: string) =>
+  `coalesce(cast(${k}.offer_id as text), case when ${k}.path_id is null and ${k}.lander_id is null ` +
+  `then (select cast(c.offer_id as text) from campaigns c where c.id = ${k}.campaign_id) end, 'none')`;
+
+/**
+ * The value of each dimension of click_audience_daily, read from a click `k` ('' unknown). A click
+ * of a campaign without paths of its own went through its implicit default path: `c<campaign id>`.
+ */
+export const AUDIENCE_VALUE: Record<AudienceDim, (k: string) => string> = {
+  country: (k) => `coalesce(${k}.country, '')`,
+  device: (k) => `coalesce(${k}.device_type, '')`,
+  os: (k) => `coalesce(${k}.os, '')`,
+  browser: (k) => `coalesce(${k}.browser, '')`,
+  path: (k) => `coalesce(cast(${k}.path_id as text), 'c' || ${k}.campaign_id, '')`,
+  lander: (k) => `coalesce(${clickLander(k)}, '')`,
+  landerOffer: (k) => `coalesce(${clickLander(k)} || '|' || ${clickOffer(k)}, '')`,
+};
 const AUDIENCE_KEY = sql.raw("dim, date, campaign_id, tiktok_campaign_id, value, bot");
-/** Every click once per dimension: `a.dim` names it, `audienceValue` reads its value ('' unknown). */
-export const AUDIENCE_DIMS_TABLE = sql.raw(`(${AUDIENCE_DIMS.map((d) => `select '${d}' as dim`).join(" union all ")}) a`);
-export const audienceValue = (clicksAlias: string) =>
-  sql.raw(`case a.dim ${AUDIENCE_DIMS.map((d) => `when '${d}' then coalesce(${clicksAlias}.${AUDIENCE_COLUMN[d]}, '')`).join(" ")} end`);
+/**
+ * Every click once per dimension of `dims`: `a.dim` names it, `audienceValue` reads its value ('' unknown).
+ * A JSON array rather than a compound SELECT: D1 allows at most 5 terms in one.
+ */
+export const dimsTable = (dims: readonly AudienceDim[]) => sql.raw(`(select value as dim from json_each('${JSON.stringify(dims)}')) a`);
+export const AUDIENCE_DIMS_TABLE = dimsTable(AUDIENCE_DIMS);
+export const audienceValue = (clicksAlias: string, dims: readonly AudienceDim[] = AUDIENCE_DIMS) =>
+  sql.raw(`case a.dim ${dims.map((d) => `when '${d}' then ${AUDIENCE_VALUE[d](clicksAlias)}`).join(" ")} end`);
 
 export async function readRollupState(db: Db): Promise<RollupState | null> {
   const [row] = await db.all<RollupState>(sql`

@@ -2,7 +2,7 @@ import { and, count, desc, eq, getTableColumns, gte, isNull, lt, or, sql } from 
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
-import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
+import { audienceValue, dimsTable } from "./click-rollup";
 import { campaigns, clicks, landerClicks } from "../schema";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 
@@ -229,8 +229,11 @@ export const clickCountsByCampaign = (db: Db, filter: ClickFilter) =>
     .groupBy(clicks.campaignId)
     .orderBy(clicks.campaignId);
 
+/** The Click Log filters by who clicked, not by where traffic distribution sent them. */
+const FACET_DIMS = ["country", "device", "os", "browser"] as const;
+
 export interface ClickFacet {
-  dim: "country" | "device" | "os" | "browser";
+  dim: (typeof FACET_DIMS)[number];
   value: string;
   clicks: number;
 }
@@ -244,10 +247,11 @@ export interface ClickFacet {
 export const clickFacets = (db: Db, days: { startDate: string; endDate: string; startMs: number; endMs: number }) =>
   db.all<ClickFacet>(sql`
     select dim, value, sum(clicks) as clicks from (
-      select dim, value, clicks from click_audience_daily where date between ${days.startDate} and ${days.endDate}
+      select dim, value, clicks from click_audience_daily
+      where dim in ${sql.raw(`(${FACET_DIMS.map((d) => `'${d}'`).join(", ")})`)} and date between ${days.startDate} and ${days.endDate}
       union all
-      select a.dim, ${audienceValue("k")}, 1
-      from clicks k cross join ${AUDIENCE_DIMS_TABLE}
+      select a.dim, ${audienceValue("k", FACET_DIMS)}, 1
+      from clicks k cross join ${dimsTable(FACET_DIMS)}
       where k.id > coalesce((select click_watermark from click_rollup_state where id = 1), 0)
         and k.clicked_at >= ${days.startMs} and k.clicked_at < ${days.endMs})
     group by dim, value

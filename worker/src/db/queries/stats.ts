@@ -13,7 +13,7 @@ import type { Db } from "../../env";
 import { CAKE_ONLY_GROUPINGS, NO_CAKE_KEY, NO_SPARK, type StatsGrouping } from "../../schemas/stats";
 import { rawBatch } from "../raw-batch";
 import type { AudienceDim } from "../schema";
-import { AUDIENCE_COLUMN, type ClickField } from "./click-rollup";
+import { AUDIENCE_VALUE, type ClickField } from "./click-rollup";
 
 export interface ReportRange {
   startDate: string;
@@ -52,8 +52,19 @@ export const CLICK_FIELD_OF: Partial<Record<StatsGrouping, ClickField>> = {
   creativeName: "creative_name",
 };
 
-/** The audience groupings, by their `dim` in click_audience_daily / cake_audience_daily. */
-export const AUDIENCE_DIM_OF: Partial<Record<StatsGrouping, AudienceDim>> = { country: "country", device: "device", os: "os", browser: "browser" };
+/**
+ * The groupings by one value of the click (who clicked; where traffic distribution sent them), by
+ * their `dim` in click_audience_daily / cake_audience_daily.
+ */
+export const AUDIENCE_DIM_OF: Partial<Record<StatsGrouping, AudienceDim>> = {
+  country: "country",
+  device: "device",
+  os: "os",
+  browser: "browser",
+  path: "path",
+  lander: "lander",
+  landerOffer: "landerOffer",
+};
 
 /** How spend reaches the groups for a query (see spendStatement). */
 export type SpendLink = "direct" | "our-clicks" | "cake-clicks";
@@ -72,7 +83,7 @@ export function spendLink(q: ReportQuery): SpendLink {
   return "our-clicks";
 }
 
-/** The group key of a cake_attributed_daily row `r` (campaigns `c` joined when `joinsCampaign`). */
+/** The group key of a CAKE row `r` (cakeFrom). */
 function cakeKey(groupBy: StatsGrouping): SQL {
   const field = CLICK_FIELD_OF[groupBy];
   if (field) return sql.raw(`case when r.campaign_id = 0 then 'direct' else r.${field} end`);
@@ -80,8 +91,6 @@ function cakeKey(groupBy: StatsGrouping): SQL {
   switch (groupBy) {
     case "campaign":
       return sql.raw(`case when r.campaign_id = 0 then 'direct' else cast(r.campaign_id as text) end`);
-    case "lander":
-      return sql.raw(`case when r.campaign_id = 0 then 'direct' else coalesce(cast(c.lander_id as text), 'unknown') end`);
     case "offer":
       return sql.raw(`cast(r.offer_id as text)`);
     case "spark":
@@ -93,15 +102,12 @@ function cakeKey(groupBy: StatsGrouping): SQL {
   }
 }
 
-/** The group key of an our-clicks row `o` (campaigns `c` joined for the lander). */
+/** The group key of an our-clicks row `o`. */
 function clickKey(groupBy: StatsGrouping): SQL {
   if (CLICK_FIELD_OF[groupBy] || AUDIENCE_DIM_OF[groupBy]) return sql.raw("o.g");
   if (groupBy === "campaign") return sql.raw("cast(o.campaign_id as text)");
-  if (groupBy === "lander") return sql.raw("coalesce(cast(c.lander_id as text), 'unknown')");
   throw new Error(`our clicks do not record ${groupBy}`);
 }
-
-const joinsCampaign = (groupBy: StatsGrouping) => groupBy === "lander";
 
 const campaignsOfOffer = (offerId: number) => sql`(select id from campaigns where offer_id = ${offerId})`;
 
@@ -137,7 +143,7 @@ function cakeFrom(groupBy: StatsGrouping) {
   const dim = AUDIENCE_DIM_OF[groupBy];
   // The dimension is one of our constants, written into the statement (D1 allows 100 parameters).
   if (dim) return sql.raw(`(select *, null as offer_name from cake_audience_daily where dim = '${dim}') r`);
-  return joinsCampaign(groupBy) ? sql`cake_attributed_daily r left join campaigns c on c.id = r.campaign_id` : sql`cake_attributed_daily r`;
+  return sql`cake_attributed_daily r`;
 }
 
 /**
@@ -151,7 +157,7 @@ function clickSource(groupBy: StatsGrouping): { rolled: SQL; g: SQL; raw: SQL } 
     return {
       rolled: sql.raw(`(select * from click_audience_daily where dim = '${dim}')`),
       g: sql.raw("d.value"),
-      raw: sql.raw(`coalesce(k.${AUDIENCE_COLUMN[dim]}, '')`),
+      raw: sql.raw(AUDIENCE_VALUE[dim]("k")),
     };
   }
   const field = CLICK_FIELD_OF[groupBy];
@@ -242,7 +248,7 @@ export function reportStatement(q: ReportQuery): SQL {
   const cakeNarrowed = isCakeNarrowed(q);
   const cakeOnly = CAKE_ONLY_GROUPINGS.includes(q.groupBy);
   // Our clicks are read in every grouping: the report's own-traffic figures come from them.
-  const byCampaign = q.groupBy === "campaign" || q.groupBy === "lander" || cakeOnly || clickFilters.length > 0 || cakeNarrowed;
+  const byCampaign = q.groupBy === "campaign" || cakeOnly || clickFilters.length > 0 || cakeNarrowed;
   const conditions = cakeConditions(q);
   const days = sql`date between ${startDate} and ${endDate}`;
   const ctes: SQL[] = [];
@@ -280,7 +286,7 @@ export function reportStatement(q: ReportQuery): SQL {
     ctes.push(sql`
       link_weights as (
         select o.t, ${clickKey(q.groupBy)} as key, o.clicks as w
-        from our_clicks o ${joinsCampaign(q.groupBy) ? sql`left join campaigns c on c.id = o.campaign_id` : sql``}
+        from our_clicks o
         where o.t <> ''${andAll(clickFilters)}),
       link_totals as materialized (select t, sum(clicks) as w from our_clicks where t <> '' group by t having sum(clicks) > 0)`);
   }
@@ -331,8 +337,8 @@ function reportCampaignsCte(keyed: boolean): SQL {
 /**
  * The `group_clicks` rows: our clicks, exits and bot clicks per group, over our clicks `o` that
  * `inReport` keeps.
- * - Groupings our clicks record (campaign, lander through the campaign, the tracking fields, the
- *   audience values): each click in the one group it names.
+ * - Groupings our clicks record (campaign, the tracking fields, who clicked, the path, lander and
+ *   lander × offer it was sent to): each click in the one group it names.
  * - Offer, spark, media buyer: our clicks do not record them, CAKE's rows do. A campaign's clicks
  *   count in every group CAKE's rows place that campaign in over the range (the campaign's own
  *   figures, as a filter on that group would show them), so a campaign CAKE places in two groups
@@ -345,7 +351,7 @@ function groupClicksParts(groupBy: StatsGrouping, inReport: SQL[], unplaced: boo
     return [
       sql`
         select 'group_clicks', ${clickKey(groupBy)} as key, null, 0, 0, 0, 0, ${sums}
-        from our_clicks o ${joinsCampaign(groupBy) ? sql`left join campaigns c on c.id = o.campaign_id` : sql``}
+        from our_clicks o
         where ${all(inReport)} group by key`,
     ];
   }
@@ -390,10 +396,20 @@ export type ReportRow =
   | { kind: "traffic"; clicks: number; exits: number; bots: number };
 export type ReportRowKind = ReportRow["kind"];
 
-/** Display names of the groups whose key is an id of ours. */
+/**
+ * Display names of the groups whose key is an id of ours. A path is named with its campaign (two
+ * campaigns may both have a "US mobile" path); `c<id>` is a campaign's implicit default path. A
+ * lander × offer key `<lander>|<offer>` is named from `l<id>` and `o<id>`.
+ */
 function namesStatement(groupBy: StatsGrouping): SQL | null {
   if (groupBy === "campaign") return sql`select cast(id as text) as key, name from campaigns`;
   if (groupBy === "lander") return sql`select cast(id as text) as key, name from landers`;
+  if (groupBy === "path") {
+    return sql`
+      select cast(p.id as text) as key, c.name || ' › ' || p.name as name from campaign_paths p join campaigns c on c.id = p.campaign_id
+      union all select 'c' || id, name || ' › Default path' from campaigns`;
+  }
+  if (groupBy === "landerOffer") return sql`select 'l' || id as key, name from landers union all select 'o' || id, name from offers`;
   if (groupBy === "spark") return sql`select spark_id as key, name from sparks`;
   return null;
 }
