@@ -39,7 +39,8 @@ const AA_TESTS = Number(process.env.BENCH_AA_TESTS ?? 300);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "trackyard-bench-distribution-"));
 const code = await bundleWorkerCode(dir, {
-  "distribution/bandit.ts": ["thompsonWeights", "applyFloor", "largestRemainder"],
+  "distribution/bandit.ts": ["thompsonWeights", "applyFloor"],
+  "lib/largest-remainder.ts": ["largestRemainder"],
   "distribution/split-test.ts": ["splitTestVerdict"],
   "distribution/random.ts": ["mulberry32", "normal"],
 });

@@ -187,7 +187,7 @@ describe("campaigns", () => {
       `campaign.update | Attributed: Media buyer: ana → bo; Spark: ${first.name} (#${first.id}) → ${second.name} (#${second.id})`,
       `campaign.create | Name: Attributed; Lander: Quiz LP (#${landerId}); Offer: (none); Tracking Domain: (none); BH Toggle: off; Media buyer: ana; Spark: ${first.name} (#${first.id})`,
     ]);
-  }, 20_000);
+  });
 
   it("refuses a spark that does not exist and a media buyer CAKE cannot carry, with 400 and nothing written", async () => {
     const admin = await makeAdmin();
@@ -208,7 +208,7 @@ describe("campaigns", () => {
       expect([body.error, ...(body.details ?? [])].join(" | ")).toContain(message);
     }
     expect((await db().select().from(campaigns)).length).toBe(before);
-  }, 20_000);
+  });
 
   it("keeps running without its spark once the spark is deleted", async () => {
     const admin = await makeAdmin();
@@ -218,7 +218,7 @@ describe("campaigns", () => {
     expect((await call(`/api/sparks/${s.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
     const [row] = await db().select().from(campaigns).where(eq(campaigns.id, c.id));
     expect(row).toMatchObject({ sparkId: null, mediaBuyer: "ana" });
-  }, 20_000);
+  });
 
   it("offers every known media buyer as a choice: CAKE's, the assigned ones and the campaigns' own", async () => {
     const admin = await makeAdmin();
@@ -232,7 +232,7 @@ describe("campaigns", () => {
     expect(options.mediaBuyers).toEqual(expect.arrayContaining([fresh, assigned]));
     expect(options.mediaBuyers).toEqual([...new Set(options.mediaBuyers)].sort());
     expect(options.mediaBuyers).not.toContain("");
-  }, 20_000);
+  });
 
   it("lets members with campaigns view, but only admins change anything", async () => {
     const admin = await makeAdmin();

@@ -97,5 +97,7 @@ describe("choosing a variant", () => {
   it("shows paused and 0 weights as 0% and the rest as shares of 100", () => {
     expect(effectivePercents([{ weight: 3 }, { weight: 1 }, { weight: 5, paused: true }, { weight: 0 }])).toEqual([75, 25, 0, 0]);
     expect(effectivePercents([{ weight: 0 }])).toEqual([0]);
+    // Shown to one decimal, they still sum to exactly 100, as the editor shows them.
+    expect(effectivePercents([{ weight: 1 }, { weight: 1 }, { weight: 1 }])).toEqual([33.4, 33.3, 33.3]);
   });
 });

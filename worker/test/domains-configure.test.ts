@@ -179,7 +179,7 @@ describe("Configure DNS", () => {
       ["domain.worker_attach", "cron", null, `Attaching trk.${row.domain} to this Worker as a Custom Domain`],
       ["domain.configure", "cron", null, `trk.${row.domain} → Active: trk.${row.domain} attached to this Worker. Live on this Worker.`],
     ]);
-  }, 20_000);
+  });
 
   it("a Namecheap refusal after the zone was created: DNS Failed, and the zone it created is on record", async () => {
     const fakes = createDomainFakes();
@@ -195,7 +195,7 @@ describe("Configure DNS", () => {
         new RegExp(`^domain\\.configure \\| trk\\.${row.domain.replace(".", "\\.")} → DNS Failed: Cloudflare zone ${zone} created\\. Namecheap error 2019166`),
       ),
     ]);
-  }, 20_000);
+  });
 
   it("answers 404 for an unknown id and 409 in the wrong status, changing nothing", async () => {
     const fakes = createDomainFakes();

@@ -179,7 +179,7 @@ describe("POST /api/domains/purchase", () => {
       ["domain.purchase_start", String(body.domain!.id), `Buying ${name} at Namecheap for $1.36 (first year, as confirmed): sending domains.create`],
       ["domain.purchase", String(body.domain!.id), `${name} → Purchased (order 80000001, $1.36 charged)`],
     ]);
-  }, 20_000);
+  });
 
   it("buys only at the price the admin confirmed: a price changed since is 409 and buys nothing", async () => {
     const fakes = createDomainFakes();
@@ -209,7 +209,7 @@ describe("POST /api/domains/purchase", () => {
     // At the new price, confirmed, it is bought.
     expect((await buy("2.16")).status).toBe(200);
     expect(orders(fakes)).toBe(1);
-  }, 20_000);
+  });
 
   it("a D1 failure after Namecheap charged: the purchase is on record from before the order, and the cron confirms it", async () => {
     const fakes = createDomainFakes();
@@ -260,7 +260,7 @@ describe("POST /api/domains/purchase", () => {
     expect(await getDomainByName(db(), name)).toMatchObject({ status: "purchased" });
     expect((await trail()).slice(1)).toEqual([["domain.purchase", "cron", `${name} → Purchased: confirmed from the Namecheap account's domain list`]]);
     expect(orders(fakes)).toBe(1);
-  }, 20_000);
+  });
 
   it("a purchase refused before buying leaves no audit entry", async () => {
     const fakes = createDomainFakes();
@@ -271,7 +271,7 @@ describe("POST /api/domains/purchase", () => {
     const res = await callWith(domainEnv(), "/api/domains/purchase", { cookie: admin.cookie, json: { domain: freshName(), price: "10.19" } });
     expect(res.status).toBe(409);
     expect((await db().select().from(auditLog).where(eq(auditLog.action, "domain.purchase"))).length).toBe(before);
-  }, 20_000);
+  });
 
   it("checks the price again on the server: a price raised since the check buys nothing", async () => {
     const fakes = createDomainFakes();

@@ -79,7 +79,7 @@ describe("offers", () => {
     const offer = await bodyOf(await client(admin).offers.$post({ json: { name: "No template", url: "https://offer.test/d" } }), 201);
     expect(offer.utmTemplate).toBe("sub1={mediaBuyer}&sub2={clickId}&sub3={spark}&sub4={adGroup}&sub5={creative}");
     expect(offer.attributionProblem).toBeNull();
-  }, 15_000);
+  });
 
   it("tells admins which offers cannot be attributed, and the one-click fix saves like any edit", async () => {
     const admin = await makeAdmin();
@@ -97,7 +97,7 @@ describe("offers", () => {
     const member = await makeUser("user", ["campaigns"]);
     const theirs = await bodyOf(await client(member).offers.$get(), 200);
     expect(theirs.find((o) => o.id === broken.id)).toEqual({ id: broken.id, name: "Old default" });
-  }, 20_000);
+  });
 
   it("names the campaigns a delete leaves without a destination, for the confirmation, and only to admins", async () => {
     const admin = await makeAdmin();
@@ -120,7 +120,7 @@ describe("offers", () => {
     expect((await call(`/api/offers/${offer.id}/deletion-impact`, { cookie: member.cookie })).status).toBe(403);
     await call(`/api/offers/${offer.id}`, { method: "DELETE", cookie: admin.cookie });
     expect((await call(`/api/offers/${offer.id}/deletion-impact`, { cookie: admin.cookie })).status).toBe(404);
-  }, 20_000);
+  });
 
   it("moves offers on the old default template to the new one in migration 0007, and leaves other templates alone", async () => {
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0007_"));
@@ -138,7 +138,7 @@ describe("offers", () => {
       { id: old.id, utmTemplate: DEFAULT_UTM_TEMPLATE },
       { id: own.id, utmTemplate: `${OLD_DEFAULT_UTM_TEMPLATE}&aff=1` },
     ]);
-  }, 15_000);
+  });
 
   it("leaves its campaigns running without an offer when deleted", async () => {
     const admin = await makeAdmin();

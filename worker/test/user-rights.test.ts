@@ -5,7 +5,7 @@ import { bodyOf, call, client, makeAdmin, makeUser, reauthenticate } from "./hel
 const keyOf = (res: { headers: Headers }) => res.headers.get(ACCESS_KEY_HEADER);
 
 describe("the access key on every answer", () => {
-  it("matches /api/user's, changes when an admin grants or removes a feature, and is on refusals too", { timeout: 20_000 }, async () => {
+  it("matches /api/user's, changes when an admin grants or removes a feature, and is on refusals too", async () => {
     const admin = await makeAdmin();
     const member = await makeUser("user", ["dashboard"]);
     const me = await client(member).user.$get();
@@ -45,7 +45,7 @@ describe("the access key on every answer", () => {
 });
 
 describe("what scopes a member's view", () => {
-  it("names a member's media buyers, cards and sparks; an admin is not scoped", { timeout: 20_000 }, async () => {
+  it("names a member's media buyers, cards and sparks; an admin is not scoped", async () => {
     const admin = await makeAdmin();
     const member = await makeUser("user", ["dashboard", "sparks"]);
     expect(await bodyOf(await client(member).user.scope.$get(), 200)).toEqual({ scoped: true, mediaBuyers: [], vcnNicknames: [], sparks: [] });

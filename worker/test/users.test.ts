@@ -40,7 +40,7 @@ describe("users", () => {
       recoveryCodesLeft: 2,
     });
     expect(list.find((u) => u.id === admin.id)).toMatchObject({ twoFactorEnabled: false, twoFactorEnabledAt: null, recoveryCodesLeft: 0 });
-  }, 20_000);
+  });
 
   it("applies the password rules", async () => {
     const admin = await makeAdmin();

@@ -10,7 +10,7 @@ describe("a screen's route loader on a fresh load", () => {
     appQueryClient.clear();
   });
 
-  it("asks for the user and the report time zone at once, and Transactions' first page with them", { timeout: 20_000 }, async () => {
+  it("asks for the user and the report time zone at once, and Transactions' first page with them", async () => {
     const fetch = vi.fn(async (input: RequestInfo | URL) => {
       const path = new URL(String(input), "http://localhost").pathname;
       // Held: whatever the loader asks for meanwhile did not wait for the user.

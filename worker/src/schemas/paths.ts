@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { largestRemainder } from "../lib/largest-remainder";
 import { NAME_MAX } from "./landers";
 
 /**
@@ -183,12 +184,17 @@ export const previewSchema = z.object({
 export type PreviewInput = z.input<typeof previewSchema>;
 
 /**
- * The share of visitors each variant gets, in percent with one decimal, in the variants' order: a
+ * The share of visitors each variant gets, in percent with one decimal, in the variants' order,
+ * summing to exactly 100 (largest remainder, so three equal variants read 33.4, 33.3, 33.3): a
  * paused or 0-weight variant gets 0, the others their weight over the sum of the others. All 0
- * when none can receive visitors.
+ * when none can receive visitors. The editor shows the same figures before a save.
  */
 export function effectivePercents(variants: readonly { weight: number; paused?: boolean }[]): number[] {
-  const live = (v: { weight: number; paused?: boolean }) => (v.paused ? 0 : Math.max(0, v.weight));
-  const sum = variants.reduce((s, v) => s + live(v), 0);
-  return variants.map((v) => (sum === 0 ? 0 : Math.round((live(v) / sum) * 1000) / 10));
+  const live = variants.map((v) => (v.paused ? 0 : Math.max(0, v.weight)));
+  const sum = live.reduce((s, w) => s + w, 0);
+  if (sum === 0) return live.map(() => 0);
+  return largestRemainder(
+    live.map((w) => (w / sum) * 1000),
+    1000,
+  ).map((tenths) => tenths / 10);
 }

@@ -48,7 +48,7 @@ describe("the signed-in frame follows the member's rights", () => {
     vi.unstubAllGlobals();
   });
 
-  it("shows a feature granted, and hides it when removed, at the next answer of any call", { timeout: 15_000 }, async () => {
+  it("shows a feature granted, and hides it when removed, at the next answer of any call", async () => {
     let current = member(["dashboard"]);
     const fetchMock = serverSays(() => current);
     renderApp(current);
@@ -69,7 +69,7 @@ describe("the signed-in frame follows the member's rights", () => {
     await waitFor(() => expect(sidebarLinks()).not.toContain("Click Log"));
   });
 
-  it("on a screen that asks nothing, reloads the user once it has been quiet a while", { timeout: 15_000 }, async () => {
+  it("on a screen that asks nothing, reloads the user once it has been quiet a while", async () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
     let current = member(["dashboard"]);
     const fetchMock = serverSays(() => current);
@@ -87,7 +87,7 @@ describe("the signed-in frame follows the member's rights", () => {
 describe("the phone navigation sheet", () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it("gives focus back to the menu button when it closes", { timeout: 15_000 }, async () => {
+  it("gives focus back to the menu button when it closes", async () => {
     vi.stubGlobal("matchMedia", (query: string) => ({ matches: true, media: query, addEventListener() {}, removeEventListener() {} }));
     renderApp(member(["dashboard"]));
     const menu = screen.getByRole("button", { name: "Toggle sidebar" });

@@ -48,13 +48,13 @@ async function submitPassword() {
 describe("sign-in returns to the link that asked for it", () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it("after the password", { timeout: 15_000 }, async () => {
+  it("after the password", async () => {
     signInAt(signInPathFor(LINK), { "/api/login": mia });
     await submitPassword();
     expect((await screen.findByTestId("landed")).textContent).toBe(LINK);
   });
 
-  it("after the two-factor step", { timeout: 15_000 }, async () => {
+  it("after the two-factor step", async () => {
     signInAt(signInPathFor(LINK), { "/api/login": { secondFactor: "required" }, "/api/login/second-factor": { ...mia, twoFactorEnabled: true } });
     await submitPassword();
     fireEvent.change(await screen.findByLabelText("Authentication code"), { target: { value: "123456" } });
@@ -62,7 +62,7 @@ describe("sign-in returns to the link that asked for it", () => {
     expect((await screen.findByTestId("landed")).textContent).toBe(LINK);
   });
 
-  it("home instead of another site", { timeout: 15_000 }, async () => {
+  it("home instead of another site", async () => {
     signInAt(`/auth?next=${encodeURIComponent("//evil.example/clicks")}`, { "/api/login": mia });
     await submitPassword();
     // A member without the dashboard lands on the codes inbox.
@@ -73,7 +73,7 @@ describe("sign-in returns to the link that asked for it", () => {
 describe("the first admin on a deployment with a SETUP_TOKEN secret", () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it("asks for the setup token, says a wrong one under its field, and sends it with the account", { timeout: 15_000 }, async () => {
+  it("asks for the setup token, says a wrong one under its field, and sends it with the account", async () => {
     const sent: unknown[] = [];
     vi.stubGlobal(
       "fetch",

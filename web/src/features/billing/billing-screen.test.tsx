@@ -41,7 +41,7 @@ describe("Transactions: who sees what, and who can change it", () => {
   );
   afterEach(() => vi.unstubAllGlobals());
 
-  it("is named as in the sidebar, and an admin with nothing uploaded is told to upload", { timeout: 15_000 }, async () => {
+  it("is named as in the sidebar, and an admin with nothing uploaded is told to upload", async () => {
     renderAs(admin());
     expect(screen.getByRole("heading", { level: 1, name: "Transactions" })).toBeTruthy();
     expect(await screen.findByText("No transactions found. Upload a CSV file to get started.")).toBeTruthy();
@@ -49,14 +49,14 @@ describe("Transactions: who sees what, and who can change it", () => {
     expect(screen.queryByRole("note")).toBeNull();
   });
 
-  it("tells a member whose cards these are, and never to upload (uploads are for admins)", { timeout: 15_000 }, async () => {
+  it("tells a member whose cards these are, and never to upload (uploads are for admins)", async () => {
     renderAs(member(), ["Ads card", "Travel card"]);
     expect(screen.getByRole("note").textContent).toBe("You see the transactions of the cards an admin assigned to you: Ads card, Travel card.");
     expect(await screen.findByText("No transactions found for the cards assigned to you.")).toBeTruthy();
     expect(screen.queryByText(/Upload/)).toBeNull();
   });
 
-  it("tells a member with no cards that an admin assigns them on Users", { timeout: 15_000 }, async () => {
+  it("tells a member with no cards that an admin assigns them on Users", async () => {
     renderAs(member());
     expect(screen.getByRole("note").textContent).toBe("No cards are assigned to you yet, so there is nothing to show here; an admin assigns them on Users.");
   });

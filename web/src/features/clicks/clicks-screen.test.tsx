@@ -69,7 +69,7 @@ function answer(input: RequestInfo | URL) {
 describe("Click Log times", () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it("shows a click at the report time zone's time, and names the zone, whatever the browser's zone", { timeout: 15_000 }, async () => {
+  it("shows a click at the report time zone's time, and names the zone, whatever the browser's zone", async () => {
     // The test's premise: this process's clock is New York's.
     expect(new Date(click.clickedAt).getHours()).toBe(11);
     vi.stubGlobal(
@@ -113,7 +113,7 @@ describe("Click Log on a phone", () => {
     );
   };
 
-  it("folds the visitor filters behind a button that counts the active ones", { timeout: 15_000 }, async () => {
+  it("folds the visitor filters behind a button that counts the active ones", async () => {
     renderAt("&bot=human&country=US", [click]);
     const toggle = await screen.findByRole("button", { name: "Filters (2 active)" });
     const panel = document.getElementById(toggle.getAttribute("aria-controls")!)!;
@@ -127,7 +127,7 @@ describe("Click Log on a phone", () => {
     expect(panel.className).not.toContain("max-sm:hidden");
   });
 
-  it("pins the campaign and click id as the first column, and shows a bot's reason on a tap or a key press", { timeout: 15_000 }, async () => {
+  it("pins the campaign and click id as the first column, and shows a bot's reason on a tap or a key press", async () => {
     renderAt("", [bot]);
     const table = await screen.findByRole("table", { name: "Click log" });
     expect(within(table).getAllByRole("columnheader")[0]!.textContent).toBe("Campaign / Click ID");

@@ -55,7 +55,7 @@ describe("Codes screen", () => {
     expect(screen.getAllByTestId("copied-icon")).toHaveLength(1);
   });
 
-  it("tells codes that arrived together apart by their service: the subject with its sender, or the sender alone", { timeout: 15_000 }, async () => {
+  it("tells codes that arrived together apart by their service: the subject with its sender, or the sender alone", async () => {
     fetchMock.mockResolvedValue(
       Response.json(
         {
@@ -101,7 +101,7 @@ describe("Codes screen", () => {
     expect(await screen.findByText("No verification codes yet")).toBeTruthy();
     expect(urls.some((u) => u.endsWith("/api/codes/setup"))).toBe(false);
     expect(screen.queryByTestId("inbox-setup")).toBeNull();
-  }, 15_000);
+  });
 
   it("sends the ETag back and keeps the list on 304", async () => {
     fetchMock.mockResolvedValueOnce(Response.json({ items: [code(1, "111222", 5)], total: 1, limit: 100 }, { headers: { etag: '"v1"' } }));

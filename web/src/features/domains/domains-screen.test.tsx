@@ -194,7 +194,7 @@ describe("Domains screen", () => {
     expect(await screen.findByText("Domain purchased")).toBeTruthy();
     const [purchase] = callsTo(fetchMock, "/api/domains/purchase");
     expect(JSON.parse(String(purchase!.body))).toEqual({ domain: "brightdeals.xyz", price: "1.36" });
-  }, 15_000);
+  });
 
   it("toasts what configuring did: started, not configured, while the zone waits", async () => {
     const waiting = domain({ domain: "bought.xyz", status: "configuring_dns", subdomain: "trk", host: "trk.bought.xyz", cloudflareZoneId: "z1" });
@@ -210,7 +210,7 @@ describe("Domains screen", () => {
       screen.getAllByText(/waiting for Cloudflare to activate the zone of bought\.xyz .* Trackyard then attaches trk\.bought\.xyz by itself/).length,
     ).toBeGreaterThan(0);
     expect(screen.queryByText("Domain configured")).toBeNull();
-  }, 15_000);
+  });
 
   it("says what Migrate to Workers does before it runs", async () => {
     const fetchMock = stubApi(ROWS, setup(), {
@@ -227,7 +227,7 @@ describe("Domains screen", () => {
     fireEvent.click(within(dialog).getByRole("button", { name: "Migrate to Workers" }));
     expect(await screen.findByText("Migrated to Workers")).toBeTruthy();
     expect(callsTo(fetchMock, "/api/domains/4/migrate-to-workers")).toHaveLength(1);
-  }, 15_000);
+  });
 
   it("polls fast while a step runs, slowly while a zone waits, and not otherwise", () => {
     expect(pollInterval([domain({ status: "purchasing" })])).toBe(2000);

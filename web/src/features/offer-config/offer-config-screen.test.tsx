@@ -71,7 +71,7 @@ describe("Offer Config", () => {
       ]),
     );
     await waitFor(() => expect(screen.getByRole("status").textContent).toContain("Template fixed"));
-  }, 20_000);
+  });
 
   it("prefills the default template, and asks before saving one that cannot be attributed", async () => {
     renderScreen();
@@ -98,7 +98,7 @@ describe("Offer Config", () => {
         { method: "POST", path: "/api/offers", body: { name: "Sweeps", url: "https://network.test/s", utmTemplate: "s1={clickId}&s2={campaign}" } },
       ]),
     );
-  }, 20_000);
+  });
 
   it("saves an attributable template without asking, after the dialog's own fix", async () => {
     renderScreen();
@@ -113,7 +113,7 @@ describe("Offer Config", () => {
       expect(sent.map((s) => s.body)).toEqual([{ name: "Sweeps", url: "https://network.test/s", utmTemplate: "aff=7&sub2={clickId}&sub4={campaign}" }]),
     );
     expect(screen.queryByRole("alertdialog")).toBeNull();
-  }, 20_000);
+  });
 
   it("names the campaigns a delete leaves without an offer before deleting", async () => {
     renderScreen();
@@ -126,5 +126,5 @@ describe("Offer Config", () => {
     );
     fireEvent.click(within(confirm).getByRole("button", { name: "Delete offer" }));
     await waitFor(() => expect(sent).toEqual([{ method: "DELETE", path: "/api/offers/2", body: null }]));
-  }, 20_000);
+  });
 });

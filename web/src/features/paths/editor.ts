@@ -1,4 +1,4 @@
-import { pathSetProblems, putPathsSchema, type ConditionField, type Path, type PathValues } from "../../../../worker/src/schemas/paths";
+import { effectivePercents, pathSetProblems, putPathsSchema, type ConditionField, type Path, type PathValues } from "../../../../worker/src/schemas/paths";
 
 /**
  * The Traffic distribution editor's state and rules, kept apart from the screen so they are tested
@@ -161,25 +161,14 @@ export function toPut(paths: readonly DraftPath[]): { paths: PathValues[] } {
 }
 
 /**
- * Each variant's share of the path's traffic in percent, to one decimal, summing to exactly 100
- * (largest remainder): a paused variant, or one at 0, gets 0. All null while the weights that
- * count sum to 0 or one of them is not a whole number yet.
+ * Each variant's share of the path's traffic in percent, to one decimal, summing to exactly 100: the
+ * server's own figures (effectivePercents). All null while the weights that count sum to 0 or one
+ * of them is not a whole number yet.
  */
 export function percentages(variants: readonly Pick<DraftVariant, "weight" | "paused">[]): (number | null)[] {
   const weights = variants.map((v) => (v.paused ? 0 : numberOf(v.weight)));
-  if (weights.some((w) => !Number.isInteger(w) || w < 0)) return variants.map(() => null);
-  const total = weights.reduce((a, b) => a + b, 0);
-  if (total === 0) return variants.map(() => null);
-  const tenths = weights.map((w) => (w / total) * 1000);
-  const floors = tenths.map(Math.floor);
-  let left = 1000 - floors.reduce((a, b) => a + b, 0);
-  const order = tenths.map((t, i) => ({ i, rest: t - Math.floor(t) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
-  for (const { i } of order) {
-    if (left <= 0) break;
-    floors[i]! += 1;
-    left -= 1;
-  }
-  return floors.map((f) => f / 10);
+  if (weights.some((w) => !Number.isInteger(w) || w < 0) || weights.every((w) => w === 0)) return variants.map(() => null);
+  return effectivePercents(weights.map((weight) => ({ weight })));
 }
 
 /** "33.3%", "50%". */

@@ -79,7 +79,7 @@ describe("Split test formatting", () => {
 describe("Split test dialog", () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it("says the verdict for landers and offers, highlights the winner, and lists each variant's figures", { timeout: 15_000 }, async () => {
+  it("says the verdict for landers and offers, highlights the winner, and lists each variant's figures", async () => {
     const urls = stubApi(() => Response.json(decided()));
     renderDialog();
     const landers = await screen.findByRole("region", { name: "Landers" });
@@ -105,7 +105,7 @@ describe("Split test dialog", () => {
     expect(within(offers).queryByText("Winner")).toBeNull();
   });
 
-  it("says there were no visits in the period instead of empty tables", { timeout: 15_000 }, async () => {
+  it("says there were no visits in the period instead of empty tables", async () => {
     stubApi(() => {
       const empty = decided();
       const none = { visits: 0, exits: 0, conversions: 0, revenueCents: 0, probabilityBest: 0.5 };
@@ -121,7 +121,7 @@ describe("Split test dialog", () => {
     expect(screen.getByRole("list", { name: "Verdicts" }).textContent).toContain("Offers: Not decided");
   });
 
-  it("toasts the server's message when the split test cannot be loaded", { timeout: 15_000 }, async () => {
+  it("toasts the server's message when the split test cannot be loaded", async () => {
     stubApi(() => Response.json({ error: "Path not found" }, { status: 404 }));
     renderDialog();
     await waitFor(() => expect(screen.getAllByText("Path not found").length).toBeGreaterThan(0));

@@ -77,5 +77,5 @@ describe("Users screen", () => {
     const off = await screen.findByRole("dialog");
     expect(within(off).getByText(/signs in with the password alone/)).toBeTruthy();
     expect(within(off).queryByRole("button", { name: "Reset Two-Factor…" })).toBeNull();
-  }, 15_000);
+  });
 });

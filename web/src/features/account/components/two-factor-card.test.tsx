@@ -15,7 +15,7 @@ const status = (enabled: boolean) => ({
 describe("the recovery codes, shown once", () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it("asks before Escape or the X closes them, since they will not be shown again", { timeout: 20_000 }, async () => {
+  it("asks before Escape or the X closes them, since they will not be shown again", async () => {
     let enabled = false;
     vi.stubGlobal(
       "fetch",

@@ -80,7 +80,7 @@ describe("the campaign dialog checks with the API's own schema", () => {
     fireEvent.click(await screen.findByRole("option", { name: "Shine (shine1234567)" }));
     fireEvent.click(screen.getByRole("button", { name: "Create Campaign" }));
     await waitFor(() => expect(posts).toEqual([{ name: "Spring", landerId: 7, bhToggle: false, mediaBuyer: "carla", sparkId: 4 }]));
-  }, 15_000);
+  });
 
   it("clears a campaign's media buyer and spark with null when edited away", async () => {
     const { patches } = stubApi();
@@ -113,7 +113,7 @@ describe("the campaign dialog checks with the API's own schema", () => {
     await waitFor(() =>
       expect(patches).toEqual([{ name: "Spring", landerId: 7, offerId: null, domainId: null, bhToggle: true, mediaBuyer: null, sparkId: null }]),
     );
-  }, 15_000);
+  });
 
   it("a refusal only the server can make: its sentence under the field, and the screen's failure toast", async () => {
     // The lander was deleted by a teammate after the dialog listed it.

@@ -47,7 +47,7 @@ describe("an admin's change that needs a fresh re-authentication", () => {
     return calls;
   }
 
-  it("asks for the admin's password in a dialog, says a wrong one under the field, then sends the change again", { timeout: 20_000 }, async () => {
+  it("asks for the admin's password in a dialog, says a wrong one under the field, then sends the change again", async () => {
     const calls = serve([
       Response.json({ error: "Your current password is not right", details: ["password: Your current password is not right"] }, { status: 400 }),
       Response.json({ validUntil: "2026-11-25T23:00:00.000Z" }),
@@ -72,7 +72,7 @@ describe("an admin's change that needs a fresh re-authentication", () => {
     expect(calls.filter((c) => c.includes("/api/account/reauth"))[1]).toContain('"password":"correct horse battery"');
   });
 
-  it("cancelling the dialog leaves the change unmade and says so", { timeout: 20_000 }, async () => {
+  it("cancelling the dialog leaves the change unmade and says so", async () => {
     const calls = serve([]);
     fireEvent.change(screen.getByLabelText(/New password/), { target: { value: "reset-by-admin-7" } });
     fireEvent.click(screen.getByRole("button", { name: "Set Password" }));
