@@ -14,12 +14,15 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { URLSearchParams } from "node:url";
 import { openLocalD1 } from "../lib/local-d1.mjs";
 import { applyMigrations } from "../lib/server.mjs";
 import { bundleWorkerCode } from "../lib/worker-code.mjs";
 import { cpuSeconds, descendantsNamed, loadAverage } from "../lib/wrk.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+/** Rounds of the one-path against the paths campaign, each of REQUESTS / PAIR_ROUNDS requests per campaign. */
+const PAIR_ROUNDS = 40;
 const AD_QUERY = "cid=1799000000000001&ad=1799000000000002&cr=1799000000000003&plc=tiktok_feed&cname=Spring%20Sale&aname=Broad%2018-34&crname=Video%20A";
 const fmt = (n, d = 0) => n.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
 const tmpDirs = [];
@@ -37,6 +40,8 @@ async function workerCode() {
     "middleware/database.ts": ["createDb"],
     "db/queries/clicks.ts": ["insertClicks"],
     "lib/json-chunks.ts": ["jsonChunks"],
+    "db/queries/campaigns.ts": ["findTrackedCampaign"],
+    "tracking/distribution.ts": ["liveCampaign", "visitOf", "choosePath", "chooseVariants"],
   });
   applyMigrations(dir, { quiet: true });
   const local = openLocalD1(dir);
@@ -101,19 +106,18 @@ function pathsCampaign(d1) {
 }
 
 /**
- * The Worker's own CPU per request, in one process with no HTTP stack: app.fetch called in a loop
- * (its background work awaited), timed with process.cpuUsage. CPU time rather than req/s, so the
- * machine's other load barely moves it. `limiter` stands in for the Rate Limiting binding.
+ * A variant ready to time: `path` on app.fetch (or `fetch` itself), warmed up (JIT, the campaign
+ * cache), and `measure(n)`, the CPU per request over n requests, their background work included.
+ * `limiter` stands in for the Rate Limiting binding.
  */
-async function inProcessCpu({ code, d1 }, variants, requests = REQUESTS) {
-  const results = {};
-  for (const [name, { path: p, limiter, fetch }] of Object.entries(variants)) {
-    const env = { DB: d1, CLICK_LIMITER: limiter, SESSION_SECRET: "x".repeat(40) };
-    const pending = [];
-    const ctx = { waitUntil: (promise) => pending.push(promise), passThroughOnException() {}, props: {} };
-    const call = fetch ?? (() => code.app.fetch(new Request(`https://trk.example${p}`, { headers: { "cf-connecting-ip": "10.1.2.3" } }), env, ctx));
-    for (let i = 0; i < 2_000; i++) await call(); // warm-up: JIT, the campaign cache
-    await Promise.all(pending.splice(0));
+async function timed({ code, d1 }, name, { path: p, limiter, fetch }) {
+  const env = { DB: d1, CLICK_LIMITER: limiter, SESSION_SECRET: "x".repeat(40) };
+  const pending = [];
+  const ctx = { waitUntil: (promise) => pending.push(promise), passThroughOnException() {}, props: {} };
+  const call = fetch ?? (() => code.app.fetch(new Request(`https://trk.example${p}`, { headers: { "cf-connecting-ip": "10.1.2.3" } }), env, ctx));
+  for (let i = 0; i < 2_000; i++) await call();
+  await Promise.all(pending.splice(0));
+  return async (requests) => {
     const started = process.cpuUsage();
     for (let i = 0; i < requests; i++) {
       const res = await call();
@@ -121,7 +125,89 @@ async function inProcessCpu({ code, d1 }, variants, requests = REQUESTS) {
     }
     await Promise.all(pending.splice(0));
     const used = process.cpuUsage(started);
-    results[name] = (used.user + used.system) / requests;
+    return (used.user + used.system) / requests;
+  };
+}
+
+/**
+ * The Worker's own CPU per request, in one process with no HTTP stack: app.fetch called in a loop
+ * (its background work awaited), timed with process.cpuUsage. CPU time rather than req/s, so the
+ * machine's other load barely moves it.
+ */
+async function inProcessCpu(local, variants, requests = REQUESTS) {
+  const results = {};
+  for (const [name, variant] of Object.entries(variants)) results[name] = await (await timed(local, name, variant))(requests);
+  return results;
+}
+
+/** The q-quantile of `values`, linearly interpolated. */
+const quantile = (values, q) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const below = Math.floor(at);
+  return sorted[below] + (sorted[Math.min(below + 1, sorted.length - 1)] - sorted[below]) * (at - below);
+};
+const median = (values) => quantile(values, 0.5);
+
+/**
+ * Two variants compared in the same run: PAIR_ROUNDS rounds, each timing both back to back (which
+ * goes first alternates), so the machine's other load and the heap's growth weigh on both alike.
+ * Each variant's figure is its median over the rounds; the gap is the median of the rounds' gaps.
+ */
+async function pairedCpu(local, [nameA, a], [nameB, b], requests = REQUESTS) {
+  const [measureA, measureB] = [await timed(local, nameA, a), await timed(local, nameB, b)];
+  const per = Math.max(500, Math.round(requests / PAIR_ROUNDS));
+  const rounds = [];
+  for (let r = 0; r < PAIR_ROUNDS; r++) {
+    const round = {};
+    for (const [name, measure] of r % 2
+      ? [
+          [nameB, measureB],
+          [nameA, measureA],
+        ]
+      : [
+          [nameA, measureA],
+          [nameB, measureB],
+        ])
+      round[name] = await measure(per);
+    rounds.push(round);
+  }
+  const gaps = rounds.map((round) => round[nameB] - round[nameA]);
+  return {
+    [nameA]: median(rounds.map((round) => round[nameA])),
+    [nameB]: median(rounds.map((round) => round[nameB])),
+    gap: median(gaps),
+    gaps,
+  };
+}
+
+/**
+ * The distribution step of /r/ alone (tracking/distribution.ts), on the paths campaign as the
+ * campaign cache holds it: the visit built, the path chosen, a lander and an offer drawn. For the
+ * benchmark's own visitor (no request.cf: every rule fails on its country) and for one that
+ * reaches rule 1 through country, language, query parameter and hour (so the language and the
+ * clock are worked out).
+ */
+async function distributionCpu({ code, d1 }, visits = 200_000) {
+  const { distribution } = code.liveCampaign(await code.findTrackedCampaign(code.createDb(d1), 2));
+  // Each visit's facts built as /r/ builds them, property by property (spreading a visitor into
+  // them costs V8 more than the whole step).
+  const visitors = {
+    noCf: { country: null, acceptLanguage: null, query: new URLSearchParams(AD_QUERY) },
+    rule1: { country: "US", acceptLanguage: "en-US,en;q=0.9", query: new URLSearchParams("plc=placement_0") },
+  };
+  const results = {};
+  for (const [name, { country, acceptLanguage, query }] of Object.entries(visitors)) {
+    const once = () => {
+      const facts = { country, region: null, city: null, asn: null, acceptLanguage, query, userAgent: "Mozilla/5.0", at: Date.now() };
+      return code.chooseVariants(code.choosePath(distribution, code.visitOf(facts, distribution.timeZone)), null);
+    };
+    for (let i = 0; i < 20_000; i++) once();
+    if (name === "rule1" && once().path.name !== "Rule 1") throw new Error(`rule1 visitor got ${once().path.name}`);
+    const started = process.cpuUsage();
+    for (let i = 0; i < visits; i++) once();
+    const used = process.cpuUsage(started);
+    results[name] = (used.user + used.system) / visits;
   }
   return results;
 }
@@ -176,9 +262,9 @@ try {
     exitNoClick: { path: "/click?clickId=none&cid=1" },
     refused: { path: `/r/1?${AD_QUERY}`, limiter: refuse },
     noLimiter: { path: `/r/1?${AD_QUERY}` },
-    recorded: { path: `/r/1?${AD_QUERY}`, limiter: allow },
-    paths: { path: `/r/2?${AD_QUERY}`, limiter: allow },
   });
+  const paired = await pairedCpu(local, ["recorded", { path: `/r/1?${AD_QUERY}`, limiter: allow }], ["paths", { path: `/r/2?${AD_QUERY}`, limiter: allow }]);
+  Object.assign(us, paired);
   console.log(
     "\nThe Worker's own CPU per request, in one process without the HTTP stack (Node's V8, the Worker's code bundled, its background work included):",
   );
@@ -191,7 +277,15 @@ try {
     ["/r/ as deployed, 10 rule paths x 5 landers x 5 offers (every rule tried, then weights)", "paths"],
   ];
   for (const [label, key] of lines) console.log(`  ${label.padEnd(84)} ${fmt(us[key], 1).padStart(6)} us`);
-  console.log(`  the paths campaign costs ${fmt(us.paths - us.recorded, 1)} us more per request than the one-path campaign (the aim: within 10 us)`);
+  console.log(
+    `  the paths campaign against the one-path campaign: ${fmt(paired.gap, 1)} us per request (the aim: within 10 us), ` +
+      `the median of ${PAIR_ROUNDS} back-to-back rounds' gaps (their middle half ${fmt(quantile(paired.gaps, 0.25), 1)} to ${fmt(quantile(paired.gaps, 0.75), 1)} us); load average ${loadAverage().join(" ")}`,
+  );
+  const step = await distributionCpu(local);
+  console.log(
+    `  of which the distribution step (visit, path, lander and offer; tracking/distribution.ts): ${fmt(step.noCf, 2)} us for this visitor, ` +
+      `${fmt(step.rule1, 2)} us for one reaching rule 1 through country, language, parameter and hour`,
+  );
   const write = await measureClickWrites(local);
   console.log(
     `  storing clicks, ${fmt(write.clicks)} in batches of ${fmt(write.batch)}: JSON tuples ${fmt(write.jsonUsPerClick, 1)} us/click on the Worker's side; ` +

@@ -1,6 +1,6 @@
 // Benchmark: does /r/:campaignId keep up with a Worker that only answers 302, and lose no clicks?
 //
-// One run, same machine, same local runtime (`wrangler dev`), the same wrk load on all three:
+// One run, same machine, same local runtime (`wrangler dev`), the same wrk load on all four:
 //   bare            scripts/bench/workers/bare-302.js, nothing else configured
 //   bare + assets   the same file with Trackyard's [assets] settings (run_worker_first): locally,
 //                   wrangler puts its asset router in front of such a Worker, a hop one Worker
@@ -10,8 +10,10 @@
 //                   rate limit asked and the click stored after the response. Every request comes
 //                   from its own address (4,096 per wrk thread), as ad traffic does, so the limit
 //                   is asked every time and stores every click.
+//   /r/ 10x5x5      the same on a campaign of 10 rule paths x 5 landers x 5 offers, every rule tried
+//                   (docs/traffic-distribution.md): the same target as /r/ against bare + assets.
 // The load is wrk (C, event-driven; installed with apt-get when missing): BENCH_CONNECTIONS
-// connections for BENCH_SECONDS per run, BENCH_ROUNDS rounds alternating the three, each ratio the
+// connections for BENCH_SECONDS per run, BENCH_ROUNDS rounds alternating the four, each ratio the
 // median over back-to-back pairs (the machine's other load drifts between runs; a pair sees the
 // same). It prints wrk's own CPU use per run, so a generator that ran out of CPU shows, and the
 // CPU the server process used per request (a figure far steadier than req/s on a busy machine).
@@ -160,7 +162,49 @@ async function seed(base) {
   const campaign = await post("/api/campaigns", { name: "Bench", landerId: lander.id, offerId: offer.id, bhToggle: true });
   // The profile's one-address runs use their own campaign, so their refusals stay apart.
   const limited = await post("/api/campaigns", { name: "Bench, one address", landerId: lander.id, offerId: offer.id, bhToggle: true });
-  return { cookie, campaignId: campaign.id, limitedId: limited.id };
+  const paths = await pathsCampaign(post, cookie, base);
+  return { cookie, campaignId: campaign.id, limitedId: limited.id, pathsId: paths };
+}
+
+/**
+ * A campaign of 10 rule paths x 5 landers x 5 offers and a default path of the same, through the
+ * API (docs/traffic-distribution.md), as scripts/bench/tracking-redirect-cpu.mjs has it: each rule
+ * tests country, language, a query parameter and the hour, and wrk's requests (no request.cf
+ * locally) match none, so every rule is tried before the default path takes them.
+ */
+async function pathsCampaign(post, cookie, base) {
+  const landers = [];
+  const offers = [];
+  for (let i = 0; i < 5; i++) {
+    landers.push((await post("/api/landers", { name: `Bench lander ${i}`, url: `https://lander${i}.example/lp?src=tt` })).id);
+    offers.push(
+      (await post("/api/offers", { name: `Bench offer ${i}`, url: `https://offer${i}.example/go`, utmTemplate: "sub1={clickId}&sub2={campaign}" })).id,
+    );
+  }
+  const campaign = await post("/api/campaigns", { name: "Bench, paths", landerId: landers[0], offerId: offers[0], bhToggle: true });
+  const variants = () => ({
+    landers: landers.map((landerId, v) => ({ landerId, weight: 10 + v })),
+    offers: offers.map((offerId, v) => ({ offerId, weight: 20 - v })),
+  });
+  const paths = Array.from({ length: 10 }, (_, p) => ({
+    name: `Rule ${p}`,
+    isDefault: false,
+    conditions: [
+      { field: "country", op: "is", values: ["US", "CA", "GB", "AU", "NZ"] },
+      { field: "language", op: "is", values: ["en", "es", "de"] },
+      { field: "param", param: "plc", op: "isNot", values: [`placement_${p}`] },
+      { field: "hour", op: "is", values: Array.from({ length: 24 }, (_, h) => String(h)) },
+    ],
+    ...variants(),
+  }));
+  paths.push({ name: "Default", isDefault: true, conditions: [], ...variants() });
+  const res = await fetch(`${base}/api/campaigns/${campaign.id}/paths`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", cookie },
+    body: JSON.stringify({ paths }),
+  });
+  if (!res.ok) throw new Error(`paths: ${res.status} ${await res.text()}`);
+  return campaign.id;
 }
 
 async function clickCounts(base, cookie, campaignId) {
@@ -221,18 +265,19 @@ try {
     startServer({ port: APP_PORT, stateDir: tmpDir("app"), stdio: "pipe" }),
   ]);
   servers.app.output = tail(servers.app.child, "trackyard");
-  const { cookie, campaignId, limitedId } = await seed(servers.app.url);
+  const { cookie, campaignId, limitedId, pathsId } = await seed(servers.app.url);
   const pids = Object.fromEntries(Object.entries(servers).map(([k, s]) => [k, descendantsNamed(s.child.pid, "workerd")]));
 
   const targets = {
     bare: { label: "bare 302 Worker", url: `${servers.bare.url}/r/1?${AD_QUERY}`, pids: pids.bare },
     bareAssets: { label: "bare + assets", url: `${servers.bareAssets.url}/r/1?${AD_QUERY}`, pids: pids.bareAssets },
     app: { label: "/r/ (recording)", url: `${servers.app.url}/r/${campaignId}?${AD_QUERY}`, script: scripts.manyAddresses, pids: pids.app },
+    appPaths: { label: "/r/ 10x5x5 paths", url: `${servers.app.url}/r/${pathsId}?${AD_QUERY}`, script: scripts.manyAddresses, pids: pids.app },
     appNoWrite: { label: "exit, no click", url: `${servers.app.url}/click?clickId=none&cid=${campaignId}`, script: scripts.manyAddresses, pids: pids.app },
     appOneAddress: { label: "/r/ one address", url: `${servers.app.url}/r/${limitedId}?${AD_QUERY}`, script: scripts.oneAddress, pids: pids.app },
     appUnknown: { label: "/r/ unknown id", url: `${servers.app.url}/r/999999?${AD_QUERY}`, script: scripts.manyAddresses, pids: pids.app },
   };
-  const order = ["bareAssets", "app", "bare", ...(PROFILE ? ["appNoWrite", "appOneAddress", "appUnknown"] : [])];
+  const order = ["bareAssets", "app", "appPaths", "bare", ...(PROFILE ? ["appNoWrite", "appOneAddress", "appUnknown"] : [])];
   const load = (key, seconds = SECONDS) =>
     runWrk({ url: targets[key].url, seconds, connections: CONNECTIONS, script: targets[key].script, serverPids: targets[key].pids });
 
@@ -275,6 +320,10 @@ try {
   );
   console.log(
     `/r/ / plain bare:    throughput ${ratio("app", "bare", "rps").toFixed(2)} (pairs ${spread(pairs("app", "bare", "rps"))}), p99 ${ratio("app", "bare", "p99").toFixed(2)}`,
+  );
+  const pathsRatio = ratio("appPaths", "bareAssets", "rps");
+  console.log(
+    `/r/ 10x5x5 paths / bare + assets: throughput ${pathsRatio.toFixed(2)} (target: no lower than /r/'s ${throughputRatio.toFixed(2)} beside it, within the pairs' spread; pairs ${spread(pairs("appPaths", "bareAssets", "rps"))}), p99 ${ratio("appPaths", "bareAssets", "p99").toFixed(2)}; against /r/: ${ratio("appPaths", "app", "rps").toFixed(2)}x throughput, server CPU ${ratio("appPaths", "app", "serverCpuMsPerRequest").toFixed(2)}x`,
   );
   const cpuPairs = pairs("app", "bareAssets", "serverCpuMsPerRequest");
   console.log(
@@ -327,7 +376,7 @@ try {
       ` (${fmt(Math.max(0, accounted - answered))} more stored than answers read: requests cut off at the end of a wrk run, at most ${fmt(slack)}; all in ${((Date.now() - waitStart) / 1000).toFixed(1)} s after the load ended)`,
   );
   if (lost || accounted - answered > slack) console.log(servers.app.output.join("\n"));
-  const ok = throughputRatio >= 0.8 && p99Ratio <= 1.5 && lost === 0 && accounted - answered <= slack;
+  const ok = throughputRatio >= 0.8 && pathsRatio >= 0.8 && p99Ratio <= 1.5 && lost === 0 && accounted - answered <= slack;
   console.log(ok ? "PASS" : "FAIL: see the targets above");
   process.exitCode = ok ? 0 : 1;
 } catch (err) {

@@ -51,6 +51,20 @@ describe("conditions", () => {
     expect(clockIn("America/New_York", Date.parse("2026-11-24T03:30:00Z"))).toEqual({ weekday: 1, hour: 22 });
     expect(clockIn("UTC", Date.parse("2026-11-24T00:05:00Z"))).toEqual({ weekday: 2, hour: 0 });
   });
+
+  it("keep the clock of each quarter hour apart, even in a zone a quarter hour off the hour", () => {
+    // Kathmandu is UTC+5:45: its hour turns at a quarter past each UTC hour, its day at 18:15 UTC.
+    const at = (utc: string) => clockIn("Asia/Kathmandu", Date.parse(utc));
+    expect(at("2026-11-24T03:14:59.999Z")).toEqual({ weekday: 2, hour: 8 });
+    expect(at("2026-11-24T03:15:00Z")).toEqual({ weekday: 2, hour: 9 });
+    expect(at("2026-11-24T03:14:00Z")).toEqual({ weekday: 2, hour: 8 });
+    expect(at("2026-11-24T18:15:00Z")).toEqual({ weekday: 3, hour: 0 });
+    expect(at("2026-11-24T18:14:59Z")).toEqual({ weekday: 2, hour: 23 });
+    // The day a clock change brings: New York leaves daylight time at 06:00 UTC on 1 November 2026.
+    expect(clockIn("America/New_York", Date.parse("2026-11-01T05:59:59Z"))).toEqual({ weekday: 0, hour: 1 });
+    expect(clockIn("America/New_York", Date.parse("2026-11-01T06:00:00Z"))).toEqual({ weekday: 0, hour: 1 });
+    expect(clockIn("America/New_York", Date.parse("2026-11-01T07:00:00Z"))).toEqual({ weekday: 0, hour: 2 });
+  });
 });
 
 describe("choosing a variant", () => {

@@ -1,62 +1,14 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, clicks, landerClicks, pathWeightHistory } from "../src/db/schema";
-import worker from "../src/index";
 import type { ApiErrorBody } from "../src/lib/errors";
-import { MAX_PATHS, type PutPathsInput } from "../src/schemas/paths";
-import { bodyOf, client, db, idParam, makeAdmin, uniqueName, type TestUser } from "./helpers";
+import { MAX_PATHS } from "../src/schemas/paths";
+import { bodyOf, db, idParam, makeAdmin } from "./helpers";
+import { put, visit, WINDOWS, world, type Paths, type Visitor } from "./paths-helpers";
 
-const HOST = "https://trk.paths.test";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 musical_ly_34.1.0";
-const WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
-
-interface Visitor {
-  ip?: string;
-  ua?: string;
-  cf?: Record<string, unknown>;
-  headers?: Record<string, string>;
-}
-
-/** A visitor's request through the Worker's fetch, its background writes awaited. */
-async function visit(path: string, { ip = "203.0.113.5", ua = WINDOWS, cf, headers = {} }: Visitor = {}) {
-  const ctx = createExecutionContext();
-  const request = new Request(`${HOST}${path}`, {
-    redirect: "manual",
-    headers: { "cf-connecting-ip": ip, "user-agent": ua, ...headers },
-    ...(cf ? { cf } : {}),
-  });
-  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
 
 const clickRow = async (clickId: string) => (await db().select().from(clicks).where(eq(clicks.clickId, clickId)))[0]!;
-
-/** Landers, offers and a campaign made through the API, as an admin would. */
-async function world(admin: TestUser, { landers = 2, offers = 2 } = {}) {
-  const api = client(admin);
-  const tag = uniqueName("w");
-  const landerIds: number[] = [];
-  for (let i = 0; i < landers; i++) {
-    const body = await bodyOf(await api.landers.$post({ json: { name: `${tag} LP${i}`, url: `https://lp${i}.${tag}.test/page` } }), 201);
-    landerIds.push(body.id);
-  }
-  const offerIds: number[] = [];
-  for (let i = 0; i < offers; i++) {
-    const body = await bodyOf(await api.offers.$post({ json: { name: `${tag} Offer${i}`, url: `https://offer${i}.${tag}.test/go` } }), 201);
-    offerIds.push(body.id);
-  }
-  const campaign = await bodyOf(
-    await api.campaigns.$post({ json: { name: `${tag} campaign`, landerId: landerIds[0]!, offerId: offerIds[0]!, bhToggle: true } }),
-    201,
-  );
-  return { api, tag, landers: landerIds, offers: offerIds, campaignId: campaign.id };
-}
-
-type Paths = PutPathsInput["paths"];
-const put = (api: ReturnType<typeof client>, campaignId: number, paths: Paths) => api.campaigns[":id"].paths.$put({ ...idParam(campaignId), json: { paths } });
 
 /** A visit to /r/, then its lander link to /click: where each sent the visitor, and the stored click. */
 async function clickThrough(campaignId: number, who: Visitor = {}, query = "") {
