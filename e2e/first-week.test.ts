@@ -226,6 +226,8 @@ test("wide tables on a phone: pinned first column, a sign they scroll, actions a
   await page.getByLabel("Min Amount ($)").fill("100");
   await page.getByLabel("Max Amount ($)").fill("5");
   await page.getByText("Max must be at least Min").waitFor();
+  // Typed amounts reach the URL once they settle; until then the list can still move under the cursor.
+  await page.waitForURL((url) => url.searchParams.get("minAmount") === "100" && url.searchParams.get("maxAmount") === "5");
   const none = page.getByText("No transaction matches these filters.");
   await none.waitFor();
   await onScreen(page, none);

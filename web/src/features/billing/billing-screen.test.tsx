@@ -1,4 +1,4 @@
-import { screen } from "@testing-library/react";
+import { act, fireEvent, screen } from "@testing-library/react";
 import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { CurrentUser } from "@/lib/auth";
@@ -59,5 +59,40 @@ describe("Transactions: who sees what, and who can change it", () => {
   it("tells a member with no cards that an admin assigns them on Users", async () => {
     renderAs(member());
     expect(screen.getByRole("note").textContent).toBe("No cards are assigned to you yet, so there is nothing to show here; an admin assigns them on Users.");
+  });
+});
+
+describe("Transactions: typed amounts", () => {
+  beforeEach(() =>
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (input: RequestInfo | URL) => answer(input)),
+    ),
+  );
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it("keeps Max as typed while Min, typed before it, settles into the URL", async () => {
+    renderAs(admin());
+    await screen.findByText("No transactions found. Upload a CSV file to get started.");
+    vi.useFakeTimers();
+    const min = screen.getByLabelText("Min Amount ($)");
+    const max = screen.getByLabelText<HTMLInputElement>("Max Amount ($)");
+    act(() => {
+      fireEvent.change(min, { target: { value: "100" } });
+    });
+    // Min settles (and goes to the URL) in the same turn as Max is typed.
+    act(() => {
+      vi.advanceTimersByTime(300);
+      fireEvent.change(max, { target: { value: "5" } });
+    });
+    expect(max.value).toBe("5");
+    act(() => {
+      vi.advanceTimersByTime(300);
+    });
+    expect(max.value).toBe("5");
+    expect(screen.getByText("Max must be at least Min")).toBeTruthy();
   });
 });

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { CheckCircle2, Clock, CreditCard, XCircle } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ScopeNote } from "@/components/scope-note";
 import { Badge, type BadgeProps } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -37,15 +37,21 @@ export default function BillingScreen() {
   // The amounts as typed: the URL takes them once they settle into amounts ("1." is not one yet).
   const [amounts, setAmounts] = useState({ minAmount: applied.minAmount, maxAmount: applied.maxAmount });
   const settledAmounts = useDebounced(amounts);
+  // The amounts this screen last put in the URL. The URL coming back with them is no reason to touch
+  // the inputs: the other one may have been typed in meanwhile, and would be wiped.
+  const written = useRef({ minAmount: applied.minAmount, maxAmount: applied.maxAmount });
   useEffect(() => {
+    if (applied.minAmount === written.current.minAmount && applied.maxAmount === written.current.maxAmount) return;
     // Back, Forward or Clear moved the URL: the inputs follow it.
+    written.current = { minAmount: applied.minAmount, maxAmount: applied.maxAmount };
     setAmounts({ minAmount: applied.minAmount, maxAmount: applied.maxAmount });
   }, [applied.minAmount, applied.maxAmount]);
   useEffect(() => {
     const valid = (v: string) => v.trim() === "" || AMOUNT.test(v.trim());
     if (settledAmounts.minAmount === applied.minAmount && settledAmounts.maxAmount === applied.maxAmount) return;
     if (!valid(settledAmounts.minAmount) || !valid(settledAmounts.maxAmount)) return;
-    update({ minAmount: settledAmounts.minAmount.trim(), maxAmount: settledAmounts.maxAmount.trim(), page: null }, { replace: true });
+    written.current = { minAmount: settledAmounts.minAmount.trim(), maxAmount: settledAmounts.maxAmount.trim() };
+    update({ ...written.current, page: null }, { replace: true });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only a settled change of the typed amounts writes the URL
   }, [settledAmounts]);
   const filters: TransactionFilters = { ...applied, ...amounts };
