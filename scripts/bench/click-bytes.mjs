@@ -1,5 +1,5 @@
-// Benchmark: what one raw click costs in storage and in billed rows (docs/click-storage.md, "What a
-// click costs, measured").
+// Benchmark: what one raw click costs in storage and in billed rows
+// (docs/click-storage.md "What a click costs, measured").
 //
 // BENCH_CLICKS (default 100,000) clicks of one day are generated into a fresh local D1 by the
 // retention benchmarks' generator (scripts/lib/click-days.mjs: random UUID click ids as /r/ makes
