@@ -1,16 +1,17 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dayStartMs, localDaySql, offsetSpans, zoneDayRange } from "../src/lib/calendar-days";
-import { formatThousandths, metrics, roundToTotal } from "../src/stats/report";
+import { largestRemainder } from "../src/lib/largest-remainder";
+import { formatThousandths, metrics } from "../src/stats/report";
 import { db } from "./helpers";
 
-describe("roundToTotal", () => {
+describe("largestRemainder, as the report rounds spend to cents", () => {
   it("rounds shares to whole cents that add up to the total, largest remainders first", () => {
-    expect(roundToTotal([100 / 3, 100 / 3, 100 / 3], 100)).toEqual([34, 33, 33]);
-    expect(roundToTotal([0.4, 0.4, 0.2], 1)).toEqual([1, 0, 0]);
-    expect(roundToTotal([12.5, 7.5], 20)).toEqual([13, 7]);
-    expect(roundToTotal([], 0)).toEqual([]);
-    expect(roundToTotal([5, 5], 10)).toEqual([5, 5]);
+    expect(largestRemainder([100 / 3, 100 / 3, 100 / 3], 100)).toEqual([34, 33, 33]);
+    expect(largestRemainder([0.4, 0.4, 0.2], 1)).toEqual([1, 0, 0]);
+    expect(largestRemainder([12.5, 7.5], 20)).toEqual([13, 7]);
+    expect(largestRemainder([], 0)).toEqual([]);
+    expect(largestRemainder([5, 5], 10)).toEqual([5, 5]);
   });
 });
 

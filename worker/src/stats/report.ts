@@ -11,6 +11,7 @@ import { isRestricted, type ReportData, type ReportQuery } from "../db/queries/s
 import { shiftDay } from "../lib/calendar-days";
 import { countryLabel } from "../lib/country";
 import { isoOrNull } from "../lib/time";
+import { largestRemainder } from "../lib/largest-remainder";
 import {
   CAKE_ONLY_GROUPINGS,
   DIRECT_KEY,
@@ -40,19 +41,6 @@ interface Group {
   /** Bot-flagged clicks, and all our clicks, bots included. */
   botClicks: number | null;
   allClicks: number | null;
-}
-
-/**
- * Rounds amounts to whole cents so they sum to `target`: each is floored, then the cents left go
- * to the largest remainders (ties to the earlier one).
- */
-export function roundToTotal(amounts: number[], target: number): number[] {
-  const floors = amounts.map((a) => Math.floor(a));
-  let left = target - floors.reduce((s, f) => s + f, 0);
-  const order = amounts.map((a, i) => ({ i, rest: a - floors[i]! })).sort((a, b) => b.rest - a.rest || a.i - b.i);
-  for (let k = 0; left > 0 && order.length; k = (k + 1) % order.length, left--) floors[order[k]!.i]! += 1;
-  for (let k = order.length - 1; left < 0 && order.length; k = (k - 1 + order.length) % order.length, left++) floors[order[k]!.i]! -= 1;
-  return floors;
 }
 
 /** Thousandths of the currency as "0.123" (EPV and CPV, docs/screens.md §9). */
@@ -292,7 +280,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
 
   const list = [...groups.values()];
   const shownSpend = Math.round(list.reduce((s, g) => s + g.spend, 0));
-  const spendCents = roundToTotal(
+  const spendCents = largestRemainder(
     list.map((g) => g.spend),
     shownSpend,
   );
@@ -330,7 +318,7 @@ export function buildReport(q: ReportQuery, data: ReportData, ctx: BuildContext)
 
   const days: string[] = [];
   for (let d = q.range.startDate; d <= q.range.endDate; d = shiftDay(d, 1)) days.push(d);
-  const dailySpend = roundToTotal(
+  const dailySpend = largestRemainder(
     days.map((d) => spendByDay.get(d) ?? 0),
     shownSpend,
   );

@@ -4,6 +4,7 @@ import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
 import { audienceValue, dimsTable } from "./click-rollup";
 import { campaigns, clicks, landerClicks } from "../schema";
+import { AUDIENCE_GROUPINGS } from "../../schemas/stats";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 
 export type NewClick = typeof clicks.$inferInsert;
@@ -229,8 +230,8 @@ export const clickCountsByCampaign = (db: Db, filter: ClickFilter) =>
     .groupBy(clicks.campaignId)
     .orderBy(clicks.campaignId);
 
-/** The Click Log filters by who clicked, not by where traffic distribution sent them. */
-const FACET_DIMS = ["country", "device", "os", "browser"] as const;
+/** The Click Log filters by who clicked (the audience groupings), not by where traffic distribution sent them. */
+const FACET_DIMS = AUDIENCE_GROUPINGS;
 
 export interface ClickFacet {
   dim: (typeof FACET_DIMS)[number];
