@@ -37,6 +37,8 @@ export const SCREEN_ACCESS = {
   "/settings": "admin",
   "/audit": "admin",
   "/account": "signed-in",
+  "/rules/channels": "admin",
+  "/rules/alerts": "admin",
 } as const satisfies Record<string, Exclude<Access, "public">>;
 export type ScreenPath = keyof typeof SCREEN_ACCESS;
 
@@ -166,6 +168,12 @@ export const ACCESS = {
   // the audit log: who changed what (admins)
   "GET /api/audit": SCREEN_ACCESS["/audit"],
   "GET /api/audit/export": "admin",
+  // alerts and channels (docs/alerts.md): the admins'
+  "GET /api/alert-channels": SCREEN_ACCESS["/rules/channels"],
+  "POST /api/alert-channels": "admin",
+  "PUT /api/alert-channels/:id": "admin",
+  "DELETE /api/alert-channels/:id": "admin",
+  "POST /api/alert-channels/:id/test": "admin",
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;

@@ -10,6 +10,7 @@ import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { accountRoutes } from "./routes/account";
+import { alertChannelRoutes } from "./routes/alert-channels";
 import { auditRoutes } from "./routes/audit";
 import { authRoutes } from "./routes/auth";
 import { cakeRoutes } from "./routes/cake";
@@ -64,7 +65,8 @@ const api = new Hono<AppEnv>()
   .route("/user/preferences", preferenceRoutes)
   .route("/domains", domainRoutes)
   .route("/redeploy-worker", redeployWorkerRoutes)
-  .route("/audit", auditRoutes);
+  .route("/audit", auditRoutes)
+  .route("/alert-channels", alertChannelRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,
