@@ -14,6 +14,7 @@ const AppLayout = lazy(loadAppLayout);
 const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
 const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
+const ChannelsScreen = lazy(() => import("@/features/alert-channels/channels-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -95,6 +96,17 @@ export const router = createBrowserRouter([
               <RequireAccess requires={SCREEN_ACCESS["/campaigns"]}>
                 <Suspense fallback={screenFallback}>
                   <PathsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
+          {
+            // Alerts' channels, a tab of Rules (the tab links are on each Rules screen).
+            path: "/rules/channels",
+            element: (
+              <RequireAccess requires={SCREEN_ACCESS["/rules/channels"]}>
+                <Suspense fallback={screenFallback}>
+                  <ChannelsScreen />
                 </Suspense>
               </RequireAccess>
             ),

@@ -54,9 +54,9 @@ function stored(env: Bindings, input: ChannelInput, before?: AlertChannelRow): {
       return { settings: { to: input.to }, secret: "" };
     }
     case "slack":
-      return { settings: {}, secret: input.webhookUrl ?? before?.secret ?? "" };
+      return { settings: {}, secret: input.webhookUrl || before?.secret || "" };
     case "telegram":
-      return { settings: { chatId: input.chatId }, secret: input.botToken ?? before?.secret ?? "" };
+      return { settings: { chatId: input.chatId }, secret: input.botToken || before?.secret || "" };
     case "webhook": {
       const problem = webhookUrlProblem(input.url);
       if (problem) throw badRequest(problem);

@@ -59,7 +59,8 @@ export const createChannelSchema = z.discriminatedUnion(
 );
 export type CreateChannelInput = z.input<typeof createChannelSchema>;
 
-const keep = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" || v === null ? undefined : v), schema.optional());
+/** A secret field of an edit: blank or absent keeps the saved secret. */
+const keep = <T extends z.ZodType<string, string>>(schema: T) => z.literal("").or(schema).optional();
 
 /** An edit: the kind stays; a secret left blank keeps the saved one. `newSigningSecret` makes the webhook a new one. */
 export const updateChannelSchema = z.discriminatedUnion(
