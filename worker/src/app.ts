@@ -20,6 +20,7 @@ import { clickRoutes } from "./routes/clicks";
 import { domainRoutes } from "./routes/domains";
 import { invoiceRoutes } from "./routes/invoices";
 import { landerRoutes } from "./routes/landers";
+import { notificationRoutes } from "./routes/notifications";
 import { offerRoutes } from "./routes/offers";
 import { pathRoutes } from "./routes/paths";
 import { splitTestRoutes } from "./routes/split-tests";
@@ -66,7 +67,8 @@ const api = new Hono<AppEnv>()
   .route("/domains", domainRoutes)
   .route("/redeploy-worker", redeployWorkerRoutes)
   .route("/audit", auditRoutes)
-  .route("/alert-channels", alertChannelRoutes);
+  .route("/alert-channels", alertChannelRoutes)
+  .route("/notifications", notificationRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,
