@@ -174,6 +174,8 @@ export const ACCESS = {
   "PUT /api/alert-channels/:id": "admin",
   "DELETE /api/alert-channels/:id": "admin",
   "POST /api/alert-channels/:id/test": "admin",
+  "GET /api/builtin-alerts": SCREEN_ACCESS["/rules/alerts"],
+  "PUT /api/builtin-alerts/:alert": "admin",
   // each user's own notification list (only admins receive alerts today; anyone may read theirs)
   "GET /api/notifications": "signed-in",
   "POST /api/notifications/read-all": "signed-in",

@@ -13,6 +13,7 @@ import { accountRoutes } from "./routes/account";
 import { alertChannelRoutes } from "./routes/alert-channels";
 import { auditRoutes } from "./routes/audit";
 import { authRoutes } from "./routes/auth";
+import { builtinAlertRoutes } from "./routes/builtin-alerts";
 import { cakeRoutes } from "./routes/cake";
 import { campaignRoutes } from "./routes/campaigns";
 import { codeRoutes } from "./routes/codes";
@@ -68,7 +69,8 @@ const api = new Hono<AppEnv>()
   .route("/redeploy-worker", redeployWorkerRoutes)
   .route("/audit", auditRoutes)
   .route("/alert-channels", alertChannelRoutes)
-  .route("/notifications", notificationRoutes);
+  .route("/notifications", notificationRoutes)
+  .route("/builtin-alerts", builtinAlertRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,

@@ -222,6 +222,8 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   }),
   "DELETE /api/alert-channels/:id": async () => ({ path: `/api/alert-channels/${await sampleChannel()}` }),
   // A webhook on a port nothing listens on: the test message is sent and its failure reported (200).
+  "GET /api/builtin-alerts": () => ({ path: "/api/builtin-alerts" }),
+  "PUT /api/builtin-alerts/:alert": () => ({ path: "/api/builtin-alerts/events-api-failures", json: { enabled: true } }),
   "GET /api/notifications": () => ({ path: "/api/notifications" }),
   "POST /api/notifications/read-all": () => ({ path: "/api/notifications/read-all" }),
   "POST /api/alert-channels/:id/test": async () => ({ path: `/api/alert-channels/${await sampleChannel("http://127.0.0.1:9/hook")}/test` }),

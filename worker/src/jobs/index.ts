@@ -1,4 +1,5 @@
 import type { Bindings, Db } from "../env";
+import { builtinAlertsJob } from "./builtin-alerts";
 import { clickRetentionJob } from "./click-retention";
 import { createDb } from "../middleware/database";
 import { finishDomainsJob } from "./finish-domains";
@@ -31,6 +32,7 @@ export const JOBS: Job[] = [
   clickRetentionJob,
   purgeAbandonedStatementImports,
   optimisePathsJob,
+  builtinAlertsJob,
 ];
 
 /**
