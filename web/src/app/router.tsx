@@ -15,6 +15,7 @@ const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
 const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
 const ChannelsScreen = lazy(() => import("@/features/alert-channels/channels-screen"));
+const BuiltInAlertsScreen = lazy(() => import("@/features/built-in-alerts/built-in-alerts-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -101,12 +102,22 @@ export const router = createBrowserRouter([
             ),
           },
           {
-            // Alerts' channels, a tab of Rules (the tab links are on each Rules screen).
+            // Alerts' channels and the built-in alerts, tabs of Rules (the tab links are on each Rules screen).
             path: "/rules/channels",
             element: (
               <RequireAccess requires={SCREEN_ACCESS["/rules/channels"]}>
                 <Suspense fallback={screenFallback}>
                   <ChannelsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
+          {
+            path: "/rules/alerts",
+            element: (
+              <RequireAccess requires={SCREEN_ACCESS["/rules/alerts"]}>
+                <Suspense fallback={screenFallback}>
+                  <BuiltInAlertsScreen />
                 </Suspense>
               </RequireAccess>
             ),
