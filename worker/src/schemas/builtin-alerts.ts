@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The alerts Trackyard raises by itself (docs/alerts.md "Built-in alerts"), in the issue's order.
+ * The alerts Trackyard raises by itself (docs/alerts.md "Built-in alerts"), in the order that page lists them.
  * Each is on by default; `threshold` is the number an admin may change, where it has one.
  */
 export const BUILTIN_ALERTS = [
