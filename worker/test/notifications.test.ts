@@ -1,5 +1,10 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
 import { notifyAdmins } from "../src/db/queries/notifications";
+import { notifications } from "../src/db/schema";
+import type { Bindings } from "../src/env";
+import { purgeOldNotifications } from "../src/jobs/purge-notifications";
 import { bodyOf, client, db, makeAdmin, makeUser, uniqueName } from "./helpers";
 
 describe("the in-app notification list", () => {
@@ -22,5 +27,15 @@ describe("the in-app notification list", () => {
     const after = await bodyOf(await client(admin).notifications.$get(), 200);
     expect(after.unread).toBe(0);
     expect(after.items.every((n) => n.readAt !== null)).toBe(true);
+  });
+
+  it("the cron forgets notifications older than 90 days", async () => {
+    const admin = await makeAdmin();
+    const now = Date.now();
+    await notifyAdmins(db(), { title: "Old", text: "Old.", link: null, severity: "info", sourceKind: "builtin" }, now - 91 * 86_400_000);
+    await notifyAdmins(db(), { title: "Recent", text: "Recent.", link: null, severity: "info", sourceKind: "builtin" }, now - 89 * 86_400_000);
+    await purgeOldNotifications.run({ db: db(), env: env as Bindings, now });
+    const left = await db().select().from(notifications).where(eq(notifications.userId, admin.id));
+    expect(left.map((n) => n.title)).toEqual(["Recent"]);
   });
 });

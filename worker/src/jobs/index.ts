@@ -6,6 +6,7 @@ import { finishDomainsJob } from "./finish-domains";
 import { optimisePathsJob } from "./optimise-paths";
 import { purgeOldAuditEntries } from "./purge-audit";
 import { purgeOldCodes } from "./purge-codes";
+import { purgeOldNotifications } from "./purge-notifications";
 import { purgeExpiredSessions } from "./purge-sessions";
 import { purgeAbandonedStatementImports } from "./purge-statement-imports";
 import { rollUpClicksJob } from "./roll-up-clicks";
@@ -33,6 +34,7 @@ export const JOBS: Job[] = [
   purgeAbandonedStatementImports,
   optimisePathsJob,
   builtinAlertsJob,
+  purgeOldNotifications,
 ];
 
 /**

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import type { AlertSeverity } from "../../schemas/alerts";
 import { notifications, users } from "../schema";
@@ -62,3 +62,8 @@ export const markAllRead = (db: Db, userId: string, now: number) =>
     .update(notifications)
     .set({ readAt: now })
     .where(and(eq(notifications.userId, userId), isNull(notifications.readAt)));
+
+/** How long notifications are kept: the list shows the latest 20, so older ones are only clutter. */
+export const NOTIFICATION_RETENTION_DAYS = 90;
+
+export const purgeNotificationsBefore = (db: Db, before: number) => db.delete(notifications).where(lt(notifications.createdAt, before));
