@@ -52,6 +52,25 @@ test("a Slack channel is added and tested, and a failing sync raises a built-in 
   await row.getByText(/Last sent .*: ok: Slack: sent/).waitFor();
   await h.shotBothSizes(page, "01-channels");
 
+  // A signed webhook: its signing secret is shown once, in a dialog, after saving.
+  await page.getByRole("combobox", { name: "Kind" }).click();
+  await page.getByRole("option", { name: "Webhook" }).click();
+  await page.getByLabel("Name").fill("Ops receiver");
+  // Plain http is allowed on this machine only: the fakes' server stands in for the receiver.
+  await page.getByLabel("URL").fill(`${fakes.url}/trackyard-hook`);
+  await page.getByRole("button", { name: "Add channel" }).click();
+  const secretDialog = page.getByRole("dialog", { name: "Copy the signing secret now" });
+  const secret = (await secretDialog.getByTestId("signing-secret").textContent()) ?? "";
+  expect(secret).toMatch(/^[0-9a-f]{64}$/);
+  await h.shotBothSizes(page, "01b-signing-secret");
+  await secretDialog.getByRole("button", { name: "Done" }).click();
+  await page
+    .getByTestId("channel-row")
+    .filter({ hasText: "Ops receiver" })
+    .getByText(`secret ••••${secret.slice(-4)}`)
+    .waitFor();
+  expect(await page.content()).not.toContain(secret);
+
   // Three failed CAKE syncs, then the cron: the built-in alert fires once.
   for (let i = 0; i < 3; i++) {
     const status = await page.evaluate(
@@ -67,7 +86,16 @@ test("a Slack channel is added and tested, and a failing sync raises a built-in 
 
   await page.goto("/rules/channels");
   const bell = page.getByRole("button", { name: /^Notifications, \d+ unread$/ });
-  await expect.poll(async () => (await page.reload(), await bell.count()), POLL).toBe(1);
+  // The cron has run: the list shows it at the next load (the bell also asks every minute).
+  await expect
+    .poll(async () => {
+      await page.reload();
+      return bell
+        .waitFor({ timeout: 5_000 })
+        .then(() => true)
+        .catch(() => false);
+    }, POLL)
+    .toBe(true);
   await bell.click();
   const list = page.getByRole("dialog", { name: "Notifications" });
   await list.getByText("CAKE sync failing").waitFor();

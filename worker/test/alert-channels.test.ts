@@ -191,6 +191,23 @@ describe("notification channels", () => {
     expect(JSON.parse(body)).toMatchObject({ title: "Spend without conversions", sentAt: new Date(at).toISOString(), facts: message().facts });
   });
 
+  it("makes a webhook a new signing secret on request, shown once, and keeps the old one otherwise", async () => {
+    const admin = await makeAdmin();
+    const created = await createChannel(admin, { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate" });
+    const api = client(admin)["alert-channels"][":id"];
+    const kept = await bodyOf(await api.$put({ ...idParam(created.channel.id), json: { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate" } }), 200);
+    expect(kept.signingSecret).toBeNull();
+    expect(kept.channel.secretHint).toBe(created.channel.secretHint);
+    const rotated = await bodyOf(
+      await api.$put({ ...idParam(created.channel.id), json: { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate", newSigningSecret: true } }),
+      200,
+    );
+    expect(rotated.signingSecret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.signingSecret).not.toBe(created.signingSecret);
+    const [row] = await db().select().from(alertChannels).where(eq(alertChannels.id, created.channel.id));
+    expect(row!.secret).toBe(rotated.signingSecret);
+  });
+
   it("does not follow a webhook's redirect and gives up on one that does not answer in 5 s", async () => {
     const admin = await makeAdmin();
     const moved = await createChannel(admin, { kind: "webhook", name: "Moved", url: "https://moved.example.test/" });

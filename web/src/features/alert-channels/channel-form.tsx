@@ -24,9 +24,10 @@ interface Values {
   botToken: string;
   chatId: string;
   url: string;
+  newSigningSecret: boolean;
 }
 
-const blank: Values = { kind: "slack", name: "", builtin: true, to: "", webhookUrl: "", botToken: "", chatId: "", url: "" };
+const blank: Values = { kind: "slack", name: "", builtin: true, to: "", webhookUrl: "", botToken: "", chatId: "", url: "", newSigningSecret: false };
 
 const fromChannel = (c: Channel): Values => ({
   ...blank,
@@ -38,7 +39,7 @@ const fromChannel = (c: Channel): Values => ({
   url: c.settings.url ?? "",
 });
 
-function inputOf(v: Values): Record<string, unknown> {
+function inputOf(v: Values, editing: boolean): Record<string, unknown> {
   const common = { kind: v.kind, name: v.name, builtin: v.builtin };
   switch (v.kind) {
     case "email":
@@ -48,7 +49,7 @@ function inputOf(v: Values): Record<string, unknown> {
     case "telegram":
       return { ...common, botToken: v.botToken, chatId: v.chatId };
     case "webhook":
-      return { ...common, url: v.url };
+      return editing ? { ...common, url: v.url, newSigningSecret: v.newSigningSecret } : { ...common, url: v.url };
   }
 }
 
@@ -75,7 +76,7 @@ export function ChannelForm(props: ChannelFormProps) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const input = inputOf(values);
+    const input = inputOf(values, editing);
     const parsed = (editing ? updateChannelSchema : createChannelSchema).safeParse(input);
     if (!parsed.success) {
       const next: Record<string, string> = {};

@@ -145,9 +145,10 @@ export default function ChannelsScreen() {
               update.mutate(
                 { id: editing.id, json },
                 {
-                  onSuccess: () => {
+                  onSuccess: ({ channel, signingSecret }) => {
                     toast({ title: "Channel saved" });
                     setEditing(null);
+                    if (signingSecret) setSecret({ name: channel.name, value: signingSecret });
                   },
                   onError: (err) => toastError("Error", err, "Failed to save the channel"),
                 },
