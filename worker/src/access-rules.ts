@@ -37,8 +37,6 @@ export const SCREEN_ACCESS = {
   "/settings": "admin",
   "/audit": "admin",
   "/account": "signed-in",
-  "/rules/channels": "admin",
-  "/rules/alerts": "admin",
 } as const satisfies Record<string, Exclude<Access, "public">>;
 export type ScreenPath = keyof typeof SCREEN_ACCESS;
 
@@ -169,12 +167,12 @@ export const ACCESS = {
   "GET /api/audit": SCREEN_ACCESS["/audit"],
   "GET /api/audit/export": "admin",
   // alerts and channels (docs/alerts.md): the admins'
-  "GET /api/alert-channels": SCREEN_ACCESS["/rules/channels"],
+  "GET /api/alert-channels": "admin",
   "POST /api/alert-channels": "admin",
   "PUT /api/alert-channels/:id": "admin",
   "DELETE /api/alert-channels/:id": "admin",
   "POST /api/alert-channels/:id/test": "admin",
-  "GET /api/builtin-alerts": SCREEN_ACCESS["/rules/alerts"],
+  "GET /api/builtin-alerts": "admin",
   "PUT /api/builtin-alerts/:alert": "admin",
   // each user's own notification list (only admins receive alerts today; anyone may read theirs)
   "GET /api/notifications": "signed-in",

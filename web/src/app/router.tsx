@@ -102,10 +102,11 @@ export const router = createBrowserRouter([
             ),
           },
           {
-            // Alerts' channels and the built-in alerts, tabs of Rules (the tab links are on each Rules screen).
+            // Alerts' channels and the built-in alerts, admins' tabs of Rules (the tab links are on each
+            // Rules screen), not sidebar screens of their own.
             path: "/rules/channels",
             element: (
-              <RequireAccess requires={SCREEN_ACCESS["/rules/channels"]}>
+              <RequireAccess requires="admin">
                 <Suspense fallback={screenFallback}>
                   <ChannelsScreen />
                 </Suspense>
@@ -115,7 +116,7 @@ export const router = createBrowserRouter([
           {
             path: "/rules/alerts",
             element: (
-              <RequireAccess requires={SCREEN_ACCESS["/rules/alerts"]}>
+              <RequireAccess requires="admin">
                 <Suspense fallback={screenFallback}>
                   <BuiltInAlertsScreen />
                 </Suspense>
