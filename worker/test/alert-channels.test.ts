@@ -195,11 +195,17 @@ describe("notification channels", () => {
     const admin = await makeAdmin();
     const created = await createChannel(admin, { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate" });
     const api = client(admin)["alert-channels"][":id"];
-    const kept = await bodyOf(await api.$put({ ...idParam(created.channel.id), json: { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate" } }), 200);
+    const kept = await bodyOf(
+      await api.$put({ ...idParam(created.channel.id), json: { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate" } }),
+      200,
+    );
     expect(kept.signingSecret).toBeNull();
     expect(kept.channel.secretHint).toBe(created.channel.secretHint);
     const rotated = await bodyOf(
-      await api.$put({ ...idParam(created.channel.id), json: { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate", newSigningSecret: true } }),
+      await api.$put({
+        ...idParam(created.channel.id),
+        json: { kind: "webhook", name: "Rotated", url: "https://hooks.example.test/rotate", newSigningSecret: true },
+      }),
       200,
     );
     expect(rotated.signingSecret).toMatch(/^[0-9a-f]{64}$/);
