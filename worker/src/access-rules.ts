@@ -166,6 +166,17 @@ export const ACCESS = {
   // the audit log: who changed what (admins)
   "GET /api/audit": SCREEN_ACCESS["/audit"],
   "GET /api/audit/export": "admin",
+  // alerts and channels (docs/alerts.md): the admins'
+  "GET /api/alert-channels": "admin",
+  "POST /api/alert-channels": "admin",
+  "PUT /api/alert-channels/:id": "admin",
+  "DELETE /api/alert-channels/:id": "admin",
+  "POST /api/alert-channels/:id/test": "admin",
+  "GET /api/builtin-alerts": "admin",
+  "PUT /api/builtin-alerts/:alert": "admin",
+  // each user's own notification list (only admins receive alerts today; anyone may read theirs)
+  "GET /api/notifications": "signed-in",
+  "POST /api/notifications/read-all": "signed-in",
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;

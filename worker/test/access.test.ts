@@ -8,7 +8,7 @@ import { insertInvoice } from "../src/db/queries/invoices";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { createSpark } from "../src/db/queries/sparks";
-import { campaignPaths, clickArchives, domains } from "../src/db/schema";
+import { alertChannels, campaignPaths, clickArchives, domains } from "../src/db/schema";
 import { call, db, makeAdmin, makeUser, reauthenticate, type TestUser } from "./helpers";
 
 /**
@@ -50,6 +50,8 @@ const sampleDomain = async () =>
       .values({ domain: `access-${crypto.randomUUID().slice(0, 8)}.xyz`, status: "purchased" })
       .returning()
   )[0]!.id;
+const sampleChannel = async (url = "https://hook.test/") =>
+  (await db().insert(alertChannels).values({ name: "Access hook", kind: "webhook", settings: { url }, secret: "s" }).returning())[0]!.id;
 /** Re-authenticates a signed-in caller (a member is still refused: the route is admin-only); adds nothing to the sample. */
 const reauthFirst = async (caller: TestUser | null) => {
   if (caller) await reauthenticate(caller);
@@ -212,6 +214,19 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/redeploy-worker": () => ({ path: "/api/redeploy-worker", json: {}, status: NOT_SET_UP }),
   "GET /api/audit": () => ({ path: "/api/audit?entityKind=user&startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/audit/export": () => ({ path: "/api/audit/export?entityKind=user" }),
+  "GET /api/alert-channels": () => ({ path: "/api/alert-channels" }),
+  "POST /api/alert-channels": () => ({ path: "/api/alert-channels", json: { kind: "webhook", name: "Access hook", url: "https://hook.test/" } }),
+  "PUT /api/alert-channels/:id": async () => ({
+    path: `/api/alert-channels/${await sampleChannel()}`,
+    json: { kind: "webhook", name: "Access hook", url: "https://hook.test/" },
+  }),
+  "DELETE /api/alert-channels/:id": async () => ({ path: `/api/alert-channels/${await sampleChannel()}` }),
+  // A webhook on a port nothing listens on: the test message is sent and its failure reported (200).
+  "GET /api/builtin-alerts": () => ({ path: "/api/builtin-alerts" }),
+  "PUT /api/builtin-alerts/:alert": () => ({ path: "/api/builtin-alerts/events-api-failures", json: { enabled: true } }),
+  "GET /api/notifications": () => ({ path: "/api/notifications" }),
+  "POST /api/notifications/read-all": () => ({ path: "/api/notifications/read-all" }),
+  "POST /api/alert-channels/:id/test": async () => ({ path: `/api/alert-channels/${await sampleChannel("http://127.0.0.1:9/hook")}/test` }),
 };
 
 const routes = Object.entries(ACCESS) as [RouteKey, Access][];

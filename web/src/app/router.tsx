@@ -14,6 +14,8 @@ const AppLayout = lazy(loadAppLayout);
 const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
 const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
+const ChannelsScreen = lazy(() => import("@/features/alert-channels/channels-screen"));
+const BuiltInAlertsScreen = lazy(() => import("@/features/built-in-alerts/built-in-alerts-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -95,6 +97,28 @@ export const router = createBrowserRouter([
               <RequireAccess requires={SCREEN_ACCESS["/campaigns"]}>
                 <Suspense fallback={screenFallback}>
                   <PathsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
+          {
+            // Alerts' channels and the built-in alerts, admins' tabs of Rules (the tab links are on each
+            // Rules screen), not sidebar screens of their own.
+            path: "/rules/channels",
+            element: (
+              <RequireAccess requires="admin">
+                <Suspense fallback={screenFallback}>
+                  <ChannelsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
+          {
+            path: "/rules/alerts",
+            element: (
+              <RequireAccess requires="admin">
+                <Suspense fallback={screenFallback}>
+                  <BuiltInAlertsScreen />
                 </Suspense>
               </RequireAccess>
             ),

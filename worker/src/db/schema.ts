@@ -11,6 +11,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { CHANNEL_KINDS, type ChannelDelivery } from "../schemas/alerts";
 import type { PathWeights } from "../schemas/paths";
 
 const nowMs = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
@@ -975,4 +976,81 @@ export const pathWeightHistory = sqliteTable(
     weights: text("weights", { mode: "json" }).notNull().$type<PathWeights>(),
   },
   (t) => [index("path_weight_history_path_at_idx").on(t.pathId, t.at)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Alerts and channels (docs/alerts.md): where alerts go besides the app (email, Slack, Telegram, a
+// signed webhook), each admin's in-app notification list, and the built-in alerts' switches and
+// firings.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One notification channel. `settings` holds what the browser may see again (an email address, a
+ * Telegram chat id, a webhook's URL); `secret` what it is shown once, when saved, and never again
+ * (a Slack webhook URL, which is its own credential; a Telegram bot token; a webhook's signing
+ * secret). A channel whose service said it is gone for good (Slack 404/410, Telegram 403) is
+ * `brokenAt`: nothing is sent to it until it is edited or a test message succeeds.
+ */
+export const alertChannels = sqliteTable("alert_channels", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull(),
+  kind: text("kind", { enum: CHANNEL_KINDS }).notNull(),
+  settings: text("settings", { mode: "json" }).notNull().$type<Record<string, string>>(),
+  secret: text("secret").notNull().default(""),
+  /** Receives the built-in alerts (besides the admins' in-app list). */
+  builtin: integer("builtin", { mode: "boolean" }).notNull().default(false),
+  brokenAt: integer("broken_at"),
+  brokenReason: text("broken_reason"),
+  lastSentAt: integer("last_sent_at"),
+  lastStatus: text("last_status"),
+  createdAt: createdAt(),
+  updatedAt: integer("updated_at").notNull().default(nowMs),
+});
+
+/** One entry of a user's in-app notification list (the header's bell); `readAt` null is unread. */
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    id: integer("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    text: text("text").notNull(),
+    link: text("link"),
+    severity: text("severity", { enum: ["info", "warning", "critical"] }).notNull(),
+    /** "rule" or "builtin" (schemas/alerts.ts AlertMessage.source) or "channel" (a channel broke). */
+    sourceKind: text("source_kind").notNull(),
+    createdAt: integer("created_at").notNull(),
+    readAt: integer("read_at"),
+  },
+  (t) => [index("notifications_user_created_idx").on(t.userId, t.createdAt)],
+);
+
+/** A built-in alert switched or tuned by an admin; an alert without a row runs with its defaults (on). */
+export const builtinAlertSettings = sqliteTable("builtin_alert_settings", {
+  alert: text("alert").primaryKey(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull(),
+  /** The alert's number (hours, dollars, ...) when it has one; null: its default. */
+  threshold: integer("threshold"),
+  updatedAt: integer("updated_at").notNull().default(nowMs),
+});
+
+/**
+ * Each occurrence a built-in alert fired for: the unique (alert, occurrence) is what makes it fire
+ * once, even with two cron runs at once (the one whose insert wins sends). `occurrence` names the
+ * thing seen (a failing streak's first run, a day, a window), so a new occurrence fires again.
+ */
+export const builtinAlertFirings = sqliteTable(
+  "builtin_alert_firings",
+  {
+    id: integer("id").primaryKey(),
+    alert: text("alert").notNull(),
+    occurrence: text("occurrence").notNull(),
+    firedAt: integer("fired_at").notNull(),
+    title: text("title").notNull(),
+    facts: text("facts", { mode: "json" }).notNull().$type<{ label: string; value: string }[]>(),
+    deliveries: text("deliveries", { mode: "json" }).$type<ChannelDelivery[]>(),
+  },
+  (t) => [uniqueIndex("builtin_alert_firings_unique").on(t.alert, t.occurrence), index("builtin_alert_firings_fired_idx").on(t.alert, t.firedAt)],
 );
