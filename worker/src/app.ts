@@ -25,6 +25,7 @@ import { splitTestRoutes } from "./routes/split-tests";
 import { postbackRoutes } from "./routes/postback";
 import { preferenceRoutes } from "./routes/preferences";
 import { redeployWorkerRoutes } from "./routes/redeploy-worker";
+import { ruleRoutes } from "./routes/rules";
 import { settingsRoutes } from "./routes/settings";
 import { statsRoutes } from "./routes/stats";
 import { sparkRoutes } from "./routes/sparks";
@@ -64,7 +65,8 @@ const api = new Hono<AppEnv>()
   .route("/user/preferences", preferenceRoutes)
   .route("/domains", domainRoutes)
   .route("/redeploy-worker", redeployWorkerRoutes)
-  .route("/audit", auditRoutes);
+  .route("/audit", auditRoutes)
+  .route("/rules", ruleRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,
