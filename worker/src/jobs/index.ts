@@ -1,6 +1,7 @@
 import type { Bindings, Db } from "../env";
 import { clickRetentionJob } from "./click-retention";
 import { createDb } from "../middleware/database";
+import { evaluateRulesJob } from "./evaluate-rules";
 import { finishDomainsJob } from "./finish-domains";
 import { optimisePathsJob } from "./optimise-paths";
 import { purgeOldAuditEntries } from "./purge-audit";
@@ -31,6 +32,9 @@ export const JOBS: Job[] = [
   clickRetentionJob,
   purgeAbandonedStatementImports,
   optimisePathsJob,
+  // COORDINATOR: plug the real DeliverAlert in here (replace `null`); until then firings record
+  // "No alert deliverer is wired" and TikTok pause/resume still runs.
+  evaluateRulesJob(null),
 ];
 
 /**
