@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { auditLog, campaigns } from "../src/db/schema";
 import type { RuleInputDraft } from "../src/schemas/rules";
 import { bodyOf, call, client, db, idParam, makeAdmin, makeUser } from "./helpers";
-import { seedCampaign } from "./stats-helpers";
+import { rollUpClicks } from "../src/jobs/roll-up-clicks";
+import { seedCampaign, seedClicks, seedSpend } from "./stats-helpers";
 
 const draft = (over: Partial<RuleInputDraft> = {}): RuleInputDraft => ({
   name: "Spending, no conversions",
@@ -83,6 +84,34 @@ describe("rules API", () => {
     expect(goneDryRun.error).toContain("does not exist");
 
     expect((await bodyOf(await client(admin).rules.$get(), 200)).length).toBe(before);
+  });
+
+  it("dry-runs an unsaved rule over the last 7 days: per item the figures and when it would have fired", async () => {
+    const admin = await makeAdmin();
+    const now = Date.now();
+    const campaignId = await seedCampaign();
+    const tt = `tt-dry-${campaignId}`;
+    // Clicks today and three days ago, spend on both days; nothing stored by the dry run.
+    await seedClicks([
+      { campaignId, at: now - 1_000, tt, adGroup: `ag-dry-${campaignId}` },
+      { campaignId, at: now - 3 * 86_400_000, tt, adGroup: `ag-dry-${campaignId}` },
+    ]);
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    await seedSpend([
+      { date: day(now), tt, cents: 3000 },
+      { date: day(now - 3 * 86_400_000), tt, cents: 4000 },
+    ]);
+    await rollUpClicks(db(), { now });
+    const rule = draft({ scope: { kind: "campaigns", values: [String(campaignId)] }, cooldownMinutes: 24 * 60 });
+    const result = await bodyOf(await client(admin).rules["dry-run"].$post({ json: rule }), 200);
+    expect(result.evaluatedAt).toHaveLength(7);
+    expect(result.checkedItems).toBe(1);
+    const [item] = result.items;
+    expect(item!.key).toBe(`campaign:${campaignId}`);
+    expect(item!.matches.map((m) => m.figures.spend)).toEqual([40, 30]);
+    expect(item!.firings).toEqual([result.evaluatedAt[3], result.evaluatedAt[6]]);
+    expect(item!.adGroups).toEqual([`ag-dry-${campaignId}`]);
+    expect((await bodyOf(await client(admin).rules.$get(), 200)).some((r) => r.name === rule.name && r.scope.values[0] === String(campaignId))).toBe(false);
   });
 
   it("is for admins only", async () => {
