@@ -14,6 +14,7 @@ const AppLayout = lazy(loadAppLayout);
 const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
 const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
+const RuleEditorScreen = lazy(() => import("@/features/rules/rule-editor-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -99,6 +100,17 @@ export const router = createBrowserRouter([
               </RequireAccess>
             ),
           },
+          // A rule's editor and history (/rules/new, /rules/:id), opened to the same people as /rules.
+          ...["/rules/new", "/rules/:id"].map((path) => ({
+            path,
+            element: (
+              <RequireAccess requires={SCREEN_ACCESS["/rules"]}>
+                <Suspense fallback={screenFallback}>
+                  <RuleEditorScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          })),
           {
             path: "*",
             element: (

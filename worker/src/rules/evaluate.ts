@@ -9,7 +9,7 @@ import { reportTimeZone } from "../db/queries/settings";
 import type { Db } from "../env";
 import type { AdGroupStatusClient } from "../integrations/tiktok";
 import type { AlertMessage, ChannelDelivery, DeliverAlert } from "../schemas/alerts";
-import { describeCondition, formatFigure, RULE_METRIC_INFO, RULE_METRICS, type AdGroupOutcome, type RuleFigures } from "../schemas/rules";
+import { describeCondition, describeWindow, formatFigure, RULE_METRIC_INFO, RULE_METRICS, type AdGroupOutcome, type RuleFigures } from "../schemas/rules";
 import { indexWindow, itemFigures, matches, scopeItems, windowDays, type IndexedWindow, type ScopeItem } from "./figures";
 
 export interface RuleDeps {
@@ -138,7 +138,7 @@ function alertMessage(rule: RuleRow, item: ScopeItem, figures: RuleFigures, firi
   const shown = [...new Set([...(rule.guard ? [rule.guard.metric] : []), ...rule.conditions.map((c) => c.metric)])];
   return {
     title: `Rule "${rule.name}" fired for ${item.label}`,
-    text: `${rule.conditions.map(describeCondition).join(" and ")} over the last ${rule.windowAmount} ${rule.windowUnit}: ${actionSummary(action, tiktok)}.`,
+    text: `${rule.conditions.map(describeCondition).join(" and ")} over ${describeWindow({ amount: rule.windowAmount, unit: rule.windowUnit })}: ${actionSummary(action, tiktok)}.`,
     facts: shown.map((m) => ({ label: RULE_METRIC_INFO[m].label, value: formatFigure(m, figures[m]) })),
     link: `/rules/${rule.id}`,
     severity: action === "alert" ? "warning" : "critical",

@@ -145,6 +145,10 @@ export function describeCondition(c: RuleCondition): string {
   return `${label} ${c.op} ${unit === "$" ? `$${c.value}` : `${c.value}${unit}`}`;
 }
 
+/** "the last 6 hours", "the last day". */
+export const describeWindow = (w: { amount: number; unit: "hours" | "days" }) =>
+  w.amount === 1 ? `the last ${w.unit.slice(0, -1)}` : `the last ${w.amount} ${w.unit}`;
+
 /** A figure as shown: "$12.30", "41.2%", "17", or "—" where it is undefined. */
 export function formatFigure(metric: RuleMetric, value: number | null): string {
   if (value === null) return "—";
