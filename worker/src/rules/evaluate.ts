@@ -4,8 +4,10 @@
  * so two runs at once act and notify once. Notifying goes through the DeliverAlert it is given.
  */
 import { auditStatement } from "../audit/record";
-import { claimFiring, finishFiring, listEnabledRules, readEvaluationData, type DayRange, type RuleRow } from "../db/queries/rules";
+import { rawBatch } from "../db/raw-batch";
+import { claimFirings, finishFiring, listEnabledRules, readEvaluationData, type DayRange, type NewFiring, type RuleRow } from "../db/queries/rules";
 import { reportTimeZone } from "../db/queries/settings";
+import type { SQL } from "drizzle-orm";
 import type { Db } from "../env";
 import type { AdGroupStatusClient } from "../integrations/tiktok";
 import type { AlertMessage, ChannelDelivery, DeliverAlert } from "../schemas/alerts";
@@ -50,50 +52,54 @@ export async function evaluateRules(db: Db, now: number, deps: RuleDeps): Promis
   const data = await readEvaluationData(db, ranges);
   result.rowsRead = data.rowsRead;
   const windows = data.windows.map(indexWindow);
+  // Every match and every missing scope item first, then all claimed in batches, then acted on.
+  const claims: { firing: NewFiring; act?: { rule: RuleRow; item: ScopeItem; figures: RuleFigures; adGroups: string[] } }[] = [];
   for (const rule of list) {
     const w = windows[rangeOf.get(rule.id) ?? 0] as IndexedWindow;
     const { items, missing } = scopeItems(rule, data.catalog);
+    const base = { ruleId: rule.id, firedAt: now, cooldownMinutes: rule.cooldownMinutes };
     for (const m of missing) {
-      const id = await claimFiring(db, {
-        ruleId: rule.id,
-        itemKey: m.key,
-        itemLabel: m.label,
-        firedAt: now,
-        cooldownMinutes: rule.cooldownMinutes,
-        status: "skipped",
-        figures: emptyFigures(),
-        action: "none",
-        note: m.note,
-      });
-      if (id !== null) result.skipped++;
+      claims.push({ firing: { ...base, itemKey: m.key, itemLabel: m.label, status: "skipped", figures: emptyFigures(), action: "none", note: m.note } });
     }
     for (const item of items) {
       const { figures, adGroups } = itemFigures(item, w);
       if (!matches(rule, figures)) continue;
-      if (await fire(db, rule, item, figures, adGroups, now, deps)) result.fired++;
+      claims.push({
+        firing: { ...base, itemKey: item.key, itemLabel: item.label, status: "acting", figures, action: actionOf(rule) },
+        act: { rule, item, figures, adGroups },
+      });
     }
   }
+  const ids = await claimFirings(
+    db,
+    claims.map((c) => c.firing),
+  );
+  const finished: SQL[] = [];
+  for (const [i, claim] of claims.entries()) {
+    const id = ids[i];
+    if (id === null || id === undefined) continue;
+    if (!claim.act) {
+      result.skipped++;
+      continue;
+    }
+    const { rule, item, figures, adGroups } = claim.act;
+    finished.push(...(await fire(db, id, rule, item, figures, adGroups, deps)));
+    result.fired++;
+  }
+  for (let i = 0; i < finished.length; i += FINISH_BATCH) await rawBatch(db, finished.slice(i, i + FINISH_BATCH));
   return result;
 }
+
+/** Two statements a firing: its answers and its audit entry. */
+const FINISH_BATCH = 200;
 
 const emptyFigures = (): RuleFigures => Object.fromEntries(RULE_METRICS.map((m) => [m, null])) as RuleFigures;
 
 const actionOf = (rule: RuleRow) => (rule.action === "actAndAlert" && rule.act ? rule.act : "alert");
 
-/** One match: claimed, acted on, notified, recorded (and audited). False when another run had it. */
-async function fire(db: Db, rule: RuleRow, item: ScopeItem, figures: RuleFigures, adGroups: string[], now: number, deps: RuleDeps): Promise<boolean> {
+/** One claimed match: acted on and notified; answers the statements that record it (and audit it). */
+async function fire(db: Db, firingId: number, rule: RuleRow, item: ScopeItem, figures: RuleFigures, adGroups: string[], deps: RuleDeps): Promise<SQL[]> {
   const action = actionOf(rule);
-  const firingId = await claimFiring(db, {
-    ruleId: rule.id,
-    itemKey: item.key,
-    itemLabel: item.label,
-    firedAt: now,
-    cooldownMinutes: rule.cooldownMinutes,
-    status: "acting",
-    figures,
-    action,
-  });
-  if (firingId === null) return false;
   const notes: string[] = [];
   let tiktok: AdGroupOutcome[] = [];
   if (action !== "alert") {
@@ -120,11 +126,10 @@ async function fire(db: Db, rule: RuleRow, item: ScopeItem, figures: RuleFigures
     tiktok.some((t) => t.outcome === "failed") || deliveries.some((d) => !d.ok) || notes.some((n) => n.startsWith("TikTok:") || n.startsWith("Alert:"));
   const note = notes.join("; ");
   const summary = `${item.label}: ${rule.conditions.map(describeCondition).join(" and ")}; ${actionSummary(action, tiktok)}${note ? `; ${note}` : ""}`;
-  await db.batch([
-    finishFiring(db, firingId, { status: failed ? "problem" : "done", tiktok, deliveries, note }),
-    auditStatement(db, RULES_ACTOR, null, { action: "rule.fire", kind: "rule", id: rule.id, summary: `${rule.name} — ${summary}` }),
-  ]);
-  return true;
+  return [
+    finishFiring(db, firingId, { status: failed ? "problem" : "done", tiktok, deliveries, note }).getSQL(),
+    auditStatement(db, RULES_ACTOR, null, { action: "rule.fire", kind: "rule", id: rule.id, summary: `${rule.name} — ${summary}` }).getSQL(),
+  ];
 }
 
 function actionSummary(action: string, tiktok: AdGroupOutcome[]): string {

@@ -66,19 +66,30 @@ export interface NewFiring {
 }
 
 /**
- * The claim: inserts the firing only when the rule has no firing for the item within its cooldown,
- * in one statement (D1 runs one statement at a time), so of two runs at once exactly one gets the
- * row back and acts. Null: another run (or an earlier one) already has it.
+ * The claims: each firing is inserted only when the rule has no firing for the item within its
+ * cooldown, by one conditional statement (D1 runs one statement at a time), so of two runs at
+ * once exactly one gets the row back and acts. Sent as batches, one round trip per CLAIM_BATCH.
+ * Each answer is the firing's id, or null when another run (or an earlier one) already has it.
  */
-export async function claimFiring(db: Db, f: NewFiring): Promise<number | null> {
+export async function claimFirings(db: Db, list: NewFiring[]): Promise<(number | null)[]> {
+  const ids: (number | null)[] = [];
+  for (let i = 0; i < list.length; i += CLAIM_BATCH) {
+    const results = await rawBatch(db, list.slice(i, i + CLAIM_BATCH).map(claimStatement));
+    ids.push(...results.map((r) => (r.results as { id: number }[])[0]?.id ?? null));
+  }
+  return ids;
+}
+
+const CLAIM_BATCH = 200;
+
+function claimStatement(f: NewFiring): SQL {
   const since = f.firedAt - f.cooldownMinutes * 60_000;
-  const rows = await db.all<{ id: number }>(sql`
+  return sql`
     insert into rule_firings (rule_id, item_key, item_label, fired_at, status, figures, action, tiktok, deliveries, note)
     select ${f.ruleId}, ${f.itemKey}, ${f.itemLabel}, ${f.firedAt}, ${f.status}, ${JSON.stringify(f.figures)}, ${f.action}, '[]', '[]', ${f.note ?? ""}
     where exists (select 1 from rules where id = ${f.ruleId})
       and not exists (select 1 from rule_firings where rule_id = ${f.ruleId} and item_key = ${f.itemKey} and fired_at > ${since})
-    returning id`);
-  return rows[0]?.id ?? null;
+    returning id`;
 }
 
 export const finishFiring = (db: Db, id: number, done: { status: "done" | "problem"; tiktok: AdGroupOutcome[]; deliveries: ChannelDelivery[]; note: string }) =>
