@@ -33,14 +33,23 @@ test("a rule made on /rules is dry-run, saved, and fired by the cron, its firing
     });
     expect(res.status).toBeLessThan(400);
   }
-  // The cron rolls the clicks up (the click write happens after the answer, so until they are in).
+  // The cron rolls the clicks up (each click is written after its answer, so until all three are in).
+  const probe = {
+    name: "probe",
+    scope: { kind: "campaigns", values: [String(campaign.id)] },
+    window: { amount: 1, unit: "days" },
+    conditions: [{ metric: "linkClicks", op: ">=", value: 0 }],
+    cooldownMinutes: 60,
+    action: "alert",
+    target: { channelIds: [], admins: true },
+  };
   await expect
     .poll(async () => {
       await fetch(`${h.server.url}/__scheduled`);
-      const options = await callApi<{ adGroups: { id: string }[] }>(page, "GET", "/api/rules/options");
-      return options.adGroups.map((g) => g.id).sort();
+      const dry = await callApi<{ items: { matches: { figures: { linkClicks: number } }[] }[] }>(page, "POST", "/api/rules/dry-run", probe);
+      return dry.items[0]?.matches.at(-1)?.figures.linkClicks ?? 0;
     }, POLL)
-    .toEqual(["1790001", "1790002"]);
+    .toBe(3);
 
   await page.goto("/rules");
   await page.getByRole("heading", { name: "Rules" }).waitFor();
