@@ -9,6 +9,10 @@
 //   POST /__fake/slack/fail        [404, 410, 429, 500, ...]: the next webhook calls answer these
 //   GET  /__fake/telegram          what the Telegram fake received (any bot token, any chat)
 //   POST /__fake/telegram/fail     [{ status: 403 } | { status: 429, retryAfter: 3 }, ...]: the next sendMessage calls answer these
+//   GET  /__fake/tiktok/adgroups   the TikTok fake's ad groups: { id: { advertiserId, status } }
+//   POST /__fake/tiktok/adgroups   { id: { advertiserId?, status? } }: ad groups to add or set (ENABLE / DISABLE)
+//   POST /__fake/tiktok/fail       [{ code, message } | { status, text }, with an optional path]: the next
+//                                  TikTok calls (to that path) answer these, e.g. 40100, 40001, 40105, 502
 import path from "node:path";
 import { runnerImport } from "vite";
 import { serveFetch } from "./serve-fetch.mjs";
@@ -60,6 +64,17 @@ export async function startFakes({ port = 0, eventsToken = FAKE_EVENTS_TOKEN } =
     }
     if (pathname.startsWith("/services/")) return slack.handle(request);
     if (pathname.startsWith("/bot")) return telegram.handle(request);
+    if (pathname === "/__fake/tiktok/adgroups" && request.method === "GET") return json(Object.fromEntries(tiktok.state.adGroups));
+    if (pathname === "/__fake/tiktok/adgroups" && request.method === "POST") {
+      for (const [id, g] of Object.entries(await request.json())) {
+        tiktok.state.adGroups.set(id, { advertiserId: g.advertiserId ?? FAKE_ADVERTISER, status: g.status ?? "ENABLE" });
+      }
+      return json(Object.fromEntries(tiktok.state.adGroups));
+    }
+    if (pathname === "/__fake/tiktok/fail" && request.method === "POST") {
+      tiktok.failNext(...(await request.json()));
+      return json({ ok: true });
+    }
     if (pathname.startsWith("/open_api/v1.3/event/")) return events.handle(request);
     if (pathname.startsWith("/open_api/")) return tiktok.handle(request);
     return cake.handle(request);

@@ -28,6 +28,7 @@ import { splitTestRoutes } from "./routes/split-tests";
 import { postbackRoutes } from "./routes/postback";
 import { preferenceRoutes } from "./routes/preferences";
 import { redeployWorkerRoutes } from "./routes/redeploy-worker";
+import { ruleRoutes } from "./routes/rules";
 import { settingsRoutes } from "./routes/settings";
 import { statsRoutes } from "./routes/stats";
 import { sparkRoutes } from "./routes/sparks";
@@ -70,7 +71,8 @@ const api = new Hono<AppEnv>()
   .route("/audit", auditRoutes)
   .route("/alert-channels", alertChannelRoutes)
   .route("/notifications", notificationRoutes)
-  .route("/builtin-alerts", builtinAlertRoutes);
+  .route("/builtin-alerts", builtinAlertRoutes)
+  .route("/rules", ruleRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,

@@ -16,6 +16,7 @@ const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
 const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
 const ChannelsScreen = lazy(() => import("@/features/alert-channels/channels-screen"));
 const BuiltInAlertsScreen = lazy(() => import("@/features/built-in-alerts/built-in-alerts-screen"));
+const RuleEditorScreen = lazy(() => import("@/features/rules/rule-editor-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -101,6 +102,17 @@ export const router = createBrowserRouter([
               </RequireAccess>
             ),
           },
+          // A rule's editor and history (/rules/new, /rules/:id), opened to the same people as /rules.
+          ...["/rules/new", "/rules/:id"].map((path) => ({
+            path,
+            element: (
+              <RequireAccess requires={SCREEN_ACCESS["/rules"]}>
+                <Suspense fallback={screenFallback}>
+                  <RuleEditorScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          })),
           {
             // Alerts' channels and the built-in alerts, admins' tabs of Rules (the tab links are on each
             // Rules screen), not sidebar screens of their own.

@@ -11,7 +11,17 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { CHANNEL_KINDS, type ChannelDelivery } from "../schemas/alerts";
+import { CHANNEL_KINDS, type AlertTarget, type ChannelDelivery } from "../schemas/alerts";
+import {
+  RULE_ACTIONS,
+  RULE_ACTS,
+  RULE_FIRING_STATUSES,
+  RULE_WINDOW_UNITS,
+  type AdGroupOutcome,
+  type RuleCondition,
+  type RuleFigures,
+  type RuleScope,
+} from "../schemas/rules";
 import type { PathWeights } from "../schemas/paths";
 
 const nowMs = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
@@ -1053,4 +1063,59 @@ export const builtinAlertFirings = sqliteTable(
     deliveries: text("deliveries", { mode: "json" }).$type<ChannelDelivery[]>(),
   },
   (t) => [uniqueIndex("builtin_alert_firings_unique").on(t.alert, t.occurrence), index("builtin_alert_firings_fired_idx").on(t.alert, t.firedAt)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Rules (docs/rules.md): conditions over the daily rollups that the cron evaluates every 15
+// minutes, each firing stored with its figures, the TikTok ad groups paused or resumed and every
+// channel's answer.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One rule. Scope, conditions, guard and target are JSON in the shapes of schemas/rules.ts (read
+ * whole, never queried into): a rule is edited as one piece and evaluated from memory.
+ */
+export const rules = sqliteTable("rules", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  scope: text("scope", { mode: "json" }).notNull().$type<RuleScope>(),
+  windowAmount: integer("window_amount").notNull(),
+  windowUnit: text("window_unit", { enum: RULE_WINDOW_UNITS }).notNull(),
+  conditions: text("conditions", { mode: "json" }).notNull().$type<RuleCondition[]>(),
+  guard: text("guard", { mode: "json" }).$type<RuleCondition | null>(),
+  cooldownMinutes: integer("cooldown_minutes").notNull(),
+  action: text("action", { enum: RULE_ACTIONS }).notNull(),
+  /** What "act and alert" does to the matched item's TikTok ad groups; null for "alert only". */
+  act: text("act", { enum: RULE_ACTS }),
+  target: text("target", { mode: "json" }).notNull().$type<AlertTarget>(),
+  createdAt: createdAt(),
+  updatedAt: integer("updated_at").notNull().default(nowMs),
+});
+
+/**
+ * One firing of a rule for one scope item (`itemKey`, e.g. "campaign:12", "adGroup:1789…"), or a
+ * problem the evaluation met with it (status `skipped`: a campaign of its scope was deleted). Its
+ * insert is the claim: it is written only when no firing of the same rule and item lies within the
+ * cooldown (one conditional statement), so two cron runs at once cannot both act.
+ */
+export const ruleFirings = sqliteTable(
+  "rule_firings",
+  {
+    id: integer("id").primaryKey(),
+    ruleId: integer("rule_id")
+      .notNull()
+      .references(() => rules.id, { onDelete: "cascade" }),
+    itemKey: text("item_key").notNull(),
+    itemLabel: text("item_label").notNull(),
+    firedAt: integer("fired_at").notNull(),
+    /** `acting` while the run works on it; `done`; `problem` when TikTok or a channel failed; `skipped`. */
+    status: text("status", { enum: RULE_FIRING_STATUSES }).notNull(),
+    figures: text("figures", { mode: "json" }).notNull().$type<RuleFigures>(),
+    action: text("action").notNull(),
+    tiktok: text("tiktok", { mode: "json" }).notNull().$type<AdGroupOutcome[]>(),
+    deliveries: text("deliveries", { mode: "json" }).notNull().$type<ChannelDelivery[]>(),
+    note: text("note").notNull().default(""),
+  },
+  (t) => [index("rule_firings_rule_item_at_idx").on(t.ruleId, t.itemKey, t.firedAt), index("rule_firings_rule_at_idx").on(t.ruleId, t.firedAt)],
 );

@@ -1,7 +1,9 @@
 import type { Bindings, Db } from "../env";
+import { alertDeliverer } from "../alerts/deliver";
 import { builtinAlertsJob } from "./builtin-alerts";
 import { clickRetentionJob } from "./click-retention";
 import { createDb } from "../middleware/database";
+import { evaluateRulesJob } from "./evaluate-rules";
 import { finishDomainsJob } from "./finish-domains";
 import { optimisePathsJob } from "./optimise-paths";
 import { purgeOldAuditEntries } from "./purge-audit";
@@ -35,6 +37,8 @@ export const JOBS: Job[] = [
   optimisePathsJob,
   builtinAlertsJob,
   purgeOldNotifications,
+  // Rules notify through the same channels as the built-in alerts.
+  evaluateRulesJob(alertDeliverer),
 ];
 
 /**
