@@ -13,7 +13,7 @@ const h = useHarness("rules");
 /** Both sizes from the top (a full-page shot of a scrolled page draws the sidebar mid-page). */
 async function shots(page: Page, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
-  await shots(page, name);
+  await h.shotBothSizes(page, name);
 }
 
 const POLL = { timeout: 60_000, interval: 500 };
