@@ -1,19 +1,19 @@
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { useReportTime } from "@/lib/report-time";
 import type { DryRun } from "./api";
 import { figuresText } from "./figures-text";
 
-const at = (iso: string) => new Date(iso).toLocaleString();
-
 /** What the unsaved rule would have matched over the last 7 days, per scope item. */
 export function DryRunResult({ result, error }: { result: DryRun | undefined; error: Error | null }) {
+  const { dateTime: at, timeZone } = useReportTime();
   return (
     <Card aria-live="polite">
       <CardHeader>
         <CardTitle>Dry run: the last 7 days</CardTitle>
         <CardDescription>
           {result
-            ? `Evaluated as the cron would have at this time on each of the last 7 days: ${result.matchedItems} of ${result.checkedItems} scope items matched.`
+            ? `Evaluated as the cron would have at this time on each of the last 7 days: ${result.matchedItems} of ${result.checkedItems} scope items matched. Times in ${timeZone} (the report time zone).`
             : "The rule could not be tried."}
         </CardDescription>
       </CardHeader>

@@ -1,7 +1,8 @@
 import { Badge } from "@/components/ui/badge";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableMessage, TableRow } from "@/components/ui/table";
-import type { Firing, RuleDetail } from "./api";
+import { useReportTime } from "@/lib/report-time";
+import type { Firing } from "./api";
 import { figuresText } from "./figures-text";
 
 const STATUS: Record<Firing["status"], { label: string; variant: "success" | "warning" | "destructive" | "secondary" }> = {
@@ -14,11 +15,13 @@ const STATUS: Record<Firing["status"], { label: string; variant: "success" | "wa
 const ACTION: Record<string, string> = { alert: "Alert only", pause: "Pause ad groups", resume: "Resume ad groups", none: "Nothing" };
 
 /** Each firing with the figures that triggered it, the action taken and every answer (TikTok's, each channel's). */
-export function FiringHistory({ firings }: { firings: Firing[]; rule: RuleDetail["rule"] }) {
+export function FiringHistory({ firings }: { firings: Firing[] }) {
+  const { dateTime, timeZone } = useReportTime();
   return (
     <Card className="mt-6">
       <CardHeader>
         <CardTitle>History</CardTitle>
+        <CardDescription>Times in {timeZone} (the report time zone).</CardDescription>
       </CardHeader>
       <CardContent>
         <Table phone="cards" scrollLabel="Firing history">
@@ -37,7 +40,7 @@ export function FiringHistory({ firings }: { firings: Firing[]; rule: RuleDetail
             {firings.map((f) => (
               <TableRow key={f.id}>
                 <TableCell cardRole="title" className="whitespace-nowrap tabular">
-                  {new Date(f.firedAt).toLocaleString()}
+                  <time dateTime={f.firedAt}>{dateTime(f.firedAt)}</time>
                 </TableCell>
                 <TableCell label="Item">{f.itemLabel}</TableCell>
                 <TableCell cardRole="actions">

@@ -26,10 +26,11 @@ import {
   type RuleMetric,
   type RuleScopeKind,
 } from "../../../../worker/src/schemas/rules";
+import { useReportTime } from "@/lib/report-time";
 import { useDeleteRule, useDryRun, useRule, useRuleOptions, useSaveRule, type RuleDetail } from "./api";
 import { DryRunResult } from "./dry-run-result";
 import { FiringHistory } from "./firing-history";
-import { RulesTabs } from "./rules-tabs";
+import { RulesTabs } from "@/components/rules-tabs";
 
 /** A condition as typed: the threshold stays text until checked, so "abc" gets the API's own message. */
 interface ConditionDraft {
@@ -401,6 +402,7 @@ export default function RuleEditorScreen() {
   const params = useParams();
   const id = params.id === undefined || params.id === "new" ? null : Number(params.id);
   const rule = useRule(id);
+  const { named } = useReportTime();
   const [initial, setInitial] = useState<Draft | null>(id === null ? NEW_DRAFT : null);
   useEffect(() => {
     if (rule.data && initial === null) setInitial(draftOf(rule.data));
@@ -410,7 +412,7 @@ export default function RuleEditorScreen() {
     <>
       <PageHeader
         title={id === null ? "New rule" : (rule.data?.rule.name ?? "Rule")}
-        description={id !== null && rule.data ? summary(rule.data) : "Conditions over a rolling window, checked every 15 minutes."}
+        description={id !== null && rule.data ? summary(rule.data, named) : "Conditions over a rolling window, checked every 15 minutes."}
         actions={
           <Button variant="secondary" asChild>
             <Link to="/rules">
@@ -422,10 +424,10 @@ export default function RuleEditorScreen() {
       <RulesTabs />
       {rule.isError ? <p className="py-6 text-sm text-danger-600">{rule.error.message}</p> : null}
       {initial ? <Editor key={id ?? "new"} id={id} initial={initial} /> : rule.isError ? null : <Spinner />}
-      {id !== null && rule.data ? <FiringHistory firings={rule.data.firings} rule={rule.data.rule} /> : null}
+      {id !== null && rule.data ? <FiringHistory firings={rule.data.firings} /> : null}
     </>
   );
 }
 
-const summary = ({ rule }: RuleDetail) =>
-  `${rule.conditions.map(describeCondition).join(" and ")} over ${describeWindow(rule.window)}; last fired ${rule.lastFiredAt ? new Date(rule.lastFiredAt).toLocaleString() : "never"}.`;
+const summary = ({ rule }: RuleDetail, named: (iso: string) => string) =>
+  `${rule.conditions.map(describeCondition).join(" and ")} over ${describeWindow(rule.window)}; last fired ${rule.lastFiredAt ? named(rule.lastFiredAt) : "never"}.`;

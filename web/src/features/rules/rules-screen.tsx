@@ -6,11 +6,10 @@ import { EmptyState, PageHeader } from "@/components/ui/page";
 import { Switch } from "@/components/ui/switch";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toastError } from "@/components/ui/toast";
+import { useReportTime } from "@/lib/report-time";
 import { describeCondition, describeWindow, RULE_SCOPE_LABELS } from "../../../../worker/src/schemas/rules";
 import { useRules, useSwitchRule, type Rule } from "./api";
-import { RulesTabs } from "./rules-tabs";
-
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "Never");
+import { RulesTabs } from "@/components/rules-tabs";
 
 const scopeText = (r: Rule) => `${RULE_SCOPE_LABELS[r.scope.kind]}${r.scope.values.length ? ` (${r.scope.values.length})` : ""}`;
 const actionText = (r: Rule) => (r.action === "actAndAlert" ? `${r.act === "pause" ? "Pause" : "Resume"} ad groups and alert` : "Alert only");
@@ -18,6 +17,7 @@ const actionText = (r: Rule) => (r.action === "actAndAlert" ? `${r.act === "paus
 export default function RulesScreen() {
   const rules = useRules();
   const toggle = useSwitchRule();
+  const { dateTime, timeZone } = useReportTime();
   return (
     <>
       <PageHeader
@@ -41,7 +41,7 @@ export default function RulesScreen() {
                 <TableHead>Scope</TableHead>
                 <TableHead>When</TableHead>
                 <TableHead>Action</TableHead>
-                <TableHead>Last fired</TableHead>
+                <TableHead>Last fired ({timeZone})</TableHead>
                 <TableHead>Enabled</TableHead>
               </TableRow>
             </TableHeader>
@@ -71,7 +71,7 @@ export default function RulesScreen() {
                       {r.guard ? `, once ${describeCondition(r.guard)}` : ""}
                     </TableCell>
                     <TableCell label="Action">{actionText(r)}</TableCell>
-                    <TableCell label="Last fired">{when(r.lastFiredAt)}</TableCell>
+                    <TableCell label={`Last fired (${timeZone})`}>{r.lastFiredAt ? dateTime(r.lastFiredAt) : "Never"}</TableCell>
                     <TableCell cardRole="actions">
                       <Switch
                         checked={r.enabled}
