@@ -25,7 +25,8 @@ export interface Occurrence {
 }
 
 const HOUR_MS = 3_600_000;
-const WEEK_MS = 7 * 24 * HOUR_MS;
+const DAY_MS = 24 * HOUR_MS;
+const WEEK_MS = 7 * DAY_MS;
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
 /** Clicks flow, no CAKE postback for N hours, and the same hours a week ago had postbacks. */
@@ -135,6 +136,54 @@ async function eventsApiFailures({ db, now, timeZone }: CheckContext): Promise<O
   ];
 }
 
+/**
+ * Active tracking domains whose registration runs out within N days, or whose hostname the domains
+ * check found missing from the Worker's custom domains (worker/src/domains/health.ts records both).
+ * Once per domain and expiry date (a renewal moves the date: the next year's is a new occurrence),
+ * and once per detachment (attached again clears it).
+ */
+async function domainExpiringOrDetached({ db, now, threshold }: CheckContext): Promise<Occurrence[]> {
+  const rows = await db.all<{ domain: string; host: string; expiresAt: number | null; detachedAt: number | null }>(sql`
+    select domain, subdomain || '.' || domain as host, expires_at as expiresAt, detached_at as detachedAt from domains
+    where status = 'active' and ((expires_at is not null and expires_at <= ${now + threshold * DAY_MS}) or detached_at is not null)
+    order by domain`);
+  const out: Occurrence[] = [];
+  for (const r of rows) {
+    if (r.detachedAt !== null)
+      out.push({
+        occurrence: `detached:${r.domain}:${r.detachedAt}`,
+        message: {
+          title: `${r.host} detached from the Worker`,
+          text: `${r.host} is no longer a custom domain of this Worker, so its tracking links are not answered. Settings → Redeploy Worker attaches it again.`,
+          facts: [
+            { label: "Hostname", value: r.host },
+            { label: "Missing since", value: new Date(r.detachedAt).toISOString() },
+          ],
+          link: "/domains",
+          severity: "critical",
+        },
+      });
+    if (r.expiresAt !== null && r.expiresAt <= now + threshold * DAY_MS) {
+      const day = new Date(r.expiresAt).toISOString().slice(0, 10);
+      const days = Math.ceil((r.expiresAt - now) / DAY_MS);
+      out.push({
+        occurrence: `expires:${r.domain}:${day}`,
+        message: {
+          title: days > 0 ? `${r.domain} expires in ${plural(days, "day")}` : `${r.domain} has expired`,
+          text: `Namecheap has the registration of ${r.domain} (tracking links on ${r.host}) running out on ${day}. Renew it at Namecheap, or its links stop working.`,
+          facts: [
+            { label: "Domain", value: r.domain },
+            { label: "Expires", value: day },
+          ],
+          link: "/domains",
+          severity: days <= 7 ? "critical" : "warning",
+        },
+      });
+    }
+  }
+  return out;
+}
+
 /** An archive run that ended failed in the last day: once per archived day that failed. */
 async function retentionFailing({ db, now }: CheckContext): Promise<Occurrence[]> {
   const rows = await db.all<{ day: string; outcome: string; endedAt: number }>(sql`
@@ -184,6 +233,7 @@ export const BUILTIN_CHECKS: Record<BuiltinAlertKey, (ctx: CheckContext) => Prom
   "spend-without-conversions": spendWithoutConversions,
   "sync-failing": syncFailing,
   "events-api-failures": eventsApiFailures,
+  "domain-expiring-or-detached": domainExpiringOrDetached,
   "retention-failing": retentionFailing,
   "refused-clicks-spike": refusedClicksSpike,
 };

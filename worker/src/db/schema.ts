@@ -318,6 +318,14 @@ export const domains = sqliteTable("domains", {
   activationCheckedAt: integer("activation_checked_at"),
   /** A step holds the row until then, so two clicks never run the same step at once. */
   leaseUntil: integer("lease_until"),
+  // The domains check's readings (worker/src/domains/health.ts, written through the machine), which
+  // the built-in alert "Tracking domain expiring or detached" reads (docs/alerts.md).
+  /** When the registration runs out, as Namecheap's domain list last said. */
+  expiresAt: integer("expires_at"),
+  /** Since when the check has found the tracking hostname missing from the Worker's custom domains; null while attached. */
+  detachedAt: integer("detached_at"),
+  /** The domains check's last look at this domain. */
+  healthCheckedAt: integer("health_checked_at"),
 });
 
 export const campaigns = sqliteTable(

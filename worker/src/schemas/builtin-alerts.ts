@@ -30,6 +30,13 @@ export const BUILTIN_ALERTS = [
     threshold: null,
   },
   {
+    key: "domain-expiring-or-detached",
+    label: "Tracking domain expiring or detached",
+    description:
+      "An active tracking domain's registration runs out within this many days (Namecheap's date), or its hostname is no longer a custom domain of this Worker. The domains are checked every 6 hours.",
+    threshold: { label: "Days", default: 30, min: 1, max: 365 },
+  },
+  {
     key: "retention-failing",
     label: "Archiving failing",
     description: "A day of raw clicks could not be archived to R2 (its archive run failed), so its clicks are kept until a run succeeds.",
