@@ -105,6 +105,22 @@ describe("rule evaluation", () => {
     await s.done();
   });
 
+  it("an ad group already paused by hand is reported on the firing and in the alert, not as a problem", { timeout: 30_000 }, async () => {
+    const s = await scenario();
+    const [byHand, live] = s.adGroups as [string, string];
+    s.fakes.tiktok.state.adGroups.set(byHand, { advertiserId: ADVERTISER, status: "DISABLE" });
+    await s.run(NOW);
+    const [firing] = await s.firings();
+    expect(firing!.status).toBe("done");
+    expect(Object.fromEntries(firing!.tiktok.map((t) => [t.adGroupId, t.outcome]))).toEqual({ [byHand]: "already", [live]: "done" });
+    expect(firing!.tiktok.find((t) => t.adGroupId === byHand)!.message).toMatch(/^Already paused/);
+    // Only the live one was sent to TikTok's status update.
+    const calls = s.fakes.tiktok.state.requests.filter((r) => r.path === TIKTOK_ADGROUP_STATUS_PATH);
+    expect(calls.map((c) => JSON.parse(c.params.adgroup_ids!) as string[])).toEqual([[live]]);
+    expect(s.mine()[0]!.message.text).toContain("paused 1 ad group(s), 1 already paused, 0 failed");
+    await s.done();
+  });
+
   it("acts and notifies once when two runs overlap", async () => {
     const s = await scenario();
     await Promise.all([s.run(NOW), s.run(NOW), s.run(NOW + 1)]);
