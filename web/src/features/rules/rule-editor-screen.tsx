@@ -1,6 +1,7 @@
 import { ArrowLeft, FlaskConical, Plus, Trash2, X } from "lucide-react";
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { RulesTabs } from "@/components/rules-tabs";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -13,6 +14,7 @@ import { Select } from "@/components/ui/select";
 import { Spinner } from "@/components/ui/spinner";
 import { Switch } from "@/components/ui/switch";
 import { toast, toastError } from "@/components/ui/toast";
+import { useReportTime } from "@/lib/report-time";
 import {
   describeCondition,
   describeWindow,
@@ -26,11 +28,9 @@ import {
   type RuleMetric,
   type RuleScopeKind,
 } from "../../../../worker/src/schemas/rules";
-import { useReportTime } from "@/lib/report-time";
 import { useDeleteRule, useDryRun, useRule, useRuleOptions, useSaveRule, type RuleDetail } from "./api";
 import { DryRunResult } from "./dry-run-result";
 import { FiringHistory } from "./firing-history";
-import { RulesTabs } from "@/components/rules-tabs";
 
 /** A condition as typed: the threshold stays text until checked, so "abc" gets the API's own message. */
 interface ConditionDraft {

@@ -1,5 +1,6 @@
 import { Plus, Workflow } from "lucide-react";
 import { Link } from "react-router";
+import { RulesTabs } from "@/components/rules-tabs";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { EmptyState, PageHeader } from "@/components/ui/page";
@@ -9,7 +10,6 @@ import { toastError } from "@/components/ui/toast";
 import { useReportTime } from "@/lib/report-time";
 import { describeCondition, describeWindow, RULE_SCOPE_LABELS } from "../../../../worker/src/schemas/rules";
 import { useRules, useSwitchRule, type Rule } from "./api";
-import { RulesTabs } from "@/components/rules-tabs";
 
 const scopeText = (r: Rule) => `${RULE_SCOPE_LABELS[r.scope.kind]}${r.scope.values.length ? ` (${r.scope.values.length})` : ""}`;
 const actionText = (r: Rule) => (r.action === "actAndAlert" ? `${r.act === "pause" ? "Pause" : "Resume"} ad groups and alert` : "Alert only");
