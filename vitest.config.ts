@@ -40,6 +40,12 @@ export default defineConfig({
                 TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",
                 TIKTOK_BASE_URL: "https://tiktok.test",
                 TIKTOK_EVENTS_RETRY_SECONDS: "0",
+                // Alert channels (worker/test/alert-*.test.ts answer these hosts with the Slack and
+                // Telegram fakes) and email's sender and verified destinations.
+                SLACK_BASE_URL: "https://slack.test",
+                TELEGRAM_BASE_URL: "https://telegram.test",
+                ALERT_EMAIL_FROM: "alerts@trackyard.test",
+                ALERT_EMAIL_TO: "ops@trackyard.test,owner@trackyard.test",
               },
               // Queue deliveries after 50 ms instead of wrangler.toml's seconds.
               queueConsumers: {

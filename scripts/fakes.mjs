@@ -1,6 +1,7 @@
 // `npm run fakes`: the local stand-ins (worker/test/fakes/) served on 127.0.0.1 for `npm start` /
 // `npm run dev` to call: Namecheap and Cloudflare, an HTTPS relay like the README's nginx one and
-// a SOCKS5 proxy (domain automation), and CAKE, TikTok's reports and TikTok's Events API on one
+// a SOCKS5 proxy (domain automation), and CAKE, TikTok's reports, TikTok's Events API, Slack's
+// incoming webhooks and Telegram's sendMessage (alert channels) on one
 // port (scripts/lib/fakes.mjs). Prints the variables to start Trackyard with. Ctrl+C stops them.
 //
 //   FAKES_PORT (default 9000): Namecheap on it, Cloudflare +1, the relay +2, SOCKS5 +3,
@@ -106,6 +107,9 @@ CAKE, TikTok's reports and its Events API (${data.url}), for .dev.vars or the co
   TIKTOK_BASE_URL=${data.url} TIKTOK_ACCESS_TOKEN=${data.tiktok.state.accessToken} TIKTOK_ADVERTISER_IDS=${FAKE_ADVERTISER}
   TIKTOK_EVENTS_ACCESS_TOKEN=${FAKE_EVENTS_TOKEN}
 What the Events API received: curl ${data.url}/__fake/events
+Slack and Telegram for alert channels (any https://hooks.slack.com/services/T…/B…/… URL and any bot token work):
+  SLACK_BASE_URL=${data.url} TELEGRAM_BASE_URL=${data.url}
+What they received: curl ${data.url}/__fake/slack  ·  curl ${data.url}/__fake/telegram
 
 The cron finishes waiting zones every 15 minutes; to run it now: curl http://localhost:8787/__scheduled
 Ctrl+C stops the fakes.`);

@@ -46,6 +46,11 @@ export const DOCUMENTED_ENV = [
   "WORKER_NAME",
   // Click store: retention of raw clicks
   "CLICKS_RETENTION_DAYS",
+  // Alerts and channels: email's sender and verified destinations, Slack and Telegram (the fakes)
+  "ALERT_EMAIL_FROM",
+  "ALERT_EMAIL_TO",
+  "SLACK_BASE_URL",
+  "TELEGRAM_BASE_URL",
 ];
 
 /** The documented names set in `env`. An empty value is forwarded too: it clears a setting. */

@@ -6,5 +6,7 @@ export function startFakes(options?: { port?: number; eventsToken?: string }): P
   cake: import("../../worker/test/fakes/cake-fake").CakeFake;
   tiktok: import("../../worker/test/fakes/tiktok-fake").TikTokFake;
   events: import("../../worker/test/fakes/tiktok-events-fake").TikTokEventsFake;
+  slack: import("../../worker/test/fakes/slack-fake").SlackFake;
+  telegram: import("../../worker/test/fakes/telegram-fake").TelegramFake;
   close(): Promise<void>;
 }>;

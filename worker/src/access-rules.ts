@@ -36,6 +36,8 @@ export const SCREEN_ACCESS = {
   "/users": "admin",
   "/settings": "admin",
   "/audit": "admin",
+  // Rules act on TikTok for every media buyer's campaigns: admins only (docs/rules.md).
+  "/rules": "admin",
   "/account": "signed-in",
 } as const satisfies Record<string, Exclude<Access, "public">>;
 export type ScreenPath = keyof typeof SCREEN_ACCESS;
@@ -166,6 +168,27 @@ export const ACCESS = {
   // the audit log: who changed what (admins)
   "GET /api/audit": SCREEN_ACCESS["/audit"],
   "GET /api/audit/export": "admin",
+  // alerts and channels (docs/alerts.md): the admins'
+  "GET /api/alert-channels": "admin",
+  "POST /api/alert-channels": "admin",
+  "PUT /api/alert-channels/:id": "admin",
+  "DELETE /api/alert-channels/:id": "admin",
+  "POST /api/alert-channels/:id/test": "admin",
+  "GET /api/builtin-alerts": "admin",
+  "PUT /api/builtin-alerts/:alert": "admin",
+  // each user's own notification list (only admins receive alerts today; anyone may read theirs)
+  "GET /api/notifications": "signed-in",
+  "POST /api/notifications/read-all": "signed-in",
+  // rules (docs/rules.md): admins
+  "GET /api/rules": SCREEN_ACCESS["/rules"],
+  "GET /api/rules/options": "admin",
+  "POST /api/rules": "admin",
+  "POST /api/rules/dry-run": "admin",
+  "GET /api/rules/:id": "admin",
+  "GET /api/rules/:id/history": "admin",
+  "PUT /api/rules/:id": "admin",
+  "POST /api/rules/:id/enabled": "admin",
+  "DELETE /api/rules/:id": "admin",
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof ACCESS;

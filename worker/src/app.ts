@@ -10,8 +10,10 @@ import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { accountRoutes } from "./routes/account";
+import { alertChannelRoutes } from "./routes/alert-channels";
 import { auditRoutes } from "./routes/audit";
 import { authRoutes } from "./routes/auth";
+import { builtinAlertRoutes } from "./routes/builtin-alerts";
 import { cakeRoutes } from "./routes/cake";
 import { campaignRoutes } from "./routes/campaigns";
 import { codeRoutes } from "./routes/codes";
@@ -19,12 +21,14 @@ import { clickRoutes } from "./routes/clicks";
 import { domainRoutes } from "./routes/domains";
 import { invoiceRoutes } from "./routes/invoices";
 import { landerRoutes } from "./routes/landers";
+import { notificationRoutes } from "./routes/notifications";
 import { offerRoutes } from "./routes/offers";
 import { pathRoutes } from "./routes/paths";
 import { splitTestRoutes } from "./routes/split-tests";
 import { postbackRoutes } from "./routes/postback";
 import { preferenceRoutes } from "./routes/preferences";
 import { redeployWorkerRoutes } from "./routes/redeploy-worker";
+import { ruleRoutes } from "./routes/rules";
 import { settingsRoutes } from "./routes/settings";
 import { statsRoutes } from "./routes/stats";
 import { sparkRoutes } from "./routes/sparks";
@@ -64,7 +68,11 @@ const api = new Hono<AppEnv>()
   .route("/user/preferences", preferenceRoutes)
   .route("/domains", domainRoutes)
   .route("/redeploy-worker", redeployWorkerRoutes)
-  .route("/audit", auditRoutes);
+  .route("/audit", auditRoutes)
+  .route("/alert-channels", alertChannelRoutes)
+  .route("/notifications", notificationRoutes)
+  .route("/builtin-alerts", builtinAlertRoutes)
+  .route("/rules", ruleRoutes);
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,

@@ -98,7 +98,19 @@ export interface ClickStoreBindings {
   CLICKS_RETENTION_DAYS?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars & DomainVars & AppHostVars & CodesVars & ClickStoreBindings;
+/** The notification channels' binding and [vars] (docs/alerts.md "Configuration"); all optional: unset turns email off and uses the real Slack and Telegram. */
+export interface AlertVars {
+  /** Cloudflare Email's send_email binding; locally wrangler writes each message to a file. */
+  ALERT_EMAIL?: SendEmail;
+  /** The sender: an address on a domain onboarded to Cloudflare Email. */
+  ALERT_EMAIL_FROM?: string;
+  /** Comma-separated verified destination addresses an email channel may be set to. */
+  ALERT_EMAIL_TO?: string;
+  SLACK_BASE_URL?: string;
+  TELEGRAM_BASE_URL?: string;
+}
+
+export type Bindings = Env & Secrets & SyncVars & DomainVars & AppHostVars & CodesVars & ClickStoreBindings & AlertVars;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {

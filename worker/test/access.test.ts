@@ -7,8 +7,10 @@ import { archiveKey } from "../src/db/queries/click-archives";
 import { insertInvoice } from "../src/db/queries/invoices";
 import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
+import { ruleValues } from "../src/db/queries/rules";
 import { createSpark } from "../src/db/queries/sparks";
-import { campaignPaths, clickArchives, domains } from "../src/db/schema";
+import { alertChannels, campaignPaths, clickArchives, domains, rules } from "../src/db/schema";
+import { ruleInputSchema } from "../src/schemas/rules";
 import { call, db, makeAdmin, makeUser, reauthenticate, type TestUser } from "./helpers";
 
 /**
@@ -50,7 +52,26 @@ const sampleDomain = async () =>
       .values({ domain: `access-${crypto.randomUUID().slice(0, 8)}.xyz`, status: "purchased" })
       .returning()
   )[0]!.id;
+const sampleChannel = async (url = "https://hook.test/") =>
+  (await db().insert(alertChannels).values({ name: "Access hook", kind: "webhook", settings: { url }, secret: "s" }).returning())[0]!.id;
 /** Re-authenticates a signed-in caller (a member is still refused: the route is admin-only); adds nothing to the sample. */
+const sampleRuleInput = {
+  name: "Access rule",
+  scope: { kind: "all" },
+  window: { amount: 1, unit: "days" },
+  conditions: [{ metric: "spend", op: ">", value: 10 }],
+  cooldownMinutes: 60,
+  action: "alert",
+  target: { channelIds: [], admins: true },
+};
+const sampleRule = async () =>
+  (
+    await db()
+      .insert(rules)
+      .values(ruleValues(ruleInputSchema.parse(sampleRuleInput)))
+      .returning({ id: rules.id })
+  )[0]!.id;
+
 const reauthFirst = async (caller: TestUser | null) => {
   if (caller) await reauthenticate(caller);
   return {};
@@ -212,6 +233,28 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/redeploy-worker": () => ({ path: "/api/redeploy-worker", json: {}, status: NOT_SET_UP }),
   "GET /api/audit": () => ({ path: "/api/audit?entityKind=user&startDate=2025-01-01&endDate=2025-01-31" }),
   "GET /api/audit/export": () => ({ path: "/api/audit/export?entityKind=user" }),
+  "GET /api/alert-channels": () => ({ path: "/api/alert-channels" }),
+  "POST /api/alert-channels": () => ({ path: "/api/alert-channels", json: { kind: "webhook", name: "Access hook", url: "https://hook.test/" } }),
+  "PUT /api/alert-channels/:id": async () => ({
+    path: `/api/alert-channels/${await sampleChannel()}`,
+    json: { kind: "webhook", name: "Access hook", url: "https://hook.test/" },
+  }),
+  "DELETE /api/alert-channels/:id": async () => ({ path: `/api/alert-channels/${await sampleChannel()}` }),
+  // A webhook on a port nothing listens on: the test message is sent and its failure reported (200).
+  "GET /api/builtin-alerts": () => ({ path: "/api/builtin-alerts" }),
+  "PUT /api/builtin-alerts/:alert": () => ({ path: "/api/builtin-alerts/events-api-failures", json: { enabled: true } }),
+  "GET /api/notifications": () => ({ path: "/api/notifications" }),
+  "POST /api/notifications/read-all": () => ({ path: "/api/notifications/read-all" }),
+  "POST /api/alert-channels/:id/test": async () => ({ path: `/api/alert-channels/${await sampleChannel("http://127.0.0.1:9/hook")}/test` }),
+  "GET /api/rules": () => ({ path: "/api/rules" }),
+  "GET /api/rules/options": () => ({ path: "/api/rules/options" }),
+  "POST /api/rules": () => ({ path: "/api/rules", json: sampleRuleInput }),
+  "POST /api/rules/dry-run": () => ({ path: "/api/rules/dry-run", json: sampleRuleInput }),
+  "GET /api/rules/:id": async () => ({ path: `/api/rules/${await sampleRule()}` }),
+  "GET /api/rules/:id/history": async () => ({ path: `/api/rules/${await sampleRule()}/history` }),
+  "PUT /api/rules/:id": async () => ({ path: `/api/rules/${await sampleRule()}`, json: sampleRuleInput }),
+  "POST /api/rules/:id/enabled": async () => ({ path: `/api/rules/${await sampleRule()}/enabled`, json: { enabled: false } }),
+  "DELETE /api/rules/:id": async () => ({ path: `/api/rules/${await sampleRule()}` }),
 };
 
 const routes = Object.entries(ACCESS) as [RouteKey, Access][];

@@ -14,6 +14,9 @@ const AppLayout = lazy(loadAppLayout);
 const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
 const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
 const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
+const ChannelsScreen = lazy(() => import("@/features/alert-channels/channels-screen"));
+const BuiltInAlertsScreen = lazy(() => import("@/features/built-in-alerts/built-in-alerts-screen"));
+const RuleEditorScreen = lazy(() => import("@/features/rules/rule-editor-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -95,6 +98,39 @@ export const router = createBrowserRouter([
               <RequireAccess requires={SCREEN_ACCESS["/campaigns"]}>
                 <Suspense fallback={screenFallback}>
                   <PathsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
+          // A rule's editor and history (/rules/new, /rules/:id), opened to the same people as /rules.
+          ...["/rules/new", "/rules/:id"].map((path) => ({
+            path,
+            element: (
+              <RequireAccess requires={SCREEN_ACCESS["/rules"]}>
+                <Suspense fallback={screenFallback}>
+                  <RuleEditorScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          })),
+          {
+            // Alerts' channels and the built-in alerts, admins' tabs of Rules (the tab links are on each
+            // Rules screen), not sidebar screens of their own.
+            path: "/rules/channels",
+            element: (
+              <RequireAccess requires="admin">
+                <Suspense fallback={screenFallback}>
+                  <ChannelsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
+          {
+            path: "/rules/alerts",
+            element: (
+              <RequireAccess requires="admin">
+                <Suspense fallback={screenFallback}>
+                  <BuiltInAlertsScreen />
                 </Suspense>
               </RequireAccess>
             ),

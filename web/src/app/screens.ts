@@ -10,6 +10,7 @@ import {
   MousePointerClick,
   PanelsTopLeft,
   ScrollText,
+  Workflow,
   Settings2,
   Sparkles,
   Tag,
@@ -102,6 +103,7 @@ export const SCREENS: Screen[] = [
   { path: "/domains", label: "Domains", icon: Globe, requires: SCREEN_ACCESS["/domains"], load: () => import("@/features/domains/domains-screen") },
   { path: "/users", label: "Users", icon: Users, requires: SCREEN_ACCESS["/users"], load: () => import("@/features/users/users-screen") },
   { path: "/settings", label: "Settings", icon: Settings2, requires: SCREEN_ACCESS["/settings"], load: () => import("@/features/settings/settings-screen") },
+  { path: "/rules", label: "Rules", icon: Workflow, requires: SCREEN_ACCESS["/rules"], load: () => import("@/features/rules/rules-screen") },
   { path: "/audit", label: "Audit Log", icon: ScrollText, requires: SCREEN_ACCESS["/audit"], load: () => import("@/features/audit/audit-screen") },
   { path: "/account", label: "Account", icon: CircleUserRound, requires: SCREEN_ACCESS["/account"], load: () => import("@/features/account/account-screen") },
 ];

@@ -11,6 +11,17 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { CHANNEL_KINDS, type AlertTarget, type ChannelDelivery } from "../schemas/alerts";
+import {
+  RULE_ACTIONS,
+  RULE_ACTS,
+  RULE_FIRING_STATUSES,
+  RULE_WINDOW_UNITS,
+  type AdGroupOutcome,
+  type RuleCondition,
+  type RuleFigures,
+  type RuleScope,
+} from "../schemas/rules";
 import type { PathWeights } from "../schemas/paths";
 
 const nowMs = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
@@ -307,6 +318,14 @@ export const domains = sqliteTable("domains", {
   activationCheckedAt: integer("activation_checked_at"),
   /** A step holds the row until then, so two clicks never run the same step at once. */
   leaseUntil: integer("lease_until"),
+  // The domains check's readings (worker/src/domains/health.ts, written through the machine), which
+  // the built-in alert "Tracking domain expiring or detached" reads (docs/alerts.md).
+  /** When the registration runs out, as Namecheap's domain list last said. */
+  expiresAt: integer("expires_at"),
+  /** Since when the check has found the tracking hostname missing from the Worker's custom domains; null while attached. */
+  detachedAt: integer("detached_at"),
+  /** The domains check's last look at this domain. */
+  healthCheckedAt: integer("health_checked_at"),
 });
 
 export const campaigns = sqliteTable(
@@ -975,4 +994,136 @@ export const pathWeightHistory = sqliteTable(
     weights: text("weights", { mode: "json" }).notNull().$type<PathWeights>(),
   },
   (t) => [index("path_weight_history_path_at_idx").on(t.pathId, t.at)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Alerts and channels (docs/alerts.md): where alerts go besides the app (email, Slack, Telegram, a
+// signed webhook), each admin's in-app notification list, and the built-in alerts' switches and
+// firings.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One notification channel. `settings` holds what the browser may see again (an email address, a
+ * Telegram chat id, a webhook's URL); `secret` what it is shown once, when saved, and never again
+ * (a Slack webhook URL, which is its own credential; a Telegram bot token; a webhook's signing
+ * secret). A channel whose service said it is gone for good (Slack 404/410, Telegram 403) is
+ * `brokenAt`: nothing is sent to it until it is edited or a test message succeeds.
+ */
+export const alertChannels = sqliteTable("alert_channels", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull(),
+  kind: text("kind", { enum: CHANNEL_KINDS }).notNull(),
+  settings: text("settings", { mode: "json" }).notNull().$type<Record<string, string>>(),
+  secret: text("secret").notNull().default(""),
+  /** Receives the built-in alerts (besides the admins' in-app list). */
+  builtin: integer("builtin", { mode: "boolean" }).notNull().default(false),
+  brokenAt: integer("broken_at"),
+  brokenReason: text("broken_reason"),
+  lastSentAt: integer("last_sent_at"),
+  lastStatus: text("last_status"),
+  createdAt: createdAt(),
+  updatedAt: integer("updated_at").notNull().default(nowMs),
+});
+
+/** One entry of a user's in-app notification list (the header's bell); `readAt` null is unread. */
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    id: integer("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    text: text("text").notNull(),
+    link: text("link"),
+    severity: text("severity", { enum: ["info", "warning", "critical"] }).notNull(),
+    /** "rule" or "builtin" (schemas/alerts.ts AlertMessage.source) or "channel" (a channel broke). */
+    sourceKind: text("source_kind").notNull(),
+    createdAt: integer("created_at").notNull(),
+    readAt: integer("read_at"),
+  },
+  (t) => [index("notifications_user_created_idx").on(t.userId, t.createdAt)],
+);
+
+/** A built-in alert switched or tuned by an admin; an alert without a row runs with its defaults (on). */
+export const builtinAlertSettings = sqliteTable("builtin_alert_settings", {
+  alert: text("alert").primaryKey(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull(),
+  /** The alert's number (hours, dollars, ...) when it has one; null: its default. */
+  threshold: integer("threshold"),
+  updatedAt: integer("updated_at").notNull().default(nowMs),
+});
+
+/**
+ * Each occurrence a built-in alert fired for: the unique (alert, occurrence) is what makes it fire
+ * once, even with two cron runs at once (the one whose insert wins sends). `occurrence` names the
+ * thing seen (a failing streak's first run, a day, a window), so a new occurrence fires again.
+ */
+export const builtinAlertFirings = sqliteTable(
+  "builtin_alert_firings",
+  {
+    id: integer("id").primaryKey(),
+    alert: text("alert").notNull(),
+    occurrence: text("occurrence").notNull(),
+    firedAt: integer("fired_at").notNull(),
+    title: text("title").notNull(),
+    facts: text("facts", { mode: "json" }).notNull().$type<{ label: string; value: string }[]>(),
+    deliveries: text("deliveries", { mode: "json" }).$type<ChannelDelivery[]>(),
+  },
+  (t) => [uniqueIndex("builtin_alert_firings_unique").on(t.alert, t.occurrence), index("builtin_alert_firings_fired_idx").on(t.alert, t.firedAt)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Rules (docs/rules.md): conditions over the daily rollups that the cron evaluates every 15
+// minutes, each firing stored with its figures, the TikTok ad groups paused or resumed and every
+// channel's answer.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One rule. Scope, conditions, guard and target are JSON in the shapes of schemas/rules.ts (read
+ * whole, never queried into): a rule is edited as one piece and evaluated from memory.
+ */
+export const rules = sqliteTable("rules", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  scope: text("scope", { mode: "json" }).notNull().$type<RuleScope>(),
+  windowAmount: integer("window_amount").notNull(),
+  windowUnit: text("window_unit", { enum: RULE_WINDOW_UNITS }).notNull(),
+  conditions: text("conditions", { mode: "json" }).notNull().$type<RuleCondition[]>(),
+  guard: text("guard", { mode: "json" }).$type<RuleCondition | null>(),
+  cooldownMinutes: integer("cooldown_minutes").notNull(),
+  action: text("action", { enum: RULE_ACTIONS }).notNull(),
+  /** What "act and alert" does to the matched item's TikTok ad groups; null for "alert only". */
+  act: text("act", { enum: RULE_ACTS }),
+  target: text("target", { mode: "json" }).notNull().$type<AlertTarget>(),
+  createdAt: createdAt(),
+  updatedAt: integer("updated_at").notNull().default(nowMs),
+});
+
+/**
+ * One firing of a rule for one scope item (`itemKey`, e.g. "campaign:12", "adGroup:1789…"), or a
+ * problem the evaluation met with it (status `skipped`: a campaign of its scope was deleted). Its
+ * insert is the claim: it is written only when no firing of the same rule and item lies within the
+ * cooldown (one conditional statement), so two cron runs at once cannot both act.
+ */
+export const ruleFirings = sqliteTable(
+  "rule_firings",
+  {
+    id: integer("id").primaryKey(),
+    ruleId: integer("rule_id")
+      .notNull()
+      .references(() => rules.id, { onDelete: "cascade" }),
+    itemKey: text("item_key").notNull(),
+    itemLabel: text("item_label").notNull(),
+    firedAt: integer("fired_at").notNull(),
+    /** `acting` while the run works on it; `done`; `problem` when TikTok or a channel failed; `skipped`. */
+    status: text("status", { enum: RULE_FIRING_STATUSES }).notNull(),
+    figures: text("figures", { mode: "json" }).notNull().$type<RuleFigures>(),
+    action: text("action").notNull(),
+    tiktok: text("tiktok", { mode: "json" }).notNull().$type<AdGroupOutcome[]>(),
+    deliveries: text("deliveries", { mode: "json" }).notNull().$type<ChannelDelivery[]>(),
+    note: text("note").notNull().default(""),
+  },
+  (t) => [index("rule_firings_rule_item_at_idx").on(t.ruleId, t.itemKey, t.firedAt), index("rule_firings_rule_at_idx").on(t.ruleId, t.firedAt)],
 );

@@ -394,11 +394,11 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
       };
     },
 
-    /** Whether the account holds the domain, from its own domain list (read-only). */
-    async findInAccount(domain: string): Promise<{ id: string | null } | null> {
+    /** Whether the account holds the domain, and until when, from its own domain list (read-only). */
+    async findInAccount(domain: string): Promise<{ id: string | null; expiresAt: number | null } | null> {
       const answer = await call("namecheap.domains.getList", { ListType: "ALL", SearchTerm: domain, PageSize: "100" });
       const hit = descendants(answer, "Domain").find((d) => attr(d, "Name")?.toLowerCase() === domain);
-      return hit ? { id: attr(hit, "ID") ?? null } : null;
+      return hit ? { id: attr(hit, "ID") ?? null, expiresAt: listDate(attr(hit, "Expires")) } : null;
     },
 
     /** The domain's owner flag and nameservers; null when the account does not hold it. */
@@ -458,6 +458,15 @@ export function createNamecheap(config: NamecheapConfig, deps: NamecheapDeps = {
 }
 
 export type Namecheap = ReturnType<typeof createNamecheap>;
+
+/** The domain list's dates, "MM/DD/YYYY", as the instant that day starts in UTC; null when absent or unreadable. */
+export function listDate(text: string | undefined): number | null {
+  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text?.trim() ?? "");
+  if (!m) return null;
+  const [month, day, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const at = Date.UTC(year, month - 1, day);
+  return new Date(at).getUTCDate() === day && month >= 1 && month <= 12 ? at : null;
+}
 
 /** An echo service that answers the caller's IP address as plain text. */
 export const IP_ECHO_URL = "https://api.ipify.org/";

@@ -6,6 +6,7 @@
  */
 import { splitDays } from "../lib/calendar-days";
 import { decimalToCents } from "../lib/money";
+import type { AdGroupOutcome } from "../schemas/rules";
 import { ExternalApiError, isRecord, readJson, send, withApiRetries, type HttpOptions } from "./http";
 
 export const TIKTOK_REPORT_PATH = "/open_api/v1.3/report/integrated/get/";
@@ -154,3 +155,129 @@ export function createTikTokClient(config: TikTokConfig, options: TikTokClientOp
 }
 
 export type TikTokClient = ReturnType<typeof createTikTokClient>;
+
+// ---- ad group status (docs/rules.md "Pausing and resuming TikTok ad groups") --------------------
+
+export const TIKTOK_ADGROUP_GET_PATH = "/open_api/v1.3/adgroup/get/";
+export const TIKTOK_ADGROUP_STATUS_PATH = "/open_api/v1.3/adgroup/status/update/";
+/** TikTok takes 1 to 20 ad groups per status call. */
+export const TIKTOK_MAX_ADGROUPS_PER_STATUS_CALL = 20;
+/** adgroup/get filters on at most 100 ids per page. */
+const TIKTOK_MAX_ADGROUPS_PER_GET = 100;
+/** A 5xx is tried once more; a rate limit or a token problem is not (the firing reports it). */
+const STATUS_RETRY_DELAY_MS = 2_000;
+
+export type AdGroupOperation = "DISABLE" | "ENABLE";
+
+/** What a refused status call means for the admin reading the firing. */
+export function statusCallError(code: number, message: string): ExternalApiError {
+  const theirs = message ? ` (TikTok: ${message})` : "";
+  const make = (text: string, retryable = false) => new ExternalApiError("TikTok", `${text}${theirs}`, retryable, String(code));
+  if (code === 40100) return make("TikTok's rate limit was reached: not changed; the rule acts again when it next fires");
+  if (code === 40001) return make("The TikTok access token has no permission on this advertiser's ad groups: not changed");
+  if (code === 40105) return make("The TikTok access token is not valid: not changed; check TIKTOK_ACCESS_TOKEN");
+  if (code === 40102) return make("The TikTok access token has expired: not changed");
+  if (code >= 50000 && code < 60000) return make(`TikTok had a temporary problem (code ${code}): not changed`, true);
+  return make(`TikTok refused the change (code ${code})`);
+}
+
+const codeOf = (err: unknown) => (err instanceof ExternalApiError && err.code !== undefined && /^\d+$/.test(err.code) ? Number(err.code) : null);
+
+/**
+ * Pauses (DISABLE) or resumes (ENABLE) ad groups. Which advertiser holds an ad group, and its
+ * status now, come from adgroup/get first: our clicks know the ad group id but not its
+ * advertiser, and an ad group already paused by hand is then reported as such instead of being
+ * sent again. The status call takes 1-20 ad groups, so the ids go in chunks.
+ */
+export function createAdGroupStatusClient(config: TikTokConfig, advertiserIds: string[], options: HttpOptions = {}) {
+  const base = config.baseUrl.replace(/\/+$/, "");
+  // Exactly one retry, whatever the caller's retry list: only its first delay is taken.
+  const retries: HttpOptions = { ...options, retryDelaysMs: [options.retryDelaysMs?.[0] ?? STATUS_RETRY_DELAY_MS] };
+
+  async function exchange(url: URL, init: RequestInit): Promise<Record<string, unknown>> {
+    return withApiRetries(async () => {
+      const headers = { "Access-Token": config.accessToken, accept: "application/json", ...(init.body ? { "content-type": "application/json" } : {}) };
+      const res = await send("TikTok", url, { ...init, headers }, options);
+      if (res.status >= 500) throw new ExternalApiError("TikTok", `TikTok answered HTTP ${res.status}: not changed`, true, String(res.status));
+      const body = await readJson("TikTok", res);
+      const code = isRecord(body) ? Number(body.code) : Number.NaN;
+      if (!isRecord(body) || !Number.isInteger(code)) throw new ExternalApiError("TikTok", `TikTok answered HTTP ${res.status} without a code`);
+      if (code !== 0) throw statusCallError(code, typeof body.message === "string" ? body.message : "");
+      return isRecord(body.data) ? body.data : {};
+    }, retries);
+  }
+
+  /** The ad groups of `ids` this advertiser holds, with their operation_status. */
+  async function lookUp(advertiserId: string, ids: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += TIKTOK_MAX_ADGROUPS_PER_GET) {
+      const url = new URL(base + TIKTOK_ADGROUP_GET_PATH);
+      url.searchParams.set("advertiser_id", advertiserId);
+      url.searchParams.set("filtering", JSON.stringify({ adgroup_ids: ids.slice(i, i + TIKTOK_MAX_ADGROUPS_PER_GET) }));
+      url.searchParams.set("fields", JSON.stringify(["adgroup_id", "operation_status"]));
+      url.searchParams.set("page_size", String(TIKTOK_MAX_ADGROUPS_PER_GET));
+      const data = await exchange(url, { method: "GET" });
+      for (const item of Array.isArray(data.list) ? data.list : []) {
+        if (isRecord(item) && item.adgroup_id !== undefined) found.set(String(item.adgroup_id), String(item.operation_status ?? ""));
+      }
+    }
+    return found;
+  }
+
+  return {
+    async setStatus(adGroupIds: string[], operation: AdGroupOperation): Promise<AdGroupOutcome[]> {
+      const answers = new Map<string, AdGroupOutcome>();
+      let remaining = [...new Set(adGroupIds)];
+      let lookUpError: { code: number | null; message: string } | null = null;
+      const toChange = new Map<string, string[]>();
+      for (const advertiserId of advertiserIds) {
+        if (!remaining.length) break;
+        try {
+          const found = await lookUp(advertiserId, remaining);
+          for (const [id, status] of found) {
+            if (status === operation) {
+              const state = operation === "DISABLE" ? "paused" : "running";
+              answers.set(id, {
+                adGroupId: id,
+                advertiserId,
+                outcome: "already",
+                code: 0,
+                message: `Already ${state} (changed by hand or by an earlier firing)`,
+              });
+            } else {
+              toChange.set(advertiserId, [...(toChange.get(advertiserId) ?? []), id]);
+            }
+          }
+          remaining = remaining.filter((id) => !found.has(id));
+        } catch (err) {
+          lookUpError = { code: codeOf(err), message: err instanceof Error ? err.message : String(err) };
+        }
+      }
+      for (const id of remaining) {
+        answers.set(
+          id,
+          lookUpError
+            ? { adGroupId: id, advertiserId: null, outcome: "failed", code: lookUpError.code, message: lookUpError.message }
+            : { adGroupId: id, advertiserId: null, outcome: "not_found", code: null, message: "No configured advertiser has this ad group" },
+        );
+      }
+      for (const [advertiserId, ids] of toChange) {
+        for (let i = 0; i < ids.length; i += TIKTOK_MAX_ADGROUPS_PER_STATUS_CALL) {
+          const chunk = ids.slice(i, i + TIKTOK_MAX_ADGROUPS_PER_STATUS_CALL);
+          try {
+            const body = JSON.stringify({ advertiser_id: advertiserId, adgroup_ids: chunk, operation_status: operation });
+            await exchange(new URL(base + TIKTOK_ADGROUP_STATUS_PATH), { method: "POST", body });
+            const done = operation === "DISABLE" ? "Paused" : "Resumed";
+            for (const id of chunk) answers.set(id, { adGroupId: id, advertiserId, outcome: "done", code: 0, message: done });
+          } catch (err) {
+            const message = err instanceof Error ? err.message : String(err);
+            for (const id of chunk) answers.set(id, { adGroupId: id, advertiserId, outcome: "failed", code: codeOf(err), message });
+          }
+        }
+      }
+      return adGroupIds.filter((id, i) => adGroupIds.indexOf(id) === i).map((id) => answers.get(id)!);
+    },
+  };
+}
+
+export type AdGroupStatusClient = ReturnType<typeof createAdGroupStatusClient>;

@@ -4,6 +4,7 @@ import { createCloudflare } from "../domains/cloudflare";
 import { cloudflareSetup, namecheapSetup } from "../domains/config";
 import { advanceConfiguration } from "../domains/configure";
 import type { DomainDeps } from "../domains/context";
+import { checkDomainHealth } from "../domains/health";
 import { createNamecheap } from "../domains/namecheap";
 import { PURCHASE_IN_FLIGHT_MS, reconcilePurchase } from "../domains/purchase";
 import type { Job } from "./index";
@@ -51,5 +52,8 @@ export const finishDomainsJob: Job = {
   name: "finish-domains",
   async run({ db, env, now }) {
     await finishDomains({ db, env, now: () => now });
+    // Then the active domains' expiry and attachment, which the built-in alerts read (docs/alerts.md).
+    const health = await checkDomainHealth({ db, env, now: () => now });
+    if (health.problems.length) console.warn(`finish-domains: domains check: ${health.problems.join("; ")}`);
   },
 };

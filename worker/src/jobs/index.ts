@@ -1,10 +1,14 @@
 import type { Bindings, Db } from "../env";
+import { alertDeliverer } from "../alerts/deliver";
+import { builtinAlertsJob } from "./builtin-alerts";
 import { clickRetentionJob } from "./click-retention";
 import { createDb } from "../middleware/database";
+import { evaluateRulesJob } from "./evaluate-rules";
 import { finishDomainsJob } from "./finish-domains";
 import { optimisePathsJob } from "./optimise-paths";
 import { purgeOldAuditEntries } from "./purge-audit";
 import { purgeOldCodes } from "./purge-codes";
+import { purgeOldNotifications } from "./purge-notifications";
 import { purgeExpiredSessions } from "./purge-sessions";
 import { purgeAbandonedStatementImports } from "./purge-statement-imports";
 import { rollUpClicksJob } from "./roll-up-clicks";
@@ -31,6 +35,10 @@ export const JOBS: Job[] = [
   clickRetentionJob,
   purgeAbandonedStatementImports,
   optimisePathsJob,
+  builtinAlertsJob,
+  purgeOldNotifications,
+  // Rules notify through the same channels as the built-in alerts.
+  evaluateRulesJob(alertDeliverer),
 ];
 
 /**

@@ -20,16 +20,21 @@ export interface FakeTikTokRow {
   conversion: string;
 }
 
-export type FakeTikTokFailure = { code: number; message: string } | { status: number; text: string };
+/** An answer to give instead of the real one; with `path`, only to the next request to that path. */
+export type FakeTikTokFailure = ({ code: number; message: string } | { status: number; text: string }) & { path?: string };
 
 export interface TikTokFakeOptions {
   accessToken?: string;
   /** Advertisers the token may read; others answer 40001. */
   advertiserIds?: string[];
   rows?: FakeTikTokRow[];
+  /** Ad groups for adgroup/get and adgroup/status/update/ (docs/rules.md): id → advertiser and status. */
+  adGroups?: Record<string, { advertiserId: string; status: "ENABLE" | "DISABLE" }>;
 }
 
 export const TIKTOK_FAKE_PATH = "/open_api/v1.3/report/integrated/get/";
+export const TIKTOK_FAKE_ADGROUP_GET_PATH = "/open_api/v1.3/adgroup/get/";
+export const TIKTOK_FAKE_ADGROUP_STATUS_PATH = "/open_api/v1.3/adgroup/status/update/";
 
 let requestCounter = 0;
 
@@ -40,8 +45,9 @@ export function createTikTokFake(options: TikTokFakeOptions = {}) {
     expiredTokens: new Set<string>(),
     advertiserIds: new Set(options.advertiserIds ?? ["7000000000001"]),
     rows: [...(options.rows ?? [])],
+    adGroups: new Map(Object.entries(options.adGroups ?? {})),
     failures: [] as FakeTikTokFailure[],
-    requests: [] as { params: Record<string, string>; token: string | null }[],
+    requests: [] as { path: string; params: Record<string, string>; token: string | null }[],
   };
 
   const answer = (code: number, message: string, data: unknown = {}) =>
@@ -53,14 +59,25 @@ export function createTikTokFake(options: TikTokFakeOptions = {}) {
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     // The trailing slash matters to TikTok's router.
-    if (url.pathname !== TIKTOK_FAKE_PATH || request.method !== "GET") {
-      return new Response("404 page not found", { status: 404, headers: { "content-type": "text/plain" } });
+    const known =
+      (url.pathname === TIKTOK_FAKE_PATH && request.method === "GET") ||
+      (url.pathname === TIKTOK_FAKE_ADGROUP_GET_PATH && request.method === "GET") ||
+      (url.pathname === TIKTOK_FAKE_ADGROUP_STATUS_PATH && request.method === "POST");
+    if (!known) return new Response("404 page not found", { status: 404, headers: { "content-type": "text/plain" } });
+    let params: Record<string, string> = Object.fromEntries(url.searchParams);
+    if (request.method === "POST") {
+      try {
+        const body = (await request.json()) as Record<string, unknown>;
+        params = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+      } catch {
+        return answer(40002, "The request body is not JSON.");
+      }
     }
-    const params = Object.fromEntries(url.searchParams);
     const token = request.headers.get("Access-Token");
-    state.requests.push({ params, token });
+    state.requests.push({ path: url.pathname, params, token });
 
-    const failure = state.failures.shift();
+    const failureAt = state.failures.findIndex((f) => f.path === undefined || f.path === url.pathname);
+    const failure = failureAt < 0 ? undefined : state.failures.splice(failureAt, 1)[0];
     if (failure) {
       return "code" in failure
         ? answer(failure.code, failure.message)
@@ -74,6 +91,8 @@ export function createTikTokFake(options: TikTokFakeOptions = {}) {
     if (!state.advertiserIds.has(advertiserId)) return answer(40001, `No permission to operate advertiser ${advertiserId}.`);
 
     const invalid = (what: string) => answer(40002, what);
+    if (url.pathname === TIKTOK_FAKE_ADGROUP_GET_PATH) return adGroupGet(advertiserId, params, invalid);
+    if (url.pathname === TIKTOK_FAKE_ADGROUP_STATUS_PATH) return adGroupStatus(advertiserId, params, invalid);
     if (params.report_type !== "BASIC") return invalid("report_type: Invalid value.");
     if (params.data_level !== "AUCTION_CAMPAIGN") return invalid("data_level: Invalid value.");
     let dimensions: unknown;
@@ -105,6 +124,35 @@ export function createTikTokFake(options: TikTokFakeOptions = {}) {
       list,
       page_info: { page, page_size: pageSize, total_number: matching.length, total_page: Math.ceil(matching.length / pageSize) },
     });
+  }
+
+  /** adgroup/get: the advertiser's ad groups among filtering.adgroup_ids, with operation_status. */
+  function adGroupGet(advertiserId: string, params: Record<string, string>, invalid: (what: string) => Response) {
+    let ids: unknown;
+    try {
+      ids = (JSON.parse(params.filtering ?? "{}") as { adgroup_ids?: unknown }).adgroup_ids;
+    } catch {
+      return invalid("filtering: Invalid JSON.");
+    }
+    const wanted = Array.isArray(ids) ? ids.map(String) : null;
+    const list = [...state.adGroups]
+      .filter(([id, g]) => g.advertiserId === advertiserId && (!wanted || wanted.includes(id)))
+      .map(([id, g]) => ({ adgroup_id: id, operation_status: g.status }));
+    return answer(0, "OK", { list, page_info: { page: 1, page_size: list.length, total_number: list.length, total_page: 1 } });
+  }
+
+  /** adgroup/status/update/: 1-20 of the advertiser's ad groups to DISABLE or ENABLE. */
+  function adGroupStatus(advertiserId: string, params: Record<string, string>, invalid: (what: string) => Response) {
+    const ids = JSON.parse(params.adgroup_ids ?? "null") as unknown;
+    if (!Array.isArray(ids) || ids.length < 1 || ids.length > 20) return invalid("adgroup_ids: Length must be between 1 and 20.");
+    const status = params.operation_status;
+    if (status !== "ENABLE" && status !== "DISABLE") return invalid("operation_status: Invalid value.");
+    for (const id of ids.map(String)) {
+      const g = state.adGroups.get(id);
+      if (!g || g.advertiserId !== advertiserId) return invalid(`adgroup_ids: Ad group ${id} does not exist.`);
+    }
+    for (const id of ids.map(String)) state.adGroups.set(id, { advertiserId, status });
+    return answer(0, "OK", { adgroup_ids: ids.map(String), status });
   }
 
   return {

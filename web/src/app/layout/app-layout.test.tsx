@@ -89,6 +89,8 @@ describe("the phone navigation sheet", () => {
 
   it("gives focus back to the menu button when it closes", async () => {
     vi.stubGlobal("matchMedia", (query: string) => ({ matches: true, media: query, addEventListener() {}, removeEventListener() {} }));
+    // The header's notification list asks the API as the frame opens.
+    serverSays(() => member(["dashboard"]));
     renderApp(member(["dashboard"]));
     const menu = screen.getByRole("button", { name: "Toggle sidebar" });
     menu.focus();

@@ -6,6 +6,7 @@ import { NavLink, Outlet } from "react-router";
 import { useSignOut } from "@/components/layout/use-sign-out";
 import { Button } from "@/components/ui/button";
 import { Tooltip, TooltipProvider } from "@/components/ui/tooltip";
+import { NotificationBell } from "@/features/notifications/notification-bell";
 import { reportTimeZoneQuery } from "@/lib/report-days";
 import { useUser } from "@/lib/auth";
 import { cn } from "@/lib/cn";
@@ -145,6 +146,9 @@ export default function AppLayout({ screens }: { screens: Screen[] }) {
               <PanelLeft />
             </Button>
             {isMobile ? <Brand /> : null}
+            <div className="ml-auto">
+              <NotificationBell />
+            </div>
           </header>
           <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8">
             <Outlet />

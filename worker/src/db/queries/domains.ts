@@ -2,7 +2,7 @@
  * Reads of the domains table. Every write goes through the state machine
  * (worker/src/domains/machine.ts), so each change of a domain is one batch in one place.
  */
-import { and, asc, desc, eq, inArray, isNotNull, ne, or, isNull, lt } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, ne, or, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../env";
 import { domains, type DomainStatus } from "../schema";
 
@@ -32,3 +32,22 @@ export const activeTrackingDomains = (db: Db) =>
     .from(domains)
     .where(and(eq(domains.status, "active"), isNotNull(domains.subdomain), ne(domains.subdomain, "")))
     .orderBy(asc(domains.domain));
+
+/**
+ * Active tracking domains the domains check has not looked at since `before` (never-checked ones
+ * first, then the longest ago): a few per run, as Namecheap takes about 20 calls a minute.
+ */
+export const domainsDueForHealthCheck = (db: Db, before: number, limit: number) =>
+  db
+    .select()
+    .from(domains)
+    .where(
+      and(
+        eq(domains.status, "active"),
+        isNotNull(domains.subdomain),
+        ne(domains.subdomain, ""),
+        or(isNull(domains.healthCheckedAt), lt(domains.healthCheckedAt, before)),
+      ),
+    )
+    .orderBy(sql`${domains.healthCheckedAt} is not null`, asc(domains.healthCheckedAt), asc(domains.id))
+    .limit(limit);
