@@ -17,6 +17,9 @@ export const useRules = () => useQuery({ queryKey: key, queryFn: () => unwrap(ap
 export const useRule = (id: number | null) =>
   useQuery({ queryKey: [...key, id], queryFn: () => unwrap(api.rules[":id"].$get(param(id ?? 0))), enabled: id !== null });
 
+/** The alert channels a rule can send to (Rules › Channels). */
+export const useAlertChannels = () => useQuery({ queryKey: [...key, "channels"], queryFn: () => unwrap(api["alert-channels"].$get()) });
+
 export const useRuleOptions = () => useQuery({ queryKey: [...key, "options"], queryFn: () => unwrap(api.rules.options.$get()) });
 
 export function useSaveRule(id: number | null) {

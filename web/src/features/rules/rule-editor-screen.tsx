@@ -15,6 +15,7 @@ import { Spinner } from "@/components/ui/spinner";
 import { Switch } from "@/components/ui/switch";
 import { toast, toastError } from "@/components/ui/toast";
 import { useReportTime } from "@/lib/report-time";
+import { CHANNEL_KIND_LABELS } from "../../../../worker/src/schemas/alert-channels";
 import {
   describeCondition,
   describeWindow,
@@ -28,7 +29,7 @@ import {
   type RuleMetric,
   type RuleScopeKind,
 } from "../../../../worker/src/schemas/rules";
-import { useDeleteRule, useDryRun, useRule, useRuleOptions, useSaveRule, type RuleDetail } from "./api";
+import { useAlertChannels, useDeleteRule, useDryRun, useRule, useRuleOptions, useSaveRule, type RuleDetail } from "./api";
 import { DryRunResult } from "./dry-run-result";
 import { FiringHistory } from "./firing-history";
 
@@ -54,7 +55,7 @@ interface Draft {
   action: "alert" | "actAndAlert";
   act: "pause" | "resume";
   admins: boolean;
-  channelIds: string;
+  channelIds: number[];
 }
 
 const NEW_DRAFT: Draft = {
@@ -72,7 +73,7 @@ const NEW_DRAFT: Draft = {
   action: "alert",
   act: "pause",
   admins: true,
-  channelIds: "",
+  channelIds: [],
 };
 
 const asNumber = (text: string): number | string => (text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text);
@@ -99,7 +100,7 @@ function draftOf({ rule }: RuleDetail): Draft {
     action: rule.action,
     act: rule.act ?? "pause",
     admins: rule.target.admins,
-    channelIds: rule.target.channelIds.join(", "),
+    channelIds: rule.target.channelIds,
   };
 }
 
@@ -117,7 +118,7 @@ function toInput(d: Draft): { input: RuleInput | null; problems: string[] } {
     cooldownMinutes: asNumber(d.cooldownMinutes),
     action: d.action,
     act: d.action === "actAndAlert" ? d.act : null,
-    target: { admins: d.admins, channelIds: list(d.channelIds).map(asNumber) },
+    target: { admins: d.admins, channelIds: d.channelIds },
   });
   if (parsed.success) return { input: parsed.data, problems: [] };
   return { input: null, problems: parsed.error.issues.map((i) => i.message) };
@@ -340,14 +341,11 @@ function Editor({ id, initial }: { id: number | null; initial: Draft }) {
               ) : null}
             </div>
 
-            <div className="grid gap-4 sm:grid-cols-2 sm:items-end">
-              <div className="pb-2">
-                <Checkbox checked={draft.admins} onCheckedChange={(admins) => set({ admins })} label="Tell the admins in the app" />
-              </div>
-              <Field label="Alert channel ids" hint="The channels (Rules › Channels) to send to, separated by commas.">
-                <Input value={draft.channelIds} onChange={(e) => set({ channelIds: e.target.value })} />
-              </Field>
-            </div>
+            <fieldset className="grid gap-2">
+              <legend className="mb-1 text-sm font-medium">Alert</legend>
+              <Checkbox checked={draft.admins} onCheckedChange={(admins) => set({ admins })} label="Tell the admins in the app" />
+              <ChannelChoice chosen={draft.channelIds} onChange={(channelIds) => set({ channelIds })} />
+            </fieldset>
 
             {problems.length ? (
               <ul role="alert" className="list-disc rounded-md bg-danger-50 py-2 pl-8 pr-3 text-sm text-danger-700">
@@ -431,3 +429,32 @@ export default function RuleEditorScreen() {
 
 const summary = ({ rule }: RuleDetail, named: (iso: string) => string) =>
   `${rule.conditions.map(describeCondition).join(" and ")} over ${describeWindow(rule.window)}; last fired ${rule.lastFiredAt ? named(rule.lastFiredAt) : "never"}.`;
+
+/** The channels a firing is sent to, by name; a broken one says so (it is still tried, and tells the admins if it fails again). */
+function ChannelChoice({ chosen, onChange }: { chosen: number[]; onChange: (ids: number[]) => void }) {
+  const channels = useAlertChannels();
+  if (channels.isPending) return <p className="text-sm text-muted-foreground">Loading channels...</p>;
+  if (channels.isError) return <p className="text-sm text-danger-700">Failed to fetch channels</p>;
+  const list = channels.data.channels;
+  return (
+    <div className="grid gap-2">
+      {list.map((c) => (
+        <Checkbox
+          key={c.id}
+          checked={chosen.includes(c.id)}
+          onCheckedChange={(on) => onChange(on ? [...chosen, c.id] : chosen.filter((id) => id !== c.id))}
+          label={`Send to ${c.name} (${CHANNEL_KIND_LABELS[c.kind]})${c.brokenAt ? " · broken" : ""}`}
+        />
+      ))}
+      {list.length === 0 ? (
+        <p className="text-sm text-muted-foreground">
+          No channels yet: add email, Slack, Telegram or a webhook on{" "}
+          <Link className="text-brand-700 underline-offset-4 hover:underline" to="/rules/channels">
+            Channels
+          </Link>
+          .
+        </p>
+      ) : null}
+    </div>
+  );
+}
