@@ -10,6 +10,7 @@ import { database } from "./middleware/database";
 import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { accountRoutes } from "./routes/account";
+import { apiKeyRoutes } from "./routes/api-keys";
 import { auditRoutes } from "./routes/audit";
 import { authRoutes } from "./routes/auth";
 import { cakeRoutes } from "./routes/cake";
@@ -44,6 +45,7 @@ const api = new Hono<AppEnv>()
   .use(requestGuards, database, sessionUser, accessControl)
   .route("/", authRoutes)
   .route("/account", accountRoutes)
+  .route("/api-keys", apiKeyRoutes)
   .route("/users", userRoutes)
   .route("/settings", settingsRoutes)
   .route("/codes", codeRoutes)

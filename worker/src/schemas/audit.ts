@@ -6,7 +6,7 @@ import { blankIsNone } from "./common";
  * What an audit entry is about. `domain` is for the domain purchase and configuration routes.
  * Adding a kind here makes it filterable on the Audit screen.
  */
-export const AUDIT_KINDS = ["user", "session", "setting", "lander", "offer", "campaign", "spark", "invoice", "statement", "sync", "domain"] as const;
+export const AUDIT_KINDS = ["user", "session", "setting", "lander", "offer", "campaign", "spark", "invoice", "statement", "sync", "domain", "api_key"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {
@@ -21,6 +21,7 @@ export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {
   statement: "Statements",
   sync: "Syncs",
   domain: "Domains",
+  api_key: "API keys",
 };
 
 export const AUDIT_PAGE_SIZE = 50;
