@@ -39,12 +39,12 @@ export function decide(access: Access, user: SessionUser | null, key?: RouteKey)
 }
 
 /**
- * The resource whose scope a Bearer API key needs for a route (docs/accounts-security.md "API
- * keys"), or null where a key never works: signing in and out, the account's own password,
- * sessions and two-factor routes, and the API key routes themselves (a stolen key must not mint
- * more keys or lock its owner out). A route open to members by feature needs the scope of any of
- * its features, as a session needs any of them; every other route takes its resource from its
- * path's first segment.
+ * The resources whose scope a Bearer API key needs for a route
+ * (docs/accounts-security.md "API keys"): none where a key never works, which is signing in and
+ * out, the account's own password, sessions and two-factor routes, and the API key routes
+ * themselves (a stolen key must not mint more keys or lock its owner out). A route open to
+ * members by feature needs the scope of any of its features, as a session needs any of them;
+ * every other route takes its resource from its path's first segment (null: never for keys).
  */
 const PATH_RESOURCES: Record<string, ApiKeyResource | null> = {
   setup: null,
