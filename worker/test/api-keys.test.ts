@@ -178,6 +178,25 @@ describe("API keys", () => {
     expect(await res.json()).toEqual({ error: "You do not have permission to do that" });
   });
 
+  it("are refused, like their user's sessions, while an admin requires two-factor sign-in their user has not set up", async () => {
+    const admin = await makeAdmin();
+    const member = await makeUser("user", ["sparks"]);
+    const { key } = await createKey(member, { scopes: ["sparks:read", "profile:read"] });
+    expect((await bearer(key, "/api/sparks")).status).toBe(200);
+    const on = await call("/api/users/two-factor-requirement", { method: "PUT", cookie: admin.cookie, json: { required: true } });
+    expect(on.status).toBe(200);
+    try {
+      clearKeyCache();
+      const res = await bearer(key, "/api/sparks");
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: string }).error).toMatch(/^Set up two-factor sign-in on your Account page first/);
+    } finally {
+      await call("/api/users/two-factor-requirement", { method: "PUT", cookie: admin.cookie, json: { required: false } });
+      clearKeyCache();
+    }
+    expect((await bearer(key, "/api/sparks")).status).toBe(200);
+  });
+
   it("refuse bad input with 400 and a clear message", async () => {
     const user = await makeUser();
     const cases: [unknown, string][] = [

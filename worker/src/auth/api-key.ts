@@ -6,7 +6,8 @@
  * expiry or change of role or features reaches every isolate within that time.
  */
 import { eq, sql } from "drizzle-orm";
-import { apiKeyAddresses, apiKeys, userPermissions, users, type Feature } from "../db/schema";
+import { REQUIRE_TWO_FACTOR_KEY } from "../db/queries/two-factor";
+import { apiKeyAddresses, apiKeys, settings, userPermissions, users, type Feature } from "../db/schema";
 import type { Db, SessionUser } from "../env";
 import { auditStatement } from "../audit/record";
 import { base64url, sha256Hex } from "../lib/encoding";
@@ -59,6 +60,7 @@ async function loadKeyHolder(db: Db, digest: string): Promise<KeyHolder | null> 
       username: users.username,
       role: users.role,
       twoFactorEnabled: sql<number>`${users.totpSecret} is not null`,
+      twoFactorRequired: sql<number>`exists (select 1 from ${settings} where ${settings.key} = ${REQUIRE_TWO_FACTOR_KEY} and ${settings.value} = 'true')`,
       permissions: sql<string | null>`(select group_concat(${userPermissions.feature}) from ${userPermissions} where ${userPermissions.userId} = ${users.id})`,
     })
     .from(apiKeys)
@@ -78,7 +80,9 @@ async function loadKeyHolder(db: Db, digest: string): Promise<KeyHolder | null> 
       permissions: row.permissions ? (row.permissions.split(",") as Feature[]) : [],
       // Not a session: nothing a key can call reads or writes it (account routes refuse keys).
       sessionId: `api-key:${row.keyId}`,
-      stage: "active",
+      // As at sign-in: while an admin requires two-factor sign-in, a user without it may only set
+      // it up, which a key cannot do, so their keys are refused until they have.
+      stage: row.twoFactorRequired === 1 && row.twoFactorEnabled !== 1 ? "enroll" : "active",
       twoFactorEnabled: row.twoFactorEnabled === 1,
       // Never re-authenticated: admin changes that ask for a fresh password are refused to keys.
       reauthenticatedAt: null,
