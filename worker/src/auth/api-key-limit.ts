@@ -9,6 +9,8 @@
 /** wrangler.toml [[ratelimits]] API_KEY_LIMITER's `limit`: the two must be changed together. */
 export const API_KEY_LIMIT_PER_MINUTE = 600;
 const WINDOW_MS = 60_000;
+/** Keys counted per window at most: a flood of made-up keys starts the counts again rather than filling memory. */
+const COUNTED_KEYS = 10_000;
 
 let counts = new Map<string, number>();
 let countsWindow = 0;
@@ -24,7 +26,7 @@ export interface KeyLimitAnswer {
  */
 export async function checkKeyLimit(limiter: RateLimit | undefined, digest: string, now = Date.now()): Promise<KeyLimitAnswer> {
   const windowStart = now - (now % WINDOW_MS);
-  if (windowStart !== countsWindow) {
+  if (windowStart !== countsWindow || counts.size >= COUNTED_KEYS) {
     counts = new Map();
     countsWindow = windowStart;
   }
