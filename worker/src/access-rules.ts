@@ -64,6 +64,11 @@ export const ACCESS = {
   // the user's own sessions, and signing the others out
   "GET /api/account/sessions": "signed-in",
   "POST /api/account/sessions/sign-out-others": "signed-in",
+  // personal API keys (docs/accounts-security.md "API keys"): each user's own; admins list and revoke anyone's
+  "GET /api/api-keys": "signed-in",
+  "POST /api/api-keys": "signed-in",
+  "DELETE /api/api-keys/:id": "signed-in",
+  "GET /api/api-keys/all": "admin",
   // users (admin)
   "GET /api/users": SCREEN_ACCESS["/users"],
   "POST /api/users": "admin",

@@ -11,6 +11,7 @@ import { requestGuards } from "./middleware/request-guards";
 import { sessionUser } from "./middleware/session";
 import { accountRoutes } from "./routes/account";
 import { alertChannelRoutes } from "./routes/alert-channels";
+import { apiKeyRoutes } from "./routes/api-keys";
 import { auditRoutes } from "./routes/audit";
 import { authRoutes } from "./routes/auth";
 import { builtinAlertRoutes } from "./routes/builtin-alerts";
@@ -48,6 +49,7 @@ const api = new Hono<AppEnv>()
   .use(requestGuards, database, sessionUser, accessControl)
   .route("/", authRoutes)
   .route("/account", accountRoutes)
+  .route("/api-keys", apiKeyRoutes)
   .route("/users", userRoutes)
   .route("/settings", settingsRoutes)
   .route("/codes", codeRoutes)

@@ -95,6 +95,8 @@ export interface ClickStoreBindings {
   /** Per-IP limits of /r/ and /click, and of the CAKE postback. */
   CLICK_LIMITER?: RateLimit;
   POSTBACK_LIMITER?: RateLimit;
+  /** Per-key limit of Bearer API requests (auth/api-key-limit.ts). */
+  API_KEY_LIMITER?: RateLimit;
   CLICKS_RETENTION_DAYS?: string;
 }
 
@@ -124,6 +126,8 @@ export interface SessionUser {
   twoFactorEnabled: boolean;
   /** When this session last re-authenticated (POST /api/auth/reauth), or null. */
   reauthenticatedAt: number | null;
+  /** Set when the caller is a Bearer API key acting as this user: the key and the scopes it holds (auth/api-key.ts). */
+  apiKey?: { id: number; scopes: string[] };
 }
 
 export interface AppEnv {

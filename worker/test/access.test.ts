@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ACCESS, accessFor, type Access, type RouteKey } from "../src/access";
 import { app } from "../src/app";
+import { newApiKey } from "../src/auth/api-key";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { archiveKey } from "../src/db/queries/click-archives";
 import { insertInvoice } from "../src/db/queries/invoices";
@@ -9,7 +10,7 @@ import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { ruleValues } from "../src/db/queries/rules";
 import { createSpark } from "../src/db/queries/sparks";
-import { alertChannels, campaignPaths, clickArchives, domains, rules } from "../src/db/schema";
+import { alertChannels, apiKeys, campaignPaths, clickArchives, domains, rules } from "../src/db/schema";
 import { ruleInputSchema } from "../src/schemas/rules";
 import { call, db, makeAdmin, makeUser, reauthenticate, type TestUser } from "./helpers";
 
@@ -102,6 +103,17 @@ const sampleArchive = async () => {
   return day;
 };
 
+/** A key of `owner`'s, written straight to D1. */
+const sampleApiKey = async (owner: TestUser) => {
+  const { digest, prefix } = await newApiKey();
+  return (
+    await db()
+      .insert(apiKeys)
+      .values({ userId: owner.id, name: "Access key", digest, prefix, scopes: ["profile:read"] })
+      .returning()
+  )[0]!.id;
+};
+
 const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/setup": () => ({ path: "/api/setup" }),
   // Closed once any user exists: 403 for everyone, signed in or not.
@@ -124,6 +136,11 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "POST /api/account/reauth": (_t, caller) => ({ path: "/api/account/reauth", json: { password: caller?.password ?? "x" } }),
   "GET /api/account/sessions": () => ({ path: "/api/account/sessions" }),
   "POST /api/account/sessions/sign-out-others": () => ({ path: "/api/account/sessions/sign-out-others" }),
+  "GET /api/api-keys": () => ({ path: "/api/api-keys" }),
+  "POST /api/api-keys": () => ({ path: "/api/api-keys", json: { name: "Access key", scopes: ["profile:read"] }, status: 201 }),
+  // The caller's own key: a member may revoke only theirs.
+  "DELETE /api/api-keys/:id": async (t, caller) => ({ path: `/api/api-keys/${await sampleApiKey(caller ?? t)}` }),
+  "GET /api/api-keys/all": () => ({ path: "/api/api-keys/all" }),
   "GET /api/users": () => ({ path: "/api/users" }),
   "POST /api/users": () => ({ path: "/api/users", json: { username: `new${crypto.randomUUID().slice(0, 8)}`, password: "a-good-password", role: "user" } }),
   "GET /api/users/assignment-options": () => ({ path: "/api/users/assignment-options" }),

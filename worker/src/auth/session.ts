@@ -3,6 +3,7 @@ import { jwtVerify, SignJWT } from "jose";
 import { sessions, settings, userPermissions, users, type Feature, type SessionStage } from "../db/schema";
 import { DEFAULT_SESSION_IDLE_HOURS } from "../schemas/settings";
 import type { Db, SessionUser } from "../env";
+import { base64url } from "../lib/encoding";
 
 /** `__Host-` pins the cookie to this host, Secure and Path=/ (no Domain can widen it). */
 export const SESSION_COOKIE = "__Host-session";
@@ -24,13 +25,7 @@ const keyFor = (secret: string) => {
   return new TextEncoder().encode(secret);
 };
 
-const newSessionId = () => {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-};
+const newSessionId = () => base64url(crypto.getRandomValues(new Uint8Array(32)));
 
 export interface SessionMeta {
   ip: string | null;

@@ -93,6 +93,48 @@ export const sessions = sqliteTable(
   (t) => [index("sessions_user_idx").on(t.userId), index("sessions_expires_idx").on(t.expiresAt)],
 );
 
+/**
+ * Personal API keys (docs/accounts-security.md "API keys"): a key acts as its user through the
+ * access table, narrowed to its scopes. Only the SHA-256 digest of the key is stored, with its
+ * first characters (`prefix`) so its owner can recognise it; the key itself is shown once.
+ */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** Hex SHA-256 of the whole key. */
+    digest: text("digest").notNull(),
+    prefix: text("prefix").notNull(),
+    /** `resource:read` / `resource:write` (schemas/api-keys.ts). */
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    createdAt: createdAt(),
+    /** Null: never expires. */
+    expiresAt: integer("expires_at"),
+    revokedAt: integer("revoked_at"),
+    /** Written at most once a minute per key and isolate (auth/api-key.ts). */
+    lastUsedAt: integer("last_used_at"),
+    lastUsedIp: text("last_used_ip"),
+  },
+  (t) => [uniqueIndex("api_keys_digest_unique").on(t.digest), index("api_keys_user_idx").on(t.userId)],
+);
+
+/** Every address a key was used from: the first use from a new one is audited. */
+export const apiKeyAddresses = sqliteTable(
+  "api_key_addresses",
+  {
+    keyId: integer("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    ip: text("ip").notNull(),
+    firstUsedAt: integer("first_used_at").notNull(),
+  },
+  (t) => [uniqueIndex("api_key_addresses_key_ip_unique").on(t.keyId, t.ip)],
+);
+
 /** Failed sign-ins only: the throttle counts these per username and per IP over 15 minutes. */
 export const loginAttempts = sqliteTable(
   "login_attempts",

@@ -24,13 +24,17 @@ export const requestGuards = createMiddleware<AppEnv>(async (c, next) => {
   const method = c.req.method;
   if (SAFE_METHODS.has(method)) return next();
 
-  const origin = c.req.header("origin");
+  // A Bearer API key's request skips the origin check: it carries no ambient credential (its
+  // cookie is never read: middleware/session.ts), and a page on another site cannot make a browser
+  // add an Authorization header it does not know, so there is nothing for a forged request to ride on.
+  const bearer = c.req.header("authorization") !== undefined;
+  const origin = bearer ? undefined : c.req.header("origin");
   const ownOrigin = new URL(c.req.url).origin;
   if (origin !== undefined && origin !== ownOrigin) {
     throw new ApiError(403, "Cross-site requests are not allowed");
   }
   const fetchSite = c.req.header("sec-fetch-site");
-  if (origin === undefined && fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") {
+  if (!bearer && origin === undefined && fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") {
     throw new ApiError(403, "Cross-site requests are not allowed");
   }
 

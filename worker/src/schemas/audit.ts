@@ -20,6 +20,7 @@ export const AUDIT_KINDS = [
   "domain",
   "channel",
   "rule",
+  "api_key",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -37,6 +38,7 @@ export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {
   domain: "Domains",
   channel: "Alert channels",
   rule: "Rules",
+  api_key: "API keys",
 };
 
 export const AUDIT_PAGE_SIZE = 50;

@@ -20,6 +20,7 @@ import { giveUpSends, leaseSends, markFailed, markSent, releaseSends, skipUnconf
 import type { Bindings, Db, TikTokEventsMessage } from "../env";
 import type { FetchFn } from "../integrations/http";
 import { sendEvents, TIKTOK_EVENTS_PER_CALL, type TikTokEvent, type TikTokEventsConfig } from "../integrations/tiktok-events";
+import { sha256Hex } from "../lib/encoding";
 import { createDb } from "../middleware/database";
 import { loadEventsSetup } from "./setup";
 
@@ -54,12 +55,6 @@ export function retryDelaySeconds(attempts: number, env: Pick<Bindings, "TIKTOK_
 function idsOf(body: unknown): number[] {
   const ids = (body as Partial<TikTokEventsMessage> | null)?.ids;
   return Array.isArray(ids) ? ids.filter((id): id is number => Number.isSafeInteger(id) && id > 0) : [];
-}
-
-const encoder = new TextEncoder();
-async function sha256Hex(text: string) {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** A send row as the API's event: event_id is the conversion id (TikTok de-duplicates on it). */

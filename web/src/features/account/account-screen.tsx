@@ -1,10 +1,11 @@
 import { PageHeader } from "@/components/ui/page";
 import { useUser } from "@/lib/auth";
+import { ApiKeysCard } from "./components/api-keys-card";
 import { PasswordCard } from "./components/password-card";
 import { SessionsCard } from "./components/sessions-card";
 import { TwoFactorCard } from "./components/two-factor-card";
 
-/** /account: the signed-in user's own password, two-factor sign-in and sessions. */
+/** /account: the signed-in user's own password, two-factor sign-in, sessions and API keys. */
 export default function AccountScreen() {
   const { data: user } = useUser();
   const mustSetUp = user?.mustSetUpTwoFactor === true;
@@ -15,6 +16,7 @@ export default function AccountScreen() {
         <div className="grid gap-6">
           <TwoFactorCard required={mustSetUp} />
           {mustSetUp ? null : <SessionsCard />}
+          {mustSetUp ? null : <ApiKeysCard />}
         </div>
         {mustSetUp ? null : <PasswordCard />}
       </div>

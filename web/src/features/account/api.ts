@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "@/lib/api";
 import { userQuery } from "@/lib/auth";
+import type { CreateApiKeyInput } from "../../../../worker/src/schemas/api-keys";
 import type { ChangePasswordInput, OwnFactorsInput } from "../../../../worker/src/schemas/auth";
 
 const account = api.account;
@@ -55,5 +56,28 @@ export function useSignOutOthers() {
   return useMutation({
     mutationFn: () => unwrap(account.sessions["sign-out-others"].$post()),
     onSuccess: () => qc.invalidateQueries({ queryKey: sessionsQuery.queryKey }),
+  });
+}
+
+/** The user's own API keys (docs/accounts-security.md "API keys"); admins also read everyone's. */
+export const apiKeysQuery = queryOptions({ queryKey: ["api-keys", "own"], queryFn: () => unwrap(api["api-keys"].$get()) });
+export const useApiKeys = () => useQuery(apiKeysQuery);
+export const allApiKeysQuery = queryOptions({ queryKey: ["api-keys", "all"], queryFn: () => unwrap(api["api-keys"].all.$get()) });
+export const useAllApiKeys = (enabled: boolean) => useQuery({ ...allApiKeysQuery, enabled });
+
+/** A new key: the answer holds the key itself, shown this once. */
+export function useCreateApiKey() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (json: CreateApiKeyInput) => unwrap(api["api-keys"].$post({ json })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["api-keys"] }),
+  });
+}
+
+export function useRevokeApiKey() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => unwrap(api["api-keys"][":id"].$delete({ param: { id: String(id) } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["api-keys"] }),
   });
 }
