@@ -337,7 +337,10 @@ describe("the audit screen's calls", () => {
   it.each([
     ["startDate=2024-03-10&endDate=2024-03-01", "startDate must not be after endDate"],
     ["startDate=2024-01-01&endDate=2025-02-04", "The date range can be at most 400 days: the audit log keeps no more"],
-    ["entityKind=planet", "entityKind must be one of user, session, setting, lander, offer, campaign, spark, invoice, statement, sync, domain, channel, rule, api_key"],
+    [
+      "entityKind=planet",
+      "entityKind must be one of user, session, setting, lander, offer, campaign, spark, invoice, statement, sync, domain, channel, rule, api_key",
+    ],
     ["userId=nobody", "userId must be a user id"],
     ["page=0", "page must be a whole number from 1"],
     ["startDate=2024-02-30", "startDate must be a real date written YYYY-MM-DD"],
