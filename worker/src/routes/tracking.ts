@@ -107,9 +107,17 @@ let waitingExits = 0;
 /** D1 failed to look the exit's click up (an outage): the visitor goes on all the same. */
 const LOOKUP_FAILED = "lookup-failed";
 
+/**
+ * Exit times in this isolate, each at least a millisecond after the one before: the clicks queue's
+ * consumer stores an exit once by its click and time (tracking/click-queue.ts), so two exits of one
+ * click in the same millisecond would otherwise be taken for one message delivered twice.
+ */
+let lastExitAt = 0;
+const nextExitAt = () => (lastExitAt = Math.max(Date.now(), lastExitAt + 1));
+
 /** The exit this request records for `clickId`. */
 function exitOf(c: Context<AppEnv>, clickId: string, offerId: number): ExitRecord {
-  return { clickId, offerId, ipAddress: cut(c.req.header("cf-connecting-ip")), userAgent: cut(c.req.header("user-agent")), at: Date.now() };
+  return { clickId, offerId, ipAddress: cut(c.req.header("cf-connecting-ip")), userAgent: cut(c.req.header("user-agent")), at: nextExitAt() };
 }
 
 /** A click's ad values when the click is not at hand. */

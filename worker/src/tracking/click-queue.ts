@@ -173,6 +173,17 @@ function parse(batch: MessageBatch<unknown>, queue: string): Parsed[] {
   return parsed;
 }
 
+/** A click written later than this after it was answered means the queue is backing up. */
+export const LAG_NOTED_MS = 60_000;
+
+/** The consumer's lag, logged when it grows (the Click Log does not show it yet). */
+function noteLag(clicks: QueuedClick[]) {
+  if (!clicks.length) return;
+  const oldest = clicks.reduce((min, c) => Math.min(min, c.clickedAt), Infinity);
+  const lagMs = Date.now() - oldest;
+  if (lagMs > LAG_NOTED_MS) console.warn(`clicks queue: behind by ${Math.round(lagMs / 1000)} s (${clicks.length} clicks written now)`);
+}
+
 /**
  * `trackyard-clicks`: the batch's clicks written together, then each message's exits. Every write
  * is idempotent, so a message retried after a failure part way (its clicks stored, its exits not)
@@ -184,6 +195,7 @@ export async function consumeClicks(batch: MessageBatch<unknown>, env: Pick<Bind
   const clicks = parsed.flatMap(({ body }) => (body.kind === "clicks" ? body.clicks : []));
   try {
     await writeClicks(db, clicks);
+    noteLag(clicks);
   } catch (err) {
     console.error(`clicks queue: ${clicks.length} clicks not stored yet (try ${batch.messages[0]?.attempts ?? 1})`, err);
     for (const { message } of parsed) message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
