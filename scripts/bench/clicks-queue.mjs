@@ -1,6 +1,6 @@
-// Benchmark: how clicks should travel to the clicks queue (docs/tracking.md "Clicks through a
-// queue"): each isolate's micro-batch as one message (what the Worker does), or each click as its
-// own message. Both run the same Trackyard under `wrangler dev`, one after the other, through
+// Benchmark: how clicks should travel to the clicks queue
+// (docs/tracking.md "Clicks through a queue"): each isolate's micro-batch as one message (what the
+// Worker does), or each click as its own message. Both run the same Trackyard under `wrangler dev`, one after the other, through
 // scripts/bench/workers/count-queue.js, which counts the queue's sends, messages and clicks and the
 // consumer's deliveries and time; with BENCH_MESSAGE_PER_CLICK=1 it sends every click by its own send.
 //
@@ -79,8 +79,9 @@ async function run(label, vars, script) {
   try {
     const { cookie, campaignId } = await campaignOn(server.url);
     const url = `${server.url}/r/${campaignId}?cid=1799000000000001&plc=tiktok_feed`;
-    const pids = descendantsNamed(server.child.pid, "workerd");
     await runWrk({ url, seconds: 2, connections: CONNECTIONS, script });
+    // After the warm-up: wrangler may have replaced its first workerd by then.
+    const pids = descendantsNamed(server.child.pid, "workerd");
     const warmStored = await waitStored(server.url, cookie, campaignId, -1);
     const before = await (await fetch(`${server.url}/__bench/queue`)).json();
     const r = await runWrk({ url, seconds: SECONDS, connections: CONNECTIONS, script, serverPids: pids });

@@ -7,6 +7,9 @@
 // Deliberately not .mjs, so scripts/bench.mjs does not mistake it for a benchmark.
 import worker from "../../../worker/src/index.ts";
 
+// wrangler.toml's [[workflows]] names this class: the entry must export it.
+export { ClickArchiveWorkflow } from "../../../worker/src/index.ts";
+
 const tally = { requests: 0, sends: 0, messages: 0, clicks: 0, deliveries: 0, delivered: 0, consumerMs: 0, lastWrittenAt: 0 };
 
 function counted(queue, perClick) {
