@@ -51,6 +51,9 @@ export default defineConfig({
               queueConsumers: {
                 "trackyard-tiktok-events": { maxBatchTimeout: 0.05 },
                 "trackyard-tiktok-events-dlq": { maxBatchTimeout: 0.05 },
+                // Each entry replaces wrangler.toml's consumer whole: its retries and dead-letter queue are repeated.
+                "trackyard-clicks": { maxBatchTimeout: 0.05, maxBatchSize: 100, maxRetries: 10, deadLetterQueue: "trackyard-clicks-dlq" },
+                "trackyard-clicks-dlq": { maxBatchTimeout: 0.05, maxRetries: 24 },
               },
             },
           })),

@@ -2,7 +2,7 @@ import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type * as schema from "./db/schema";
 import type { Feature, Role, SessionStage } from "./db/schema";
 import type { ArchiveRunParams } from "./retention/config";
-import type { ClickRetryMessage } from "./tracking/click-retry";
+import type { ClickMessage } from "./tracking/click-queue";
 
 export type Db = DrizzleD1Database<typeof schema>;
 
@@ -90,8 +90,8 @@ export interface ClickStoreBindings {
   ARCHIVE: R2Bucket;
   /** The archive Workflow (retention/workflow.ts): one instance per run of a day. */
   ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
-  /** Clicks and exits whose write failed after its retries (tracking/click-retry.ts). */
-  CLICKS_RETRY_QUEUE: Queue<ClickRetryMessage>;
+  /** Clicks and exits on their way to D1 (tracking/click-queue.ts). */
+  CLICKS_QUEUE: Queue<ClickMessage>;
   /** Per-IP limits of /r/ and /click, and of the CAKE postback. */
   CLICK_LIMITER?: RateLimit;
   POSTBACK_LIMITER?: RateLimit;

@@ -3,7 +3,7 @@ import { handleEmail } from "./email/handler";
 import type { Bindings } from "./env";
 import { runScheduled } from "./jobs";
 import { consumeDeadLetters, consumeEvents, TIKTOK_EVENTS_DLQ_NAME, TIKTOK_EVENTS_QUEUE_NAME } from "./tiktok-events/consume";
-import { CLICKS_RETRY_DLQ_NAME, CLICKS_RETRY_QUEUE_NAME, consumeClickDeadLetters, consumeClickRetries } from "./tracking/click-retry";
+import { CLICKS_DLQ_NAME, CLICKS_QUEUE_NAME, consumeClickDeadLetters, consumeClicks } from "./tracking/click-queue";
 
 /** The archive Workflow's class: wrangler.toml's [[workflows]] names it. */
 export { ClickArchiveWorkflow } from "./retention/workflow";
@@ -20,8 +20,8 @@ export default {
   async queue(batch, env, _ctx) {
     if (batch.queue === TIKTOK_EVENTS_QUEUE_NAME) return consumeEvents(batch, env);
     if (batch.queue === TIKTOK_EVENTS_DLQ_NAME) return consumeDeadLetters(batch, env);
-    if (batch.queue === CLICKS_RETRY_QUEUE_NAME) return consumeClickRetries(batch, env);
-    if (batch.queue === CLICKS_RETRY_DLQ_NAME) return consumeClickDeadLetters(batch, env);
+    if (batch.queue === CLICKS_QUEUE_NAME) return consumeClicks(batch, env);
+    if (batch.queue === CLICKS_DLQ_NAME) return consumeClickDeadLetters(batch, env);
     throw new Error(`queue(): no consumer for queue ${batch.queue}`);
   },
 } satisfies ExportedHandler<Bindings>;

@@ -6,7 +6,7 @@ import { insertOffer } from "../src/db/queries/offers";
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
 import { DEFAULT_UTM_TEMPLATE } from "../src/schemas/offers";
-import { db } from "./helpers";
+import { clicksWritten, db } from "./helpers";
 import { POSTBACK_TOKEN, configuredEnv } from "./performance-helpers";
 
 /** A tracking domain: a custom domain of this Worker that is not an app host. */
@@ -28,6 +28,7 @@ async function visit(url: string, bindings: Bindings = deployed(), init: Request
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(url, { redirect: "manual", ...init }), bindings, ctx);
   await waitOnExecutionContext(ctx);
+  await clicksWritten();
   return res;
 }
 

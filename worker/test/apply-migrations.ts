@@ -9,7 +9,7 @@ declare global {
       // wrangler.toml's click-store bindings (typed for the Worker in src/env.ts).
       ARCHIVE: R2Bucket;
       ARCHIVE_WORKFLOW: Workflow<import("../src/retention/config").ArchiveRunParams>;
-      CLICKS_RETRY_QUEUE: Queue<import("../src/tracking/click-retry").ClickRetryMessage>;
+      CLICKS_QUEUE: Queue<import("../src/tracking/click-queue").ClickMessage>;
       CLICK_LIMITER: RateLimit;
       POSTBACK_LIMITER: RateLimit;
     }

@@ -11,7 +11,7 @@ import { dayIn } from "../src/lib/calendar-days";
 import { runSync } from "../src/sync/run-sync";
 import type { StatsReport } from "../src/schemas/stats";
 import worker from "../src/index";
-import { bodyOf, client, db, makeAdmin, uniqueName, type TestUser } from "./helpers";
+import { bodyOf, clicksWritten, client, db, makeAdmin, type TestUser, uniqueName } from "./helpers";
 import { configuredEnv, createFakes, fakeHttp, POSTBACK_TOKEN } from "./performance-helpers";
 import { report } from "./stats-helpers";
 
@@ -22,6 +22,7 @@ async function open(url: string) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(url, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone) Test" } }), configuredEnv(), ctx);
   await waitOnExecutionContext(ctx);
+  await clicksWritten();
   return res;
 }
 

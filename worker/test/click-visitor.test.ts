@@ -10,7 +10,7 @@ import { TTCLID_MAX } from "../src/routes/tracking";
 import { agentReason, botReason, networkReason } from "../src/tracking/bots";
 import { parseUserAgent } from "../src/tracking/user-agent";
 import { describeVisitor } from "../src/tracking/visitor";
-import { db } from "./helpers";
+import { clicksWritten, db } from "./helpers";
 
 const HOST = "https://trk.visitor.test";
 
@@ -28,6 +28,7 @@ async function visit(path: string, init: RequestInit & { cf?: Record<string, unk
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`${HOST}${path}`, { redirect: "manual", ...init }) as Request<unknown, IncomingRequestCfProperties>, env, ctx);
   await waitOnExecutionContext(ctx);
+  await clicksWritten();
   return res;
 }
 

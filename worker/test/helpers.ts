@@ -6,6 +6,7 @@ import { hashPassword } from "../src/auth/password";
 import { createSession, SESSION_COOKIE } from "../src/auth/session";
 import { userPermissions, users, type Feature, type Role } from "../src/db/schema";
 import { createDb } from "../src/middleware/database";
+import { unwrittenMessages } from "../src/tracking/click-queue";
 
 export const ORIGIN = "https://trackyard.test";
 export const db = () => createDb(env.DB);
@@ -108,4 +109,17 @@ export const makeAdmin = () => makeUser("admin");
 export async function reauthenticate(user: TestUser, code?: string) {
   const res = await call("/api/account/reauth", { cookie: user.cookie, json: { password: user.password, code } });
   expect(res.status, await res.clone().text()).toBe(200);
+}
+
+/**
+ * Waits until the clicks queue's consumer has written every message sent so far. In the worker tests
+ * the Worker sends and consumes in this one isolate, so its count of messages not yet written
+ * (tracking/click-queue.ts) reaching zero means every click and exit answered so far is in D1.
+ */
+export async function clicksWritten(timeoutMs = 20_000) {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (unwrittenMessages() > 0) {
+    if (Date.now() > giveUpAt) throw new Error(`${unwrittenMessages()} click messages still not written after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

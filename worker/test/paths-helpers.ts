@@ -3,7 +3,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import worker from "../src/index";
 import type { PutPathsInput } from "../src/schemas/paths";
-import { bodyOf, client, type TestUser, idParam, uniqueName } from "./helpers";
+import { bodyOf, clicksWritten, client, idParam, type TestUser, uniqueName } from "./helpers";
 
 export const HOST = "https://trk.paths.test";
 export const WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
@@ -27,7 +27,7 @@ export async function send(path: string, { ip = "203.0.113.5", ua = WINDOWS, cf,
     ...(cf ? { cf } : {}),
   });
   const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, ctx);
-  return { res, written: waitOnExecutionContext(ctx) };
+  return { res, written: waitOnExecutionContext(ctx).then(() => clicksWritten()) };
 }
 
 /** A visitor's request through the Worker's fetch, its background writes awaited. */

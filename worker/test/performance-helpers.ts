@@ -12,7 +12,7 @@ import { expect } from "vitest";
 import { ExternalApiError, type FetchFn } from "../src/integrations/http";
 import { createCakeFake, type CakeFake } from "./fakes/cake-fake";
 import { createTikTokFake, type TikTokFake } from "./fakes/tiktok-fake";
-import { ORIGIN, typedClient, type CallOptions } from "./helpers";
+import { clicksWritten, ORIGIN, typedClient, type CallOptions } from "./helpers";
 
 export const CAKE_URL = "https://cake.test";
 export const TIKTOK_URL = "https://tiktok.test";
@@ -61,6 +61,7 @@ export async function visitLink(url: string, ip: string) {
     ctx,
   );
   await waitOnExecutionContext(ctx);
+  await clicksWritten();
   return res;
 }
 

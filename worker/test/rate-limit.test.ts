@@ -6,7 +6,7 @@ import { clicks, landerClicks, offers, refusedClicks } from "../src/db/schema";
 import worker from "../src/index";
 import { DEFAULT_UTM_TEMPLATE } from "../src/schemas/offers";
 import { REFUSAL_PERIOD_MS, visitorKey } from "../src/tracking/rate-limit";
-import { bodyOf, client, db, makeUser } from "./helpers";
+import { bodyOf, clicksWritten, client, db, makeUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
 import { seedCampaign } from "./stats-helpers";
 
@@ -23,7 +23,7 @@ const POSTBACK_LIMIT = 1200;
 async function visit(path: string, ip: string, later?: Promise<void>[]) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`https://trk.test${path}`, { headers: { "cf-connecting-ip": ip }, redirect: "manual" }), env, ctx);
-  const background = waitOnExecutionContext(ctx);
+  const background = waitOnExecutionContext(ctx).then(() => clicksWritten());
   if (later) later.push(background);
   else await background;
   return res;

@@ -16,7 +16,7 @@ import { invalidateTrackedCampaigns } from "../src/tracking/campaign-cache";
 import { checkClickId, newClickId } from "../src/tracking/click-id";
 import { BATCH_MAX_WAIT_MS } from "../src/tracking/click-writer";
 import { countD1 } from "./d1-counter";
-import { db } from "./helpers";
+import { clicksWritten, db } from "./helpers";
 
 const HOST = "https://trk.brand.test";
 const SECRET = env.SESSION_SECRET;
@@ -36,6 +36,7 @@ async function visit(path: string, { limiter, headers = {} }: { limiter?: RateLi
   const answeredIn = Date.now() - started;
   const queries = counted.tally.queries;
   await waitOnExecutionContext(ctx);
+  await clicksWritten();
   return { res, queries, answeredIn };
 }
 

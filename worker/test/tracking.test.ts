@@ -11,7 +11,7 @@ import worker from "../src/index";
 import { BATCH_MAX_CLICKS, BATCH_MAX_WAIT_MS } from "../src/tracking/click-writer";
 import { newClickId } from "../src/tracking/click-id";
 import { DEFAULT_UTM_TEMPLATE, TEMPLATE_TOKENS } from "../src/schemas/offers";
-import { call, db, makeAdmin } from "./helpers";
+import { call, clicksWritten, db, makeAdmin } from "./helpers";
 
 const HOST = "https://trk.brand.test";
 /** Every ad value of the click in its own sub, so the tests below can see each one arrive. */
@@ -21,7 +21,7 @@ const AD_VALUES_TEMPLATE = "sub1={clickId}&sub2={campaign}&sub3={adGroup}&sub4={
 async function visit(path: string, { method = "GET", headers = {}, wait = true }: { method?: string; headers?: Record<string, string>; wait?: boolean } = {}) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`${HOST}${path}`, { method, headers, redirect: "manual" }), env, ctx);
-  const settled = waitOnExecutionContext(ctx);
+  const settled = waitOnExecutionContext(ctx).then(() => clicksWritten());
   if (wait) await settled;
   return Object.assign(res, { settled });
 }

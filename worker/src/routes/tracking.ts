@@ -8,7 +8,8 @@ import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
 import { LOOKUP_REFUSED, trackedCampaign } from "../tracking/campaign-cache";
 import { checkClickId, newClickId, type ClickIdKind } from "../tracking/click-id";
 import { chooseVariants, choosePath, stickySeeds, visitOf, type Choice, type LiveCampaign, type TrackedOffer } from "../tracking/distribution";
-import { BATCH_MAX_WAIT_MS, pendingClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
+import { CLICKS_QUEUE_WAIT_MS } from "../tracking/click-queue";
+import { BATCH_MAX_WAIT_MS, recentClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
 import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { exitBase, type LinkSettings } from "../tracking/links";
 import { countRefusal, storeIfAllowed, visitorLimit, type VisitorLimit } from "../tracking/rate-limit";
@@ -91,9 +92,10 @@ function redirect(c: Context<AppEnv>, location: string) {
 
 /**
  * How long an exit naming an unknown click waits before looking once more: a click gathered in
- * another isolate's batch can take up to BATCH_MAX_WAIT_MS to be written (click-writer.ts).
+ * another isolate's batch is sent up to BATCH_MAX_WAIT_MS after it was answered (click-writer.ts),
+ * and the queue's consumer receives it within CLICKS_QUEUE_WAIT_MS while the queue keeps up.
  */
-const CLICK_LANDING_MS = BATCH_MAX_WAIT_MS + 500;
+const CLICK_LANDING_MS = BATCH_MAX_WAIT_MS + CLICKS_QUEUE_WAIT_MS + 500;
 /**
  * Exits waiting that second look at once, per isolate. Only an id that passes its check waits,
  * and a made-up one passes once in 2^36 tries, so this bounds what replaying real ids can hold
@@ -105,9 +107,17 @@ let waitingExits = 0;
 /** D1 failed to look the exit's click up (an outage): the visitor goes on all the same. */
 const LOOKUP_FAILED = "lookup-failed";
 
+/**
+ * Exit times in this isolate, each at least a millisecond after the one before: the clicks queue's
+ * consumer stores an exit once by its click and time (tracking/click-queue.ts), so two exits of one
+ * click in the same millisecond would otherwise be taken for one message delivered twice.
+ */
+let lastExitAt = 0;
+const nextExitAt = () => (lastExitAt = Math.max(Date.now(), lastExitAt + 1));
+
 /** The exit this request records for `clickId`. */
 function exitOf(c: Context<AppEnv>, clickId: string, offerId: number): ExitRecord {
-  return { clickId, offerId, ipAddress: cut(c.req.header("cf-connecting-ip")), userAgent: cut(c.req.header("user-agent")), at: Date.now() };
+  return { clickId, offerId, ipAddress: cut(c.req.header("cf-connecting-ip")), userAgent: cut(c.req.header("user-agent")), at: nextExitAt() };
 }
 
 /** A click's ad values when the click is not at hand. */
@@ -170,13 +180,13 @@ async function distribute(
 }
 
 /**
- * The click an exit names: still being written in this isolate, or stored (now, or a moment later
+ * The click an exit names: answered in this isolate lately, or stored (now, or a moment later
  * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
  * lookup, or LOOKUP_FAILED when D1 fails to answer. Null: no such click.
  */
 async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: ClickIdKind }, limit: VisitorLimit) {
-  const waiting = pendingClick(clickId);
-  if (waiting) return { ...waiting.click, stored: waiting.stored };
+  const recent = recentClick(clickId);
+  if (recent) return recent;
   if (!(await limit.allowed())) return LOOKUP_REFUSED;
   try {
     let stored: ClickForExit | undefined = await findClick(db, clickId);
@@ -191,7 +201,7 @@ async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: 
       }
       stored = await findClick(db, clickId);
     }
-    return stored ? { ...stored, stored: async () => true } : null;
+    return stored ?? null;
   } catch (err) {
     console.warn(`exit of click ${clickId}: D1 failed to look the click up; sent on by its cid (${err instanceof Error ? err.message : String(err)})`);
     return LOOKUP_FAILED;
@@ -248,11 +258,11 @@ export const trackingRoutes = new Hono<AppEnv>()
     if (c.req.method !== "HEAD") {
       // Over the per-IP limit the visitor is sent on all the same; the click is only counted.
       storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "click" }, () => {
-        recordClickLater(c.executionCtx, db, click, c.env.CLICKS_RETRY_QUEUE);
+        recordClickLater(c.executionCtx, db, click, c.env.CLICKS_QUEUE);
         // Straight to the offer: the visit is its own exit, recorded as /click records one.
         if (direct && offer) {
           const exit = { clickId, offerId: offer.id, ipAddress: ip, userAgent, at: clickedAt };
-          recordExitLater(c.executionCtx, db, exit, pendingClick(clickId)?.stored, c.env.CLICKS_RETRY_QUEUE);
+          recordExitLater(c.executionCtx, db, exit, c.env.CLICKS_QUEUE);
         }
       });
     }
@@ -300,14 +310,14 @@ export const trackingRoutes = new Hono<AppEnv>()
       if (click) {
         const exit = exitOf(c, click.clickId, offer.id);
         storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "exit" }, () =>
-          recordExitLater(c.executionCtx, db, exit, click.stored, c.env.CLICKS_RETRY_QUEUE),
+          recordExitLater(c.executionCtx, db, exit, c.env.CLICKS_QUEUE),
         );
       } else if (found === LOOKUP_REFUSED) {
         countRefusal(c.executionCtx, db, campaign.id, "exit");
       } else if (found === LOOKUP_FAILED && checked) {
-        // The retry queue's consumer records it once the click is stored (tracking/click-retry.ts).
+        // The queue's consumer records it once the click is stored (tracking/click-queue.ts).
         const exit = exitOf(c, checked.clickId, offer.id);
-        recordExitLater(c.executionCtx, db, exit, async () => "queued", c.env.CLICKS_RETRY_QUEUE);
+        recordExitLater(c.executionCtx, db, exit, c.env.CLICKS_QUEUE);
       }
     }
     return redirect(c, location);

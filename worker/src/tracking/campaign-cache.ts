@@ -22,8 +22,8 @@ const MAX_MISSES = 10_000;
 export const CEILING_SLACK = 1_000;
 /**
  * While D1 fails (an outage, shed load), a campaign this isolate read within this long is still
- * answered from memory, so ad traffic keeps reaching landers and offers and its clicks go to the
- * retry queue (click-retry.ts). Nothing can be edited while D1 is down, so what is held is what
+ * answered from memory, so ad traffic keeps reaching landers and offers and its clicks wait in the
+ * clicks queue until D1 is back (click-queue.ts). Nothing can be edited while D1 is down, so what is held is what
  * D1 last said; past this age the request fails rather than send visitors somewhere long stale.
  */
 export const STALE_IF_ERROR_MS = 60 * 60_000;

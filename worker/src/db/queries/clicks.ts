@@ -37,13 +37,11 @@ export async function insertClicks(db: Db, rows: NewClick[]) {
     );
 }
 
-export const insertClick = (db: Db, row: NewClick) => insertClicks(db, [row]);
-
 const CAMPAIGN_AT = INSERTED.findIndex(([key]) => key === "campaignId");
 
 /**
- * Clicks written again (the retry queue, tracking/click-retry.ts): a click already stored (its
- * first write landed after all, or the message came twice) is left as it is, and a click whose
+ * Clicks from the clicks queue (tracking/click-queue.ts): a click already stored (its message came
+ * twice, or was retried after a failure part way) is left as it is, and a click whose
  * campaign was deleted meanwhile is dropped, so the write neither duplicates nor fails on them.
  * Returns how many were stored now.
  */
@@ -107,14 +105,15 @@ export const recordExit = (db: Db, exit: ExitRecord) =>
   ]);
 
 /**
- * An exit written again (the retry queue): recorded as recordExit does, unless this very exit
- * (same click, same instant) already is, or its offer is gone. Returns "no click" while the click
- * is not stored (it may still be on its way through the queue): nothing is written then.
+ * An exit from the clicks queue (tracking/click-queue.ts): recorded as recordExit does, unless this
+ * very exit (same click, same instant) already is (the message came twice). Returns "no click"
+ * while the click is not stored (it may still be on its way through the queue): nothing is written
+ * then; "no offer" when its offer was deleted meanwhile: the exit goes with it.
  */
-export async function recordExitOnce(db: Db, exit: ExitRecord): Promise<"recorded" | "no click"> {
+export async function recordExitOnce(db: Db, exit: ExitRecord): Promise<"recorded" | "no click" | "no offer"> {
   const [found] = await db.all<{ n: number }>(sql`select 1 as n from clicks where click_id = ${exit.clickId}`);
   if (!found) return "no click";
-  await rawBatch(db, [
+  const [, inserted] = await rawBatch(db, [
     sql`update clicks set exited_at = ${exit.at} where click_id = ${exit.clickId} and exited_at is null`,
     sql`
       insert into lander_clicks (click_id, offer_id, ip_address, user_agent, clicked_at)
@@ -122,7 +121,18 @@ export async function recordExitOnce(db: Db, exit: ExitRecord): Promise<"recorde
       where exists (select 1 from clicks where click_id = ${exit.clickId}) and exists (select 1 from offers where id = ${exit.offerId})
         and not exists (select 1 from lander_clicks where click_id = ${exit.clickId} and clicked_at = ${exit.at})`,
   ]);
-  return "recorded";
+  if (inserted && changed(inserted) > 0) return "recorded";
+  // Nothing inserted: recorded before (a repeated delivery), or its offer is gone. Rarely asked.
+  const [offer] = await db.all<{ n: number }>(sql`select 1 as n from offers where id = ${exit.offerId}`);
+  return offer ? "recorded" : "no offer";
+}
+
+/** Which of these click ids are stored. */
+export async function storedClickIds(db: Db, clickIds: string[]) {
+  const rows = await db.all<{ id: string }>(
+    sql`select click_id as id from clicks where click_id in (select value from json_each(${JSON.stringify(clickIds)}))`,
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /**

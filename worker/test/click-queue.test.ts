@@ -8,11 +8,23 @@ import { insertOffer } from "../src/db/queries/offers";
 import { campaigns, clicks, landerClicks } from "../src/db/schema";
 import { CAMPAIGN_CACHE_TTL_MS, STALE_IF_ERROR_MS, trackedCampaign } from "../src/tracking/campaign-cache";
 import worker from "../src/index";
-import { CLICKS_RETRY_DLQ_NAME, consumeClickDeadLetters, DLQ_ATTEMPTS, type RetriedClick } from "../src/tracking/click-retry";
+import {
+  CLICKS_DLQ_NAME,
+  CLICKS_QUEUE_NAME,
+  consumeClickDeadLetters,
+  consumeClicks,
+  DLQ_ATTEMPTS,
+  sendClickMessages,
+  type ClickMessage,
+  type QueuedClick,
+} from "../src/tracking/click-queue";
 import { DEFAULT_UTM_TEMPLATE } from "../src/schemas/offers";
-import { db } from "./helpers";
+import { countD1 } from "./d1-counter";
+import { clicksWritten, db } from "./helpers";
 
-const HOST = "https://trk.retry.test";
+const HOST = "https://trk.queue.test";
+/** Messages as the Worker sends them (counted for clicksWritten). */
+const send = (...messages: ClickMessage[]) => sendClickMessages(env.CLICKS_QUEUE, messages);
 
 async function setup() {
   const lander = await insertLander(db(), { name: "Lander", url: "https://lander.test/lp" }).get();
@@ -21,10 +33,10 @@ async function setup() {
   return { campaignId: campaign.id, offerId: offer.id };
 }
 
-/** A visitor's request through the Worker's fetch; its background writes go on (`settled`). */
-async function visit(path: string, ip: string) {
+/** A visitor's request through the Worker's fetch; its background work (the send to the queue) goes on (`settled`). */
+async function visit(path: string, ip: string, bindings: typeof env = env) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${HOST}${path}`, { headers: { "cf-connecting-ip": ip }, redirect: "manual" }), env, ctx);
+  const res = await worker.fetch(new Request(`${HOST}${path}`, { headers: { "cf-connecting-ip": ip }, redirect: "manual" }), bindings, ctx);
   return { res, settled: waitOnExecutionContext(ctx) };
 }
 const clickIdFrom = (res: Response) => new URL(res.headers.get("location")!).searchParams.get("clickId")!;
@@ -56,12 +68,14 @@ function d1Outage() {
   const patched: [Record<string, unknown>, string, unknown][] = [];
   let downFrom = Infinity;
   let downUntil = -Infinity;
+  /** Calls until the one that fails (failNth), counted across every patched method. */
+  let failIn = 0;
   const down = () => Date.now() >= downFrom && Date.now() < downUntil;
   const patch = (target: Record<string, unknown>, name: string) => {
     const original = target[name] as (...args: unknown[]) => Promise<unknown>;
     patched.push([target, name, original]);
     target[name] = function (this: unknown, ...args: unknown[]) {
-      if (down()) return Promise.reject(new Error("D1_ERROR: Network connection lost. (the test's outage)"));
+      if (down() || (failIn > 0 && --failIn === 0)) return Promise.reject(new Error("D1_ERROR: Network connection lost. (the test's outage)"));
       return original.apply(this, args);
     };
   };
@@ -74,6 +88,12 @@ function d1Outage() {
       downUntil = downFrom + ms;
     },
     isDown: down,
+    /** The nth D1 call from now fails, once; the ones before and after it go through. */
+    failNth(n: number) {
+      failIn = n;
+    },
+    /** Whether the call failNth armed has happened. */
+    failed: () => failIn === 0,
     restore() {
       for (const [target, name, original] of patched) target[name] = original;
     },
@@ -87,14 +107,13 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("clicks survive a failed batch", () => {
-  it("D1 down for 5 s under load: every answered click is stored once, and the exits of clicks that went through the retry queue too", async () => {
+describe("clicks through the queue survive D1 failing", () => {
+  it("D1 down for 5 s under load: every answered click is stored once, and every exit, once D1 is back", async () => {
     const { campaignId } = await setup();
     // The campaign in the isolate's cache, as on a live tracking host.
     const warm = await visit(`/r/${campaignId}`, "198.51.100.1");
     expect(warm.res.status).toBe(302);
     await warm.settled;
-    const warn = vi.spyOn(console, "warn");
     const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
 
     outage = d1Outage();
@@ -138,13 +157,13 @@ describe("clicks survive a failed batch", () => {
 
     expect(answered.length).toBeGreaterThan(100);
     expect(duringOutage.length).toBeGreaterThan(20);
-    // Every answered click lands, the ones D1 refused by way of the retry queue.
+    // Every answered click lands, the ones D1 refused once the consumer's retries find it back.
     await Promise.all(background);
     await until(async () => !outage!.isDown() && (await stored(answered)).rows === answered.length, 90_000);
     expect(await stored(answered)).toEqual({ rows: answered.length, distinct: answered.length });
-    expect(warn.mock.calls.some(([line]) => /clicks sent to the retry queue$/.test(String(line)))).toBe(true);
-    // Nothing was given up on: no "not stored and not queued", no lost exit.
-    expect(error.mock.calls.filter(([line]) => /not queued|exit not stored/.test(String(line)))).toEqual([]);
+    // The consumer's writes failed and were retried; nothing was given up on.
+    expect(error.mock.calls.some(([line]) => /^clicks queue: \d+ clicks not stored yet/.test(String(line)))).toBe(true);
+    expect(error.mock.calls.filter(([line]) => /not queued|lost after/.test(String(line)))).toEqual([]);
     await until(
       async () =>
         (
@@ -163,7 +182,7 @@ describe("clicks survive a failed batch", () => {
     expect(Date.now() - started).toBeLessThan(120_000);
   }, 180_000);
 
-  it("D1 down after the campaign's time in memory ran out: visitors still reach the lander and the offer, and the exit of a stored click goes through the retry queue", async () => {
+  it("D1 down after the campaign's time in memory ran out: visitors still reach the lander and the offer, and the click and exit are stored once D1 is back", async () => {
     const { campaignId } = await setup();
     const first = await visit(`/r/${campaignId}?cid=17990002`, "198.51.100.2");
     expect(first.res.status).toBe(302);
@@ -195,7 +214,7 @@ describe("clicks survive a failed batch", () => {
     const newId = clickIdFrom(during.res);
     await until(async () => (await stored([newId])).rows === 1, 30_000);
     await until(async () => (await db().select().from(landerClicks).where(eq(landerClicks.clickId, storedId))).length === 1, 30_000);
-    expect(error.mock.calls.filter(([line]) => /not queued|exit not stored/.test(String(line)))).toEqual([]);
+    expect(error.mock.calls.filter(([line]) => /not queued|lost after/.test(String(line)))).toEqual([]);
   }, 60_000);
 
   it("memory answers for a campaign for at most STALE_IF_ERROR_MS after D1 last gave it; a campaign never read is not guessed", async () => {
@@ -216,7 +235,7 @@ describe("clicks survive a failed batch", () => {
   it("the consumer writes clicks by clickId: one already stored is left alone, one of a deleted campaign dropped, none fails", async () => {
     const { campaignId } = await setup();
     const doomed = await setup();
-    const click = (at: number, campaign = campaignId): RetriedClick => ({
+    const click = (at: number, campaign = campaignId): QueuedClick => ({
       clickId: crypto.randomUUID(),
       campaignId: campaign,
       clickedAt: at,
@@ -228,11 +247,10 @@ describe("clicks survive a failed batch", () => {
     const orphan = click(1_750_000_002_000, doomed.campaignId);
     await db().delete(campaigns).where(eq(campaigns.id, doomed.campaignId));
     // The same message twice (a queue delivers at least once), with the click stored meanwhile.
-    await env.CLICKS_RETRY_QUEUE.send({ kind: "clicks", clicks: [already, fresh, orphan] });
-    await env.CLICKS_RETRY_QUEUE.send({ kind: "clicks", clicks: [fresh, already] });
-    await until(async () => (await stored([fresh.clickId])).rows === 1, 30_000);
+    await send({ kind: "clicks", clicks: [already, fresh, orphan] });
+    await send({ kind: "clicks", clicks: [fresh, already] });
     // Both messages consumed (a failing one would be retried and never settle): one row each.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await clicksWritten();
     expect(await stored([already.clickId, fresh.clickId, orphan.clickId])).toEqual({ rows: 2, distinct: 2 });
     expect((await db().select().from(clicks).where(eq(clicks.clickId, fresh.clickId)))[0]).toMatchObject({ placement: "queue", clickedAt: fresh.clickedAt });
   }, 60_000);
@@ -241,15 +259,16 @@ describe("clicks survive a failed batch", () => {
     const { campaignId, offerId } = await setup();
     const clickId = crypto.randomUUID();
     const at = 1_750_000_100_000;
-    await env.CLICKS_RETRY_QUEUE.send({ kind: "exit", exit: { clickId, offerId, ipAddress: "192.0.2.7", userAgent: "Phone", at: at + 30_000 } });
+    await send({ kind: "exit", exit: { clickId, offerId, ipAddress: "192.0.2.7", userAgent: "Phone", at: at + 30_000 } });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await db().select().from(landerClicks).where(eq(landerClicks.clickId, clickId))).toEqual([]);
-    await env.CLICKS_RETRY_QUEUE.send({ kind: "clicks", clicks: [{ clickId, campaignId, clickedAt: at }] });
-    await until(async () => (await db().select().from(landerClicks).where(eq(landerClicks.clickId, clickId))).length === 1, 30_000);
+    await send({ kind: "clicks", clicks: [{ clickId, campaignId, clickedAt: at }] });
+    await clicksWritten();
+    expect(await db().select().from(landerClicks).where(eq(landerClicks.clickId, clickId))).toHaveLength(1);
     expect((await db().select().from(clicks).where(eq(clicks.clickId, clickId)))[0]).toMatchObject({ exitedAt: at + 30_000 });
     // The same exit again (delivered twice): still one exit row.
-    await env.CLICKS_RETRY_QUEUE.send({ kind: "exit", exit: { clickId, offerId, ipAddress: "192.0.2.7", userAgent: "Phone", at: at + 30_000 } });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await send({ kind: "exit", exit: { clickId, offerId, ipAddress: "192.0.2.7", userAgent: "Phone", at: at + 30_000 } });
+    await clicksWritten();
     expect(await db().select().from(landerClicks).where(eq(landerClicks.clickId, clickId))).toHaveLength(1);
   }, 60_000);
 
@@ -261,7 +280,7 @@ describe("clicks survive a failed batch", () => {
     outage = d1Outage();
     outage.start(60_000);
     const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const failing = createMessageBatch(CLICKS_RETRY_DLQ_NAME, [
+    const failing = createMessageBatch(CLICKS_DLQ_NAME, [
       message("early", { kind: "clicks", clicks: [kept] }, 1),
       message("last", { kind: "clicks", clicks: [lost] }, DLQ_ATTEMPTS),
     ]);
@@ -270,12 +289,102 @@ describe("clicks survive a failed batch", () => {
     const result = await getQueueResult(failing, ctx);
     expect(result.retryMessages).toEqual([{ msgId: "early" }]);
     expect(result.explicitAcks).toEqual(["last"]);
-    expect(error).toHaveBeenCalledWith(`click retry queue: 1 clicks lost after every retry: ${lost.clickId}`, expect.any(Error));
+    expect(error).toHaveBeenCalledWith(`clicks queue: 1 clicks and 0 exits lost after every retry: clicks ${lost.clickId}; exits of none`, expect.any(Error));
     outage.restore();
     outage = null;
-    const later = createMessageBatch(CLICKS_RETRY_DLQ_NAME, [message("early", { kind: "clicks", clicks: [kept] }, 2)]);
+    const later = createMessageBatch(CLICKS_DLQ_NAME, [message("early", { kind: "clicks", clicks: [kept] }, 2)]);
     await consumeClickDeadLetters(later, env);
     expect((await getQueueResult(later, createExecutionContext())).explicitAcks).toEqual(["early"]);
     expect(await stored([kept.clickId])).toEqual({ rows: 1, distinct: 1 });
   }, 60_000);
+
+  it("/r/ and /click answer without writing to D1: the consumer writes the click, then its exit, and the postback finds it", async () => {
+    const { campaignId, offerId } = await setup();
+    const warm = await visit(`/r/${campaignId}`, "198.51.100.20");
+    await warm.settled;
+    await clicksWritten();
+    // The requests' own D1, counted: the consumer writes through the Worker's real binding.
+    const counted = countD1(env.DB);
+    const requestEnv = { ...env, DB: counted.db };
+    const r = await visit(`/r/${campaignId}?cid=17990020&plc=feed`, "198.51.100.21", requestEnv);
+    expect(r.res.status).toBe(302);
+    const clickId = clickIdFrom(r.res);
+    // The exit at once, before the consumer has written the click: the isolate still holds it.
+    const exit = await visit(`/click?clickId=${clickId}&cid=${campaignId}`, "198.51.100.21", requestEnv);
+    expect(exit.res.status).toBe(302);
+    const offerUrl = new URL(exit.res.headers.get("location")!);
+    expect(offerUrl.searchParams.get("sub2")).toBe(clickId);
+    await Promise.all([r.settled, exit.settled]);
+    expect(counted.tally).toEqual({ queries: 0, batches: 0 });
+    await clicksWritten();
+    expect(await stored([clickId])).toEqual({ rows: 1, distinct: 1 });
+    expect(await db().select({ offerId: landerClicks.offerId }).from(landerClicks).where(eq(landerClicks.clickId, clickId))).toEqual([{ offerId }]);
+    expect((await db().select({ exitedAt: clicks.exitedAt, placement: clicks.placement }).from(clicks).where(eq(clicks.clickId, clickId)))[0]).toMatchObject({
+      placement: "feed",
+      exitedAt: expect.any(Number),
+    });
+  });
+
+  it("a message delivered twice, or again after the consumer died part way, stores each click and exit once", async () => {
+    const { campaignId, offerId } = await setup();
+    const at = 1_750_000_400_000;
+    const batchClicks: QueuedClick[] = Array.from({ length: 5 }, (_, i) => ({ clickId: crypto.randomUUID(), campaignId, clickedAt: at + i }));
+    const exits = batchClicks.slice(0, 3).map((c, i) => ({ clickId: c.clickId, offerId, ipAddress: null, userAgent: null, at: at + 10_000 + i }));
+    const body: ClickMessage = { kind: "clicks", clicks: batchClicks, exits };
+    const message = (id: string, attempts: number) => ({ id, timestamp: new Date(), attempts, body });
+    // The same message twice in one delivery, then once more in another.
+    const twice = createMessageBatch(CLICKS_QUEUE_NAME, [message("a", 1), message("b", 1)]);
+    await consumeClicks(twice, env);
+    expect((await getQueueResult(twice, createExecutionContext())).explicitAcks.sort()).toEqual(["a", "b"]);
+    const again = createMessageBatch(CLICKS_QUEUE_NAME, [message("a", 2)]);
+    await consumeClicks(again, env);
+    expect((await getQueueResult(again, createExecutionContext())).explicitAcks).toEqual(["a"]);
+    const ids = batchClicks.map((c) => c.clickId);
+    expect(await stored(ids)).toEqual({ rows: 5, distinct: 5 });
+    const exitRows = await db()
+      .select()
+      .from(landerClicks)
+      .where(sql`${landerClicks.clickId} in (select value from json_each(${JSON.stringify(ids)}))`);
+    expect(exitRows).toHaveLength(3);
+  });
+
+  it("the consumer killed mid-batch (its D1 failing at any statement) loses nothing and stores every answered click and exit exactly once", async () => {
+    const { campaignId } = await setup();
+    const warm = await visit(`/r/${campaignId}`, "198.51.100.30");
+    await warm.settled;
+    await clicksWritten();
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    outage = d1Outage();
+    // The consumer's D1 calls for a batch of 20 clicks and their exits: the clicks' insert (1), then
+    // per exit a look for its click and a batch (2, 3; 4, 5; ...). Killed at the first, between the
+    // clicks and the exits, and between two exits.
+    for (const nth of [1, 2, 3, 5, 8]) {
+      outage.failNth(nth);
+      const answered: string[] = [];
+      const background: Promise<unknown>[] = [];
+      for (let i = 0; i < 20; i++) {
+        const r = await visit(`/r/${campaignId}?cid=1799003${nth}&plc=kill`, `10.30.${nth}.${i + 1}`);
+        expect(r.res.status).toBe(302);
+        answered.push(clickIdFrom(r.res));
+        background.push(r.settled);
+      }
+      for (const id of answered.slice(0, 10)) {
+        const exit = await visit(`/click?clickId=${id}&cid=${campaignId}`, "198.51.100.31");
+        expect(exit.res.status).toBe(302);
+        background.push(exit.settled);
+      }
+      await Promise.all(background);
+      await clicksWritten(60_000);
+      expect(outage.failed(), `D1 call ${nth} was made and failed`).toBe(true);
+      expect(await stored(answered), `killed at D1 call ${nth}`).toEqual({ rows: 20, distinct: 20 });
+      const exitRows = await db()
+        .select({ clickId: landerClicks.clickId })
+        .from(landerClicks)
+        .where(sql`${landerClicks.clickId} in (select value from json_each(${JSON.stringify(answered)}))`);
+      expect(exitRows.map((e) => e.clickId).sort(), `killed at D1 call ${nth}`).toEqual(answered.slice(0, 10).sort());
+    }
+    // Each kill was retried, none given up on.
+    expect(error.mock.calls.filter(([line]) => /not stored yet/.test(String(line))).length).toBe(5);
+    expect(error.mock.calls.filter(([line]) => /lost after|not queued/.test(String(line)))).toEqual([]);
+  }, 120_000);
 });

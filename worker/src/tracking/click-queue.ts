@@ -1,0 +1,254 @@
+/**
+ * The clicks queue (docs/tracking.md "Clicks through a queue"). `/r/` and `/click` answer, then
+ * their isolate's micro-batch of clicks and exits goes to a Cloudflare Queue, `trackyard-clicks`,
+ * as one message (click-writer.ts); this Worker's queue() writes them to D1:
+ * - every click of a delivered batch of messages in one D1 batch (one transaction), by clickId: one
+ *   already stored (a message delivered twice, or retried after the consumer died part way) is
+ *   left as it is, one whose campaign was deleted meanwhile is dropped;
+ * - then the exits, in the order they came, each once (by click and time): an exit whose click is
+ *   not stored yet (it is in another isolate's message) goes back to the queue on its own and is
+ *   tried again with a doubling delay until the click lands;
+ * - a message whose write fails is retried with a doubling delay (2 s, 4 s, ... at most 5 minutes);
+ *   after the queue's last retry (about 20 minutes) it goes to the dead-letter queue,
+ *   `trackyard-clicks-dlq`, whose consumer tries every 30 minutes for half a day and then logs what
+ *   it could not store, by clickId. Pausing that queue's delivery keeps its messages for a replay.
+ */
+import { insertClicksOnce, recordExitOnce, storedClickIds, type ExitRecord, type NewClick } from "../db/queries/clicks";
+import type { Bindings, Db } from "../env";
+import { createDb } from "../middleware/database";
+
+export const CLICKS_QUEUE_NAME = "trackyard-clicks";
+export const CLICKS_DLQ_NAME = "trackyard-clicks-dlq";
+/** How long the queue gathers messages before delivering them (wrangler.toml's max_batch_timeout). */
+export const CLICKS_QUEUE_WAIT_MS = 1000;
+
+export type QueuedClick = NewClick & { clickId: string };
+/** An isolate's micro-batch (its exits after its clicks), or one exit sent back to wait for its click. */
+export type ClickMessage = { kind: "clicks"; clicks: QueuedClick[]; exits?: ExitRecord[] } | { kind: "exit"; exit: ExitRecord };
+
+/** The first retry waits this long; each next one twice as long, up to MAX_RETRY_SECONDS. */
+const FIRST_RETRY_SECONDS = 2;
+const MAX_RETRY_SECONDS = 300;
+/** The dead-letter queue's consumer: a try every 30 minutes, DLQ_ATTEMPTS of them (wrangler.toml's max_retries + 1). */
+const DLQ_RETRY_SECONDS = 30 * 60;
+export const DLQ_ATTEMPTS = 25;
+
+/** A queue message is at most 128 KB: clicks go in messages of at most this much JSON. */
+const MESSAGE_BYTES = 100_000;
+/** sendBatch takes at most 100 messages and 256 KB in all. */
+const BATCH_BYTES = 200_000;
+
+const encoder = new TextEncoder();
+const bytesOf = (value: unknown) => encoder.encode(JSON.stringify(value)).length + 1;
+
+/**
+ * Clicks and exits as messages of at most MESSAGE_BYTES of JSON each. An exit goes in the message
+ * of its click when that message has room, else in a later one: the consumer waits for the click.
+ */
+export function clickMessages(clicks: QueuedClick[], exits: ExitRecord[] = []): ClickMessage[] {
+  const messages: { kind: "clicks"; clicks: QueuedClick[]; exits: ExitRecord[] }[] = [];
+  let current = { kind: "clicks" as const, clicks: [] as QueuedClick[], exits: [] as ExitRecord[] };
+  let size = 0;
+  const add = (bytes: number, put: () => void) => {
+    if ((current.clicks.length || current.exits.length) && size + bytes > MESSAGE_BYTES) {
+      messages.push(current);
+      current = { kind: "clicks", clicks: [], exits: [] };
+      size = 0;
+    }
+    put();
+    size += bytes;
+  };
+  for (const click of clicks) add(bytesOf(click), () => current.clicks.push(click));
+  for (const exit of exits) add(bytesOf(exit), () => current.exits.push(exit));
+  if (current.clicks.length || current.exits.length) messages.push(current);
+  return messages.map((m) => (m.exits.length ? m : { kind: "clicks", clicks: m.clicks }));
+}
+
+/**
+ * Messages sent by this isolate and not yet written by a consumer in this isolate. Only where one
+ * isolate both sends and consumes (the worker tests) does it reach zero when everything is written:
+ * the tests wait on it (worker/test/helpers.ts `clicksWritten`). In production it only grows.
+ */
+let unwritten = 0;
+export const unwrittenMessages = () => unwritten;
+
+/** Sends messages in batches within the queue's limits. Throws when the queue refuses them. */
+export async function sendClickMessages(queue: Queue<ClickMessage>, messages: ClickMessage[], delaySeconds?: number) {
+  let batch: MessageSendRequest<ClickMessage>[] = [];
+  let size = 0;
+  const send = async () => {
+    await queue.sendBatch(batch, delaySeconds === undefined ? undefined : { delaySeconds });
+    unwritten += batch.length;
+  };
+  for (const body of messages) {
+    const bytes = bytesOf(body);
+    if (batch.length && (size + bytes > BATCH_BYTES || batch.length === 100)) {
+      await send();
+      batch = [];
+      size = 0;
+    }
+    batch.push({ body });
+    size += bytes;
+  }
+  if (batch.length) await send();
+}
+
+/** The next try's delay: doubling from FIRST_RETRY_SECONDS, at most MAX_RETRY_SECONDS. */
+export const retryDelaySeconds = (attempts: number) => Math.min(FIRST_RETRY_SECONDS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_SECONDS);
+
+const isClick = (c: unknown): c is QueuedClick => {
+  const click = c as Partial<QueuedClick> | null;
+  return typeof click?.clickId === "string" && typeof click.campaignId === "number" && typeof click.clickedAt === "number";
+};
+
+function exitOf(raw: unknown): ExitRecord | null {
+  const exit = raw as Partial<ExitRecord> | null;
+  if (typeof exit?.clickId !== "string" || typeof exit.offerId !== "number" || typeof exit.at !== "number") return null;
+  return { clickId: exit.clickId, offerId: exit.offerId, at: exit.at, ipAddress: exit.ipAddress ?? null, userAgent: exit.userAgent ?? null };
+}
+
+/** A message body of the shapes above (our own producer's), or null for anything else. */
+function messageOf(body: unknown): ClickMessage | null {
+  const m = body as Partial<{ kind: string; clicks: unknown; exits: unknown; exit: unknown }> | null;
+  if (m?.kind === "clicks" && Array.isArray(m.clicks) && m.clicks.every(isClick)) {
+    const exits = Array.isArray(m.exits) ? m.exits.map(exitOf) : [];
+    if (exits.every((e): e is ExitRecord => e !== null))
+      return exits.length ? { kind: "clicks", clicks: m.clicks, exits } : { kind: "clicks", clicks: m.clicks };
+    return null;
+  }
+  const exit = m?.kind === "exit" ? exitOf(m.exit) : null;
+  return exit ? { kind: "exit", exit } : null;
+}
+
+const exitsOf = (m: ClickMessage) => (m.kind === "exit" ? [m.exit] : (m.exits ?? []));
+const describe = (m: ClickMessage) =>
+  m.kind === "exit" ? `the exit of click ${m.exit.clickId}` : `${m.clicks.length} clicks and ${m.exits?.length ?? 0} exits`;
+
+/** Records exits in order; returns those whose click is not stored yet. */
+async function writeExits(db: Db, exits: ExitRecord[]) {
+  const waiting: ExitRecord[] = [];
+  for (const exit of exits) {
+    const outcome = await recordExitOnce(db, exit);
+    if (outcome === "no click") waiting.push(exit);
+    // An expected outcome, noted in a line, not a failure.
+    else if (outcome === "no offer")
+      console.log(`exits: dropped the exit of click ${exit.clickId}: the click or offer ${exit.offerId} was deleted before it was stored`);
+  }
+  return waiting;
+}
+
+/**
+ * Writes clicks by clickId. Fewer stored than given means repeats (already stored) or clicks whose
+ * campaign was deleted after they were answered: the latter are noted, as the campaign's stored
+ * clicks went with it.
+ */
+async function writeClicks(db: Db, clicks: QueuedClick[]) {
+  if ((await insertClicksOnce(db, clicks)) === clicks.length) return;
+  const stored = await storedClickIds(
+    db,
+    clicks.map((c) => c.clickId),
+  );
+  for (const click of clicks)
+    if (!stored.has(click.clickId)) console.log(`clicks: dropped click ${click.clickId}: campaign ${click.campaignId} was deleted before it was stored`);
+}
+
+function done(message: Message<unknown>) {
+  message.ack();
+  // A test may hand the consumer a batch it made itself, never sent.
+  unwritten = Math.max(0, unwritten - 1);
+}
+
+type Parsed = { message: Message<unknown>; body: ClickMessage };
+
+function parse(batch: MessageBatch<unknown>, queue: string): Parsed[] {
+  const parsed: Parsed[] = [];
+  for (const message of batch.messages) {
+    const body = messageOf(message.body);
+    if (body) parsed.push({ message, body });
+    else {
+      console.error(`${queue}: a message of an unknown shape, dropped`, message.id);
+      done(message);
+    }
+  }
+  return parsed;
+}
+
+/** A click written later than this after it was answered means the queue is backing up. */
+export const LAG_NOTED_MS = 60_000;
+
+/** The consumer's lag, logged when it grows (the Click Log does not show it yet). */
+function noteLag(clicks: QueuedClick[]) {
+  if (!clicks.length) return;
+  const oldest = clicks.reduce((min, c) => Math.min(min, c.clickedAt), Infinity);
+  const lagMs = Date.now() - oldest;
+  if (lagMs > LAG_NOTED_MS) console.warn(`clicks queue: behind by ${Math.round(lagMs / 1000)} s (${clicks.length} clicks written now)`);
+}
+
+/**
+ * `trackyard-clicks`: the batch's clicks written together, then each message's exits. Every write
+ * is idempotent, so a message retried after a failure part way (its clicks stored, its exits not)
+ * is simply written again.
+ */
+export async function consumeClicks(batch: MessageBatch<unknown>, env: Pick<Bindings, "DB" | "CLICKS_QUEUE">) {
+  const db = createDb(env.DB);
+  const parsed = parse(batch, CLICKS_QUEUE_NAME);
+  const clicks = parsed.flatMap(({ body }) => (body.kind === "clicks" ? body.clicks : []));
+  try {
+    await writeClicks(db, clicks);
+    noteLag(clicks);
+  } catch (err) {
+    console.error(`clicks queue: ${clicks.length} clicks not stored yet (try ${batch.messages[0]?.attempts ?? 1})`, err);
+    for (const { message } of parsed) message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    return;
+  }
+  for (const { message, body } of parsed) {
+    try {
+      const waiting = await writeExits(db, exitsOf(body));
+      if (!waiting.length) done(message);
+      else if (body.kind === "exit") message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+      else {
+        // The message's clicks are stored: only its exits wait, on their own, for clicks in other messages.
+        await sendClickMessages(
+          env.CLICKS_QUEUE,
+          waiting.map((exit) => ({ kind: "exit", exit })),
+          retryDelaySeconds(1),
+        );
+        done(message);
+      }
+    } catch (err) {
+      console.error(`clicks queue: ${describe(body)} not stored yet (try ${message.attempts})`, err);
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    }
+  }
+}
+
+/**
+ * `trackyard-clicks-dlq`: what the clicks queue gave up on, tried every 30 minutes; after the last
+ * try the clicks and exits are logged by clickId (the only record left of them) and let go.
+ */
+export async function consumeClickDeadLetters(batch: MessageBatch<unknown>, env: Pick<Bindings, "DB">) {
+  const db = createDb(env.DB);
+  for (const { message, body } of parse(batch, CLICKS_DLQ_NAME)) {
+    let failure: unknown = "its click was never stored";
+    try {
+      if (body.kind === "clicks") await writeClicks(db, body.clicks);
+      if (!(await writeExits(db, exitsOf(body))).length) {
+        done(message);
+        continue;
+      }
+    } catch (err) {
+      failure = err;
+    }
+    if (message.attempts < DLQ_ATTEMPTS) {
+      message.retry({ delaySeconds: DLQ_RETRY_SECONDS });
+      continue;
+    }
+    const ids = body.kind === "clicks" ? body.clicks.map((c) => c.clickId) : [];
+    const exits = exitsOf(body).map((e) => e.clickId);
+    console.error(
+      `clicks queue: ${describe(body)} lost after every retry: clicks ${ids.join(", ") || "none"}; exits of ${exits.join(", ") || "none"}`,
+      failure,
+    );
+    done(message);
+  }
+}
