@@ -109,8 +109,8 @@ test("the first click shows on Stats within one refresh, with our own figures, a
 
   // The first click arrives; the screen's next refresh (30 s) shows it.
   const clickId = await clickByHand(campaignId);
-  // The click reaches D1 with its batch a moment after the redirect; a refresh in that moment
-  // would count it only at the next one. docs/tracking.md "Speed, and what bounds it at internet scale".
+  // The click reaches D1 through the clicks queue a moment after the redirect; a refresh in that
+  // moment would count it only at the next one. docs/tracking.md "Clicks through a queue".
   await expect.poll(() => api<{ total: number }>(page, "GET", "/api/clicks").then((b) => b.total), POLL).toBe(1);
   await page.clock.runFor(31_000);
   await expect.poll(() => figure(page, "Link Clicks"), POLL).toBe("1");
@@ -124,6 +124,8 @@ test("the first click shows on Stats within one refresh, with our own figures, a
   // The visitor goes on to the offer: the unfilled macros arrive empty, not as __CAMPAIGN_ID__.
   const exit = await fetch(`${h.server.url}/click?clickId=${clickId}&cid=${campaignId}`, { redirect: "manual" });
   expect(exit.headers.get("location")).toBe(`https://offer.example.com/go?aff=7&s2=${clickId}&s3=&s4=`);
+  // The exit reaches D1 through the clicks queue a moment after the redirect, as the click did.
+  await expect.poll(() => api<{ exitClicks: number }>(page, "GET", "/api/clicks").then((b) => b.exitClicks), POLL).toBe(1);
   await page.reload();
   await expect.poll(() => figure(page, "Exit Clicks"), POLL).toBe("1");
   expect(await figure(page, "Lander CTR")).toBe("100.00%");
@@ -270,10 +272,11 @@ test("deleting a lander in use, or a campaign, names what goes with it first", a
   await page.keyboard.press("Escape");
   const holding = await fetch(`${h.server.url}/r/${campaignId}`, { redirect: "manual" });
   expect(await holding.text()).toContain("This page is not available yet. Please check back later.");
+  // The holding page's visit is a second click, stored through the clicks queue a moment later.
+  await expect.poll(() => api<{ total: number }>(page, "GET", `/api/clicks?campaignId=${campaignId}`).then((b) => b.total), POLL).toBe(2);
 
   await page.getByRole("button", { name: "Delete Spring sweeps" }).click();
   const confirmCampaign = page.getByRole("alertdialog", { name: "Delete campaign?" });
-  // The holding page's visit above is a second click.
   await confirmCampaign.getByRole("list", { name: "Deleted with Spring sweeps" }).getByText("2 recorded clicks and their exits").waitFor();
   await page.waitForTimeout(300);
   await h.shot(page, "10-delete-campaign");

@@ -129,6 +129,9 @@ test("a rule path by country with two landers at 50/50 is saved, reloaded and pr
   // A phone's browser: the headless browser's own user agent would be flagged a bot and left out.
   const phone = { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148" };
   for (let i = 0; i < 3; i++) expect((await page.request.get(trackingUrl, { maxRedirects: 0, headers: phone })).status()).toBe(302);
+  // The clicks reach D1 through the clicks queue a moment after their redirects (docs/tracking.md
+  // "Clicks through a queue"); Stats reads them once they are stored.
+  await expect.poll(() => callApi<{ total: number }>(page, "GET", `/api/clicks?campaignId=${spring.id}`).then((b) => b.total), POLL).toBe(3);
   await page.goto("/?tab=path");
   const row = (name: string) => page.getByRole("row", { name: new RegExp(`^${name}`) });
   await expect.poll(() => row("Spring sweeps › Default").count(), POLL).toBe(1);
