@@ -72,14 +72,23 @@ test("a Slack channel is added and tested, and a failing sync raises a built-in 
   expect(await page.content()).not.toContain(secret);
 
   // Three failed CAKE syncs, then the cron: the built-in alert fires once.
+  const syncRun = () =>
+    page.evaluate(async () => {
+      const res = await fetch("/api/sync/run", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ source: "cake", days: 1 }),
+      });
+      return { status: res.status, body: await res.text() };
+    });
   for (let i = 0; i < 3; i++) {
-    const status = await page.evaluate(
-      async () =>
-        (await fetch("/api/sync/run", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ source: "cake", days: 1 }) }))
-          .status,
-    );
+    let answer = await syncRun();
+    // Once, in a fresh-clone run with a CPU hog, `wrangler dev` answered a bare 503 in 17 ms. The
+    // Worker never answers 503 here, and its own errors are JSON ({ error }): only such a bare 503
+    // is asked again, so any answer of ours still has to be the 502.
+    for (let retry = 0; retry < 3 && answer.status === 503 && !answer.body.startsWith('{"error"'); retry++) answer = await syncRun();
     // 502: the route says CAKE refused the call; the failed run is recorded.
-    expect(status).toBe(502);
+    expect(answer.status, answer.body).toBe(502);
   }
   const cron = await fetch(`${h.server.url}/__scheduled`);
   expect(cron.status).toBeLessThan(500);
