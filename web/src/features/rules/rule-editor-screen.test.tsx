@@ -55,7 +55,7 @@ describe("Rule editor: where a firing is sent", () => {
     renderEditor();
     fireEvent.change(screen.getByLabelText("Name"), { target: { value: "Spend, no sales" } });
     const slack = await screen.findByRole("checkbox", { name: "Send to Ops Slack (Slack)" });
-    expect(screen.getByRole("checkbox", { name: "Send to Night pager (Webhook) · broken" })).toBeTruthy();
+    expect(screen.getByRole("checkbox", { name: "Send to Night pager (Webhook) · broken: not sent to until fixed" })).toBeTruthy();
     fireEvent.click(slack);
     fireEvent.click(screen.getByRole("button", { name: "Create rule" }));
     await waitFor(() => expect(posted).toHaveLength(1));

@@ -430,7 +430,7 @@ export default function RuleEditorScreen() {
 const summary = ({ rule }: RuleDetail, named: (iso: string) => string) =>
   `${rule.conditions.map(describeCondition).join(" and ")} over ${describeWindow(rule.window)}; last fired ${rule.lastFiredAt ? named(rule.lastFiredAt) : "never"}.`;
 
-/** The channels a firing is sent to, by name; a broken one says so (it is still tried, and tells the admins if it fails again). */
+/** The channels a firing is sent to, by name; a broken one says so (nothing is sent to it until it is fixed on Channels). */
 function ChannelChoice({ chosen, onChange }: { chosen: number[]; onChange: (ids: number[]) => void }) {
   const channels = useAlertChannels();
   if (channels.isPending) return <p className="text-sm text-muted-foreground">Loading channels...</p>;
@@ -443,7 +443,7 @@ function ChannelChoice({ chosen, onChange }: { chosen: number[]; onChange: (ids:
           key={c.id}
           checked={chosen.includes(c.id)}
           onCheckedChange={(on) => onChange(on ? [...chosen, c.id] : chosen.filter((id) => id !== c.id))}
-          label={`Send to ${c.name} (${CHANNEL_KIND_LABELS[c.kind]})${c.brokenAt ? " · broken" : ""}`}
+          label={`Send to ${c.name} (${CHANNEL_KIND_LABELS[c.kind]})${c.brokenAt ? " · broken: not sent to until fixed" : ""}`}
         />
       ))}
       {list.length === 0 ? (
