@@ -6,8 +6,9 @@
  * hint, since Cloudflare counts per location and a key's requests may reach other isolates.
  */
 
-/** wrangler.toml [[ratelimits]] API_KEY_LIMITER's `limit`: the two must be changed together. */
-export const API_KEY_LIMIT_PER_MINUTE = 600;
+import { API_KEY_LIMIT_PER_MINUTE } from "../schemas/api-keys";
+
+export { API_KEY_LIMIT_PER_MINUTE };
 const WINDOW_MS = 60_000;
 /** Keys counted per window at most: a flood of made-up keys starts the counts again rather than filling memory. */
 const COUNTED_KEYS = 10_000;

@@ -26,6 +26,12 @@ export const API_KEY_RESOURCES = {
   rules: { label: "Rules and alerts", grant: "admin" },
 } as const satisfies Record<string, { label: string; grant: Exclude<Access, "public"> }>;
 
+/**
+ * wrangler.toml [[ratelimits]] API_KEY_LIMITER's `limit`: the two must be changed together. Here,
+ * shared with the web app, so Account states the same limit the X-RateLimit-Limit header sends.
+ */
+export const API_KEY_LIMIT_PER_MINUTE = 600;
+
 export type ApiKeyResource = keyof typeof API_KEY_RESOURCES;
 export const API_KEY_RESOURCE_NAMES = Object.keys(API_KEY_RESOURCES) as ApiKeyResource[];
 

@@ -13,6 +13,7 @@ import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
 import { can, isAdmin, useUser, type CurrentUser } from "@/lib/auth";
 import {
+  API_KEY_LIMIT_PER_MINUTE,
   API_KEY_RESOURCE_NAMES,
   API_KEY_RESOURCES,
   createApiKeySchema,
@@ -244,8 +245,8 @@ export function ApiKeysCard() {
           API keys
         </CardTitle>
         <CardDescription>
-          For scripts and tools calling the API as you, with <code className="font-mono text-xs">Authorization: Bearer</code>: up to 600 requests a minute per
-          key.
+          For scripts and tools calling the API as you, with <code className="font-mono text-xs">Authorization: Bearer</code>: up to {API_KEY_LIMIT_PER_MINUTE}{" "}
+          requests a minute per key.
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
