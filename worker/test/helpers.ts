@@ -7,6 +7,7 @@ import { createSession, SESSION_COOKIE } from "../src/auth/session";
 import { userPermissions, users, type Feature, type Role } from "../src/db/schema";
 import { createDb } from "../src/middleware/database";
 import { unwrittenMessages } from "../src/tracking/click-queue";
+import { unsentEvents } from "../src/tracking/click-writer";
 
 export const ORIGIN = "https://trackyard.test";
 export const db = () => createDb(env.DB);
@@ -112,14 +113,24 @@ export async function reauthenticate(user: TestUser, code?: string) {
 }
 
 /**
- * Waits until the clicks queue's consumer has written every message sent so far. In the worker tests
- * the Worker sends and consumes in this one isolate, so its count of messages not yet written
- * (tracking/click-queue.ts) reaching zero means every click and exit answered so far is in D1.
+ * Waits until every click and exit answered so far is in D1. In the worker tests the Worker sends
+ * and consumes in this one isolate, so both of its counts reaching zero says so: events not yet sent
+ * to the queue (an open batch, or one being sent: tracking/click-writer.ts), and messages sent but
+ * not yet written (tracking/click-queue.ts). Concurrent visitors join a batch another request opened,
+ * so their own requests' end does not mean their batch went.
  */
-export async function clicksWritten(timeoutMs = 20_000) {
+export function clicksWritten(timeoutMs = 20_000) {
+  // Callers at once share one wait: a burst of thousands of visitors must not each hold a timer
+  // (workerd allows 10,000 at a time).
+  return (writtenWait ??= waitUntilWritten(timeoutMs).finally(() => (writtenWait = null)));
+}
+let writtenWait: Promise<void> | null = null;
+
+async function waitUntilWritten(timeoutMs: number) {
   const giveUpAt = Date.now() + timeoutMs;
-  while (unwrittenMessages() > 0) {
-    if (Date.now() > giveUpAt) throw new Error(`${unwrittenMessages()} click messages still not written after ${timeoutMs} ms`);
+  while (unsentEvents() > 0 || unwrittenMessages() > 0) {
+    if (Date.now() > giveUpAt)
+      throw new Error(`${unsentEvents()} clicks and exits not sent and ${unwrittenMessages()} click messages not written after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

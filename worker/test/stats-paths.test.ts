@@ -9,8 +9,8 @@
 import { describe, expect, it } from "vitest";
 import { rollUpClicks } from "../src/jobs/roll-up-clicks";
 import type { StatsReport } from "../src/schemas/stats";
-import { bodyOf, client, db, idParam, makeAdmin, ORIGIN, uniqueName } from "./helpers";
-import { POSTBACK_TOKEN, visitLink as open } from "./performance-helpers";
+import { bodyOf, clicksWritten, client, db, idParam, makeAdmin, ORIGIN, uniqueName } from "./helpers";
+import { POSTBACK_TOKEN, visitLink as open, visitLinkAnswered } from "./performance-helpers";
 import { report } from "./stats-helpers";
 
 const HOST = "https://trk.path-stats.test";
@@ -90,34 +90,38 @@ describe("stats by path, lander and lander × offer", () => {
       expect(await (await open(`${ORIGIN}/postback/cake?${postback}`, ip)).json()).toEqual({ ok: true, result: "counted" });
     };
     const hostOf = (url: string) => new URL(url).hostname.split(".")[0]!;
+    // Visitors come at once, as ad traffic does; their clicks reach D1 through the clicks queue
+    // (docs/tracking.md "Clicks through a queue"), waited for once before CAKE reports conversions.
+    type Visit = { key: string; offerUrl: string; ip: string; converts: boolean };
+    const visitors = (n: number, visit: (i: number) => Promise<Visit>) => Promise.all(Array.from({ length: n }, (_, i) => visit(i)));
     /** A visitor of a campaign through its lander: its lander and offer as the redirects chose them. */
-    const throughLander = async (c: { trackingUrl: string | null; exitUrl: string | null }, i: number, converts: boolean) => {
+    const throughLander = async (path: string, c: { trackingUrl: string | null; exitUrl: string | null }, i: number, converts: boolean) => {
       const ip = `10.31.${i >> 8}.${i & 255}`;
-      const toLander = await open(c.trackingUrl!.replaceAll(/__[A-Z_]+__/g, "1"), ip);
+      const toLander = await visitLinkAnswered(c.trackingUrl!.replaceAll(/__[A-Z_]+__/g, "1"), ip);
       expect(toLander.status).toBe(302);
       const landerUrl = new URL(toLander.headers.get("location")!);
-      const toOffer = await open(`${c.exitUrl}?clickId=${landerUrl.searchParams.get("clickId")}&cid=${landerUrl.searchParams.get("cid")}`, ip);
+      const toOffer = await visitLinkAnswered(`${c.exitUrl}?clickId=${landerUrl.searchParams.get("clickId")}&cid=${landerUrl.searchParams.get("cid")}`, ip);
       expect(toOffer.status).toBe(302);
       const offerUrl = toOffer.headers.get("location")!;
-      if (converts) await convert(offerUrl, ip);
-      return `${hostOf(landerUrl.href)}|${hostOf(offerUrl)}`;
+      return { key: `${path}|${hostOf(landerUrl.href)}|${hostOf(offerUrl)}`, offerUrl, ip, converts };
     };
 
-    for (let i = 0; i < 48; i++) {
-      const converts = i % 4 === 0;
-      count(`main|${await throughLander(campaign, i, converts)}`, converts);
-    }
-    for (let i = 0; i < 9; i++) {
-      // The promo path: straight from the tracking URL to the offer, no lander.
-      const ip = `10.32.0.${i}`;
-      const res = await open(`${campaign.trackingUrl!.replaceAll(/__[A-Z_]+__/g, "1")}&src=promo`, ip);
-      expect(res.status).toBe(302);
-      const offerUrl = res.headers.get("location")!;
-      expect(hostOf(offerUrl)).toBe("offery");
-      if (i % 3 === 0) await convert(offerUrl, ip);
-      count("promo|none|offery", i % 3 === 0);
-    }
-    for (let i = 0; i < 5; i++) count(`plain|${await throughLander(plain, 100 + i, i === 0)}`, i === 0);
+    const visits = [
+      ...(await visitors(48, (i) => throughLander("main", campaign, i, i % 4 === 0))),
+      ...(await visitors(9, async (i) => {
+        // The promo path: straight from the tracking URL to the offer, no lander.
+        const ip = `10.32.0.${i}`;
+        const res = await visitLinkAnswered(`${campaign.trackingUrl!.replaceAll(/__[A-Z_]+__/g, "1")}&src=promo`, ip);
+        expect(res.status).toBe(302);
+        const offerUrl = res.headers.get("location")!;
+        expect(hostOf(offerUrl)).toBe("offery");
+        return { key: "promo|none|offery", offerUrl, ip, converts: i % 3 === 0 };
+      })),
+      ...(await visitors(5, (i) => throughLander("plain", plain, 100 + i, i === 0))),
+    ];
+    await clicksWritten();
+    await Promise.all(visits.filter((v) => v.converts).map((v) => convert(v.offerUrl, v.ip)));
+    for (const v of visits) count(v.key, v.converts);
 
     const sum = (match: (key: string) => boolean) =>
       [...tally]

@@ -77,17 +77,30 @@ async function writeInstead(db: Db, batch: Batch, sendError?: unknown) {
   }
 }
 
+/**
+ * Clicks and exits this isolate answered that are not yet sent to the queue (or written instead):
+ * in a batch still open, or being sent. Where one isolate both sends and consumes (the worker
+ * tests), this and the queue's unwritten messages both at zero mean every event answered so far is
+ * in D1 (worker/test/helpers.ts `clicksWritten`).
+ */
+let unsent = 0;
+export const unsentEvents = () => unsent;
+
 /** Closes a batch and sends it, as the calling request's own I/O. */
 async function flush(batch: Batch, db: Db) {
   if (open === batch) open = null;
-  // Parsed here, after every visitor of the batch was answered, never on /r/ itself.
-  for (const click of batch.clicks) Object.assign(click, describeVisitor(click.userAgent, click.asn));
-  const queue = batch.queue;
-  if (!queue) return writeInstead(db, batch);
   try {
-    await withRetries(() => sendClickMessages(queue, clickMessages(batch.clicks, batch.exits)), SEND_RETRIES);
-  } catch (err) {
-    await writeInstead(db, batch, err);
+    // Parsed here, after every visitor of the batch was answered, never on /r/ itself.
+    for (const click of batch.clicks) Object.assign(click, describeVisitor(click.userAgent, click.asn));
+    const queue = batch.queue;
+    if (!queue) return await writeInstead(db, batch);
+    try {
+      await withRetries(() => sendClickMessages(queue, clickMessages(batch.clicks, batch.exits)), SEND_RETRIES);
+    } catch (err) {
+      await writeInstead(db, batch, err);
+    }
+  } finally {
+    unsent -= batch.clicks.length + batch.exits.length;
   }
 }
 
@@ -131,6 +144,7 @@ export function recentClick(clickId: string): Click | undefined {
 export function recordClickLater(ctx: Background, db: Db, click: Click, queue?: ClicksQueue) {
   const batch = batchFor(ctx, db, queue);
   batch.clicks.push(click);
+  unsent++;
   recent.set(click.clickId, { click, until: Date.now() + SENT_KEPT_MS });
   if (batch.clicks.length + batch.exits.length >= BATCH_MAX_CLICKS) ctx.waitUntil(flush(batch, db));
 }
@@ -143,5 +157,6 @@ export function recordClickLater(ctx: Background, db: Db, click: Click, queue?: 
 export function recordExitLater(ctx: Background, db: Db, exit: ExitRecord, queue?: ClicksQueue) {
   const batch = batchFor(ctx, db, queue);
   batch.exits.push(exit);
+  unsent++;
   if (batch.clicks.length + batch.exits.length >= BATCH_MAX_CLICKS) ctx.waitUntil(flush(batch, db));
 }
