@@ -6,9 +6,10 @@
 // Per mode, one `wrangler dev` of scripts/bench/workers/count-stored.js; per step, wrk drives /r/
 // for BENCH_STEP_SECONDS at a capped rate (BENCH_RATES, clicks a second: each of BENCH_CONNECTIONS
 // connections waits connections × 1000 / rate ms between requests, as Debian's wrk has no fixed-rate
-// mode; 0: no wait, as fast as /r/ answers), every request from its own address. Every second the backlog (clicks answered − clicks
-// stored, both from the Worker) is sampled; a step is flat when the backlog grew by less than one
-// second of its rate over its last BENCH_FLAT_SECONDS. After each step the bench waits for the
+// mode; 0: no wait, as fast as /r/ answers), every request from its own address. Every second the
+// backlog (clicks answered − clicks stored, both from the Worker) is sampled; a step is flat when
+// the backlog's mean over the second half of its last BENCH_FLAT_SECONDS is less than one second
+// of its rate above the first half's (growth at a tenth of the rate, over 20 s, would show). After each step the bench waits for the
 // backlog to drain, so steps do not carry over. A mode stops at its first step that is not flat, or
 // whose achieved rate did not rise (wrk, not the path, is then the limit). Prints per step the
 // achieved rate, the backlog's growth, the drain time, wrk's CPU and the server's (wrangler and its
@@ -21,14 +22,24 @@ import { cpuCount, cpuSeconds, descendantsNamed, ensureWrk, loadAverage, runWrk 
 const RATES = (process.env.BENCH_RATES ?? "100,200,400,800,0").split(",").map(Number);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 30);
-const FLAT_SECONDS = Number(process.env.BENCH_FLAT_SECONDS ?? 15);
+const FLAT_SECONDS = Number(process.env.BENCH_FLAT_SECONDS ?? 20);
 const DRAIN_LIMIT_MS = 180_000;
 const PORT = 8946;
 const ENTRY = path.join(ROOT, "scripts", "bench", "workers", "count-stored.js");
 
 const { tmp, removeAll } = benchDirs("trackyard-bench-sustained");
 
-const counts = async (base) => (await fetch(`${base}/__bench/stored`)).json();
+/** The Worker's answered and stored clicks; a sample the loaded dev server drops is asked again. */
+async function counts(base) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (await fetch(`${base}/__bench/stored`)).json();
+    } catch (err) {
+      if (attempt === 5) throw err;
+      await sleep(200);
+    }
+  }
+}
 
 /** Waits until every answered click is stored; returns how long that took (ms), or null past the limit. */
 async function drain(base) {
@@ -63,10 +74,15 @@ async function step(base, pids, url, rate, wrkDir) {
   const cpu = serverCpu(pids) - cpuBefore;
   running = false;
   await sampler;
-  const end = samples.at(-1);
-  const from = samples.find((s) => s.at >= end.at - FLAT_SECONDS * 1000) ?? samples[0];
-  const growth = end.backlog - from.backlog;
-  const flat = growth < Math.max(r.rps, 1);
+  // The backlog is a sawtooth (a second of micro-batch, the queue's one-second wait, the write):
+  // the mean of the window's second half against its first half smooths it out.
+  const endAt = samples.at(-1).at;
+  const mean = (from, to) => {
+    const xs = samples.filter((x) => x.at > endAt - from * 1000 && x.at <= endAt - to * 1000).map((x) => x.backlog);
+    return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  };
+  const growth = mean(FLAT_SECONDS / 2, 0) - mean(FLAT_SECONDS, FLAT_SECONDS / 2);
+  const flat = growth < Math.max(r.rps, 20);
   const drainMs = await drain(base);
   return {
     target: rate,
@@ -118,7 +134,7 @@ try {
   console.log(
     `wrk, ${CONNECTIONS} connections, ${STEP_SECONDS} s a step, flat over the last ${FLAT_SECONDS} s; ${cpuCount()} cores, load average ${loadAverage().join(" ")} before.`,
   );
-  console.log("\nmode             target  achieved  p99 ms  max backlog  growth (flat s)     flat  drained in  wrk CPU  server CPU  load 1m");
+  console.log("\nmode             target  achieved  p99 ms  max backlog  backlog growth     flat  drained in  wrk CPU  server CPU  load 1m");
   const results = [await mode("queue → D1", {}), await mode("straight to D1", { BENCH_DIRECT_D1: "1" })];
   console.log("");
   for (const r of results) console.log(`${r.label}: highest rate with the backlog flat ${fmt(r.best)} clicks/s`);
