@@ -9,9 +9,8 @@
 // every answered click (the Click Log's total), and prints /r/'s throughput, p99 and server CPU per
 // request, queue operations and messages per click, the consumer's deliveries and its time per
 // click, and how long after the load the last click landed (the backlog the load left).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { addressesScript, benchDirs, campaignOn, fmt, sleep } from "../lib/click-bench.mjs";
 import { ROOT, startServer } from "../lib/server.mjs";
 import { cpuCount, descendantsNamed, ensureWrk, loadAverage, runWrk } from "../lib/wrk.mjs";
 
@@ -20,49 +19,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PORT = 8945;
 const ENTRY = path.join(ROOT, "scripts", "bench", "workers", "count-queue.js");
 
-const dirs = [];
-const tmp = (name) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `trackyard-bench-queue-${name}-`));
-  dirs.push(dir);
-  return dir;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const fmt = (n, d = 0) => n.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
-
-/** A wrk script giving every request its own CF-Connecting-IP, so the per-address limit never refuses. */
-function addressesScript() {
-  const file = path.join(tmp("wrk"), "addresses.lua");
-  writeFileSync(
-    file,
-    `local n = 0
-function request()
-  n = n + 1
-  return wrk.format("GET", nil, { ["CF-Connecting-IP"] = string.format("10.%d.%d.%d", math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) })
-end
-`,
-  );
-  return file;
-}
-
-/** The first admin and one campaign with the redirect on; returns the session cookie and the campaign. */
-async function campaignOn(base) {
-  const register = await fetch(`${base}/api/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "bench", password: "bench-password" }),
-  });
-  if (!register.ok) throw new Error(`register: ${register.status} ${await register.text()}`);
-  const cookie = register.headers.getSetCookie()[0].split(";")[0];
-  const post = async (p, body) => {
-    const res = await fetch(`${base}${p}`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
-  const lander = await post("/api/landers", { name: "Queue lander", url: "https://lander.example/lp" });
-  const offer = await post("/api/offers", { name: "Queue offer", url: "https://offer.example/go", utmTemplate: "sub1={clickId}" });
-  const campaign = await post("/api/campaigns", { name: "Queue bench", landerId: lander.id, offerId: offer.id, bhToggle: true });
-  return { cookie, campaignId: campaign.id };
-}
+const { tmp, removeAll } = benchDirs("trackyard-bench-queue");
 
 async function storedClicks(base, cookie, campaignId) {
   const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
@@ -124,7 +81,7 @@ async function waitStored(base, cookie, campaignId, expected) {
 
 try {
   ensureWrk();
-  const script = addressesScript();
+  const script = addressesScript(tmp("wrk"));
   console.log(`wrk, ${CONNECTIONS} connections, ${SECONDS} s per mode; ${cpuCount()} cores, load average ${loadAverage().join(" ")} before.`);
   const results = [await run("micro-batch per message", {}, script), await run("one message per click", { BENCH_MESSAGE_PER_CLICK: "1" }, script)];
   console.log(
@@ -143,5 +100,5 @@ try {
   console.error(err);
   process.exitCode = 1;
 } finally {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  removeAll();
 }

@@ -133,6 +133,7 @@ export const ACCESS = {
   "GET /api/clicks/retention": feature("clicks"),
   "GET /api/clicks/archives/:day": feature("clicks"),
   "GET /api/clicks/refused": feature("clicks"),
+  "GET /api/clicks/pipeline": feature("clicks"),
   // billing statements (data scoped per member) and invoicing
   "POST /api/transactions/upload": "admin",
   "GET /api/transactions": SCREEN_ACCESS["/billing"],

@@ -219,6 +219,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/clicks/retention": () => ({ path: "/api/clicks/retention?startDate=2025-01-01&endDate=2025-01-07" }),
   "GET /api/clicks/archives/:day": async () => ({ path: `/api/clicks/archives/${await sampleArchive()}` }),
   "GET /api/clicks/refused": () => ({ path: "/api/clicks/refused?startDate=2025-01-01&endDate=2025-01-07" }),
+  "GET /api/clicks/pipeline": () => ({ path: "/api/clicks/pipeline" }),
   "GET /api/sync/status": () => ({ path: "/api/sync/status" }),
   // The test Worker has no data-source secrets: "all" answers 200 with each source not configured.
   "POST /api/sync/run": () => ({ path: "/api/sync/run", json: { source: "all" } }),

@@ -5,11 +5,13 @@
  * a day's spend by its day and campaign): the firings table's unique key then lets each fire once.
  */
 import { sql } from "drizzle-orm";
+import { readClicksPipeline, recordBacklogCalm } from "../db/queries/click-pipeline";
 import type { Db } from "../env";
 import { dayIn } from "../lib/calendar-days";
 import { formatCents } from "../lib/money";
 import type { AlertMessage } from "../schemas/alerts";
 import type { BuiltinAlertKey } from "../schemas/builtin-alerts";
+import { measuredDelay } from "../tracking/click-backlog";
 
 export interface CheckContext {
   db: Db;
@@ -228,6 +230,42 @@ async function refusedClicksSpike({ db, now, threshold }: CheckContext): Promise
   ];
 }
 
+/**
+ * The clicks queue's measured delay (the last batch's lag, or a failed batch's wait) over N seconds
+ * (tracking/click-backlog.ts). Once per spell: a check that finds no delay notes when, and the next
+ * delay is named after that. A silence the consumer could not record (D1 refusing every write) is
+ * not alerted on: it cannot be told from a paused campaign, and this alert's own record would fail too.
+ */
+async function clicksQueueBacklog({ db, now, threshold }: CheckContext): Promise<Occurrence[]> {
+  const record = await readClicksPipeline(db);
+  const delay = measuredDelay(record, now);
+  if (!delay || delay.delayMs <= threshold * 1000) {
+    await recordBacklogCalm(db, now);
+    return [];
+  }
+  const behind = Math.round(delay.delayMs / 1000);
+  const text =
+    delay.reason === "failing"
+      ? `Clicks are not being stored: the last attempt failed, and its oldest click has waited ${plural(behind, "second")}. The queue retries them for about 20 minutes, then the dead-letter queue for half a day.`
+      : `The clicks queue's consumer stored its last batch ${plural(behind, "second")} after it was sent: the Click Log and the reports show new clicks that much later.`;
+  return [
+    {
+      occurrence: `after:${record.calmAt ?? 0}`,
+      message: {
+        title: "Clicks queue backlog",
+        text,
+        facts: [
+          { label: "Behind by", value: `${behind.toLocaleString("en-US")} s` },
+          { label: "Threshold", value: `${threshold.toLocaleString("en-US")} s` },
+          { label: "Last stored", value: record.storedAt === undefined ? "never" : new Date(record.storedAt).toISOString() },
+        ],
+        link: "/clicks",
+        severity: delay.reason === "failing" ? "critical" : "warning",
+      },
+    },
+  ];
+}
+
 export const BUILTIN_CHECKS: Record<BuiltinAlertKey, (ctx: CheckContext) => Promise<Occurrence[]>> = {
   "postback-silent": postbackSilent,
   "spend-without-conversions": spendWithoutConversions,
@@ -236,4 +274,5 @@ export const BUILTIN_CHECKS: Record<BuiltinAlertKey, (ctx: CheckContext) => Prom
   "domain-expiring-or-detached": domainExpiringOrDetached,
   "retention-failing": retentionFailing,
   "refused-clicks-spike": refusedClicksSpike,
+  "clicks-queue-backlog": clicksQueueBacklog,
 };

@@ -13,6 +13,9 @@ import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/calendar-days";
 import { archiveDayParam, clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
 import { clicksRetention } from "../retention/config";
+import { builtinAlertStates } from "../db/queries/builtin-alerts";
+import { CLICKS_DELAY_THRESHOLD_SECONDS } from "../schemas/builtin-alerts";
+import { clicksPipelineState } from "../tracking/click-backlog";
 
 const DEFAULT_DAYS = 7;
 
@@ -137,6 +140,28 @@ export const clickRoutes = new Hono<AppEnv>()
       "Content-Length": String(object.size),
       "Content-Disposition": `attachment; filename="clicks-${day}.csv.gz"`,
     });
+  })
+
+  /**
+   * Whether new clicks are delayed on their way through the clicks queue (tracking/click-backlog.ts),
+   * past the backlog alert's number of seconds (docs/tracking.md "Clicks through a queue").
+   */
+  .get("/pipeline", async (c) => {
+    const db = c.get("db");
+    const alert = (await builtinAlertStates(db)).find((a) => a.key === "clicks-queue-backlog");
+    const thresholdSeconds = alert?.threshold ?? CLICKS_DELAY_THRESHOLD_SECONDS;
+    const state = await clicksPipelineState(db, Date.now(), thresholdSeconds * 1000);
+    return c.json(
+      {
+        delayed: state.delayed,
+        reason: state.reason,
+        delaySeconds: Math.round(state.delayMs / 1000),
+        thresholdSeconds,
+        lastStoredAt: isoOrNull(state.lastStoredAt),
+        clicksPerMinuteBefore: state.clicksPerMinuteBefore,
+      },
+      200,
+    );
   })
 
   /** Clicks and exits the per-IP rate limit refused, per report day and campaign (docs/tracking.md "Rate limits"). */

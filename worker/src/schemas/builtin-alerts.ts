@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** Clicks stored later than this after they were answered are delayed, unless an admin changed the backlog alert's number. */
+export const CLICKS_DELAY_THRESHOLD_SECONDS = 60;
+
 /**
  * The alerts Trackyard raises by itself (docs/alerts.md "Built-in alerts"), in the order that page lists them.
  * Each is on by default; `threshold` is the number an admin may change, where it has one.
@@ -47,6 +50,13 @@ export const BUILTIN_ALERTS = [
     label: "Refused clicks spiking",
     description: "The per-IP rate limit refused at least this many clicks in the last hour.",
     threshold: { label: "Clicks an hour", default: 500, min: 10, max: 10_000_000 },
+  },
+  {
+    key: "clicks-queue-backlog",
+    label: "Clicks queue backlog",
+    description:
+      "Clicks are stored more than this many seconds after they were answered: the clicks queue is backing up, or storing them keeps failing. The Click Log says clicks are delayed past the same number.",
+    threshold: { label: "Seconds", default: CLICKS_DELAY_THRESHOLD_SECONDS, min: 5, max: 86_400 },
   },
 ] as const;
 

@@ -14,6 +14,7 @@
  *   it could not store, by clickId. Pausing that queue's delivery keeps its messages for a replay.
  */
 import { insertClicksOnce, recordExitOnce, storedClickIds, type ExitRecord, type NewClick } from "../db/queries/clicks";
+import { recordClicksFailed, recordClicksStored } from "../db/queries/click-pipeline";
 import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
 
@@ -173,15 +174,35 @@ function parse(batch: MessageBatch<unknown>, queue: string): Parsed[] {
   return parsed;
 }
 
-/** A click written later than this after it was answered means the queue is backing up. */
+/** A batch stored this long after its oldest message was sent means the queue is backing up: logged. */
 export const LAG_NOTED_MS = 60_000;
 
-/** The consumer's lag, logged when it grows (the Click Log does not show it yet). */
-function noteLag(clicks: QueuedClick[]) {
-  if (!clicks.length) return;
-  const oldest = clicks.reduce((min, c) => Math.min(min, c.clickedAt), Infinity);
-  const lagMs = Date.now() - oldest;
-  if (lagMs > LAG_NOTED_MS) console.warn(`clicks queue: behind by ${Math.round(lagMs / 1000)} s (${clicks.length} clicks written now)`);
+/**
+ * When the oldest of these messages of clicks was sent (exits waiting for their click are left
+ * out: their wait is not the queue's). Null when there are none.
+ */
+function oldestSent(parsed: Parsed[]) {
+  const sent = parsed.filter(({ body }) => body.kind === "clicks").map(({ message }) => message.timestamp.getTime());
+  return sent.length ? Math.min(...sent) : null;
+}
+
+/**
+ * The batch's lag, recorded for the Click Log and the backlog alert (tracking/click-backlog.ts):
+ * one small write per delivered batch. A failure to record is logged, never a reason to retry
+ * clicks that are stored, and when D1 refuses the failed batch's record too, only the age of the
+ * last success can tell.
+ */
+async function recordLag(db: Db, parsed: Parsed[], clicks: number, stored: boolean) {
+  const oldest = oldestSent(parsed);
+  if (oldest === null) return;
+  const now = Date.now();
+  try {
+    if (stored) await recordClicksStored(db, now, now - oldest);
+    else await recordClicksFailed(db, now, oldest);
+  } catch (err) {
+    console.error(`clicks queue: the batch's lag not recorded (${stored ? "stored" : "not stored"})`, err);
+  }
+  if (stored && now - oldest > LAG_NOTED_MS) console.warn(`clicks queue: behind by ${Math.round((now - oldest) / 1000)} s (${clicks} clicks written now)`);
 }
 
 /**
@@ -195,12 +216,13 @@ export async function consumeClicks(batch: MessageBatch<unknown>, env: Pick<Bind
   const clicks = parsed.flatMap(({ body }) => (body.kind === "clicks" ? body.clicks : []));
   try {
     await writeClicks(db, clicks);
-    noteLag(clicks);
   } catch (err) {
     console.error(`clicks queue: ${clicks.length} clicks not stored yet (try ${batch.messages[0]?.attempts ?? 1})`, err);
+    await recordLag(db, parsed, clicks.length, false);
     for (const { message } of parsed) message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
     return;
   }
+  await recordLag(db, parsed, clicks.length, true);
   for (const { message, body } of parsed) {
     try {
       const waiting = await writeExits(db, exitsOf(body));

@@ -94,3 +94,14 @@ export function useRefusedClicks(range: DayRange, campaignId: string) {
 export const exportUrl = (range: DayRange, campaignId: string, visitors: VisitorFilters) =>
   `/api/clicks/export?${new URLSearchParams(logQuery(range, campaignId, visitors))}`;
 export const archiveUrl = (day: string) => `/api/clicks/archives/${day}`;
+
+export type ClicksPipeline = InferResponseType<typeof api.clicks.pipeline.$get, 200>;
+
+/** Whether new clicks are delayed on their way to the Click Log (docs/tracking.md "Clicks through a queue"). */
+export function useClicksPipeline() {
+  return useQuery({
+    queryKey: ["clicks", "pipeline"],
+    queryFn: () => unwrap(api.clicks.pipeline.$get()),
+    refetchInterval: POLL_MS,
+  });
+}

@@ -4,7 +4,7 @@ import { MemoryRouter } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { browserInZone } from "@/test/browser-zone";
 import { member, renderWithUser } from "@/test/render";
-import type { Click, ClickLog } from "./api";
+import type { Click, ClickLog, ClicksPipeline } from "./api";
 import ClicksScreen from "./clicks-screen";
 
 // A browser in New York looking at a team whose report time zone is Manila (UTC+8, 13 hours
@@ -56,6 +56,15 @@ const log: ClickLog = {
   clicks: [click],
 };
 
+const onTime: ClicksPipeline = {
+  delayed: false,
+  reason: "lag",
+  delaySeconds: 1,
+  thresholdSeconds: 60,
+  lastStoredAt: "2026-11-25T16:24:11.000Z",
+  clicksPerMinuteBefore: null,
+};
+
 function answer(input: RequestInfo | URL) {
   const path = new URL(String(input), "http://localhost").pathname;
   if (path === "/api/clicks") return Response.json(log);
@@ -63,7 +72,23 @@ function answer(input: RequestInfo | URL) {
   if (path === "/api/clicks/retention")
     return Response.json({ retentionDays: 90, retentionProblem: null, archivedBefore: null, reachesPastRetention: false, archives: [] });
   if (path === "/api/clicks/refused") return Response.json({ clicks: 0, exits: 0, days: [] });
+  if (path === "/api/clicks/pipeline") return Response.json(onTime);
   return Response.json([]);
+}
+
+/** The Click Log at `search` (after the range), its API answered by `respond`. */
+function renderClickLog(search = "", respond: (input: RequestInfo | URL) => Response = answer) {
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (input: RequestInfo | URL) => respond(input)),
+  );
+  renderWithUser(
+    <MemoryRouter initialEntries={[`/clicks?startDate=2026-11-20&endDate=2026-11-26${search}`]}>
+      <ClicksScreen />
+    </MemoryRouter>,
+    member(["clicks"]),
+    { timeZone: REPORT_ZONE },
+  );
 }
 
 describe("Click Log times", () => {
@@ -72,17 +97,7 @@ describe("Click Log times", () => {
   it("shows a click at the report time zone's time, and names the zone, whatever the browser's zone", async () => {
     // The test's premise: this process's clock is New York's.
     expect(new Date(click.clickedAt).getHours()).toBe(11);
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async (input: RequestInfo | URL) => answer(input)),
-    );
-    renderWithUser(
-      <MemoryRouter initialEntries={["/clicks?startDate=2026-11-20&endDate=2026-11-26"]}>
-        <ClicksScreen />
-      </MemoryRouter>,
-      member(["clicks"]),
-      { timeZone: REPORT_ZONE },
-    );
+    renderClickLog();
     const table = await screen.findByRole("table", { name: "Click log" });
     expect(within(table).getByRole("columnheader", { name: `Clicked At (${REPORT_ZONE})` })).toBeTruthy();
     await within(table).findByText("Nov 26, 2026 00:23:05");
@@ -97,21 +112,10 @@ describe("Click Log on a phone", () => {
 
   const bot: Click = { ...click, id: 2, clickId: "b0770000-0000-4000-8000-000000000002", bot: true, botReason: "ad review: TikTok landing-page preloader" };
 
-  const renderAt = (search: string, clicks: Click[]) => {
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async (input: RequestInfo | URL) =>
-        new URL(String(input), "http://localhost").pathname === "/api/clicks" ? Response.json({ ...log, clicks, total: clicks.length }) : answer(input),
-      ),
+  const renderAt = (search: string, clicks: Click[]) =>
+    renderClickLog(search, (input) =>
+      new URL(String(input), "http://localhost").pathname === "/api/clicks" ? Response.json({ ...log, clicks, total: clicks.length }) : answer(input),
     );
-    renderWithUser(
-      <MemoryRouter initialEntries={[`/clicks?startDate=2026-11-20&endDate=2026-11-26${search}`]}>
-        <ClicksScreen />
-      </MemoryRouter>,
-      member(["clicks"]),
-      { timeZone: REPORT_ZONE },
-    );
-  };
 
   it("folds the visitor filters behind a button that counts the active ones", async () => {
     renderAt("&bot=human&country=US", [click]);
@@ -146,4 +150,33 @@ describe("Click Log on a phone", () => {
     await user.keyboard("{Enter}");
     expect(within(table).queryByText(bot.botReason!)).toBeNull();
   });
+});
+
+describe("Click Log when clicks are delayed", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const renderWith = (pipeline: ClicksPipeline) =>
+    renderClickLog("", (input) => (new URL(String(input), "http://localhost").pathname === "/api/clicks/pipeline" ? Response.json(pipeline) : answer(input)));
+
+  it("says how long the newest clicks may take to appear when the queue is behind past the threshold", async () => {
+    renderWith({ ...onTime, delayed: true, delaySeconds: 185 });
+    const notice = await screen.findByTestId("delay-notice");
+    expect(within(notice).getByRole("heading").textContent).toBe("Clicks are delayed");
+    expect(notice.textContent).toContain("The newest clicks may take about 3 minutes to appear here.");
+    expect(notice.textContent).toContain("more than 60 seconds behind");
+  }, 15_000);
+
+  it("words a silence as a possibility, with the rate before it", async () => {
+    renderWith({ ...onTime, delayed: true, reason: "silent", delaySeconds: 720, clicksPerMinuteBefore: 240 });
+    const notice = await screen.findByTestId("delay-notice");
+    expect(within(notice).getByRole("heading").textContent).toBe("Clicks may be delayed");
+    expect(notice.textContent).toContain("No clicks have been stored for about 12 minutes, though about 240 a minute were coming in before that.");
+  }, 15_000);
+
+  it("says nothing while clicks are on time", async () => {
+    renderWith(onTime);
+    await screen.findByRole("table", { name: "Click log" });
+    await screen.findByText("Spring sweeps");
+    expect(screen.queryByTestId("delay-notice")).toBeNull();
+  }, 15_000);
 });

@@ -13,7 +13,19 @@ import { Select } from "@/components/ui/select";
 import { QueryRows, Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { useReportDays } from "@/lib/report-days";
 import { useSearchState } from "@/lib/url-state";
-import { ALL, exportUrl, useCampaignChoices, useClickFacets, useClickLog, useClickRetention, useRefusedClicks, type Click, type VisitorFilters } from "./api";
+import {
+  ALL,
+  exportUrl,
+  useCampaignChoices,
+  useClickFacets,
+  useClickLog,
+  useClickRetention,
+  useClicksPipeline,
+  useRefusedClicks,
+  type Click,
+  type VisitorFilters,
+} from "./api";
+import { DelayNotice } from "./components/delay-notice";
 import { RefusedClicksCard } from "./components/refused-clicks";
 import { RetentionNotice } from "./components/retention-notice";
 import { VisitorFiltersRow } from "./components/visitor-filters";
@@ -165,6 +177,7 @@ export default function ClicksScreen() {
   const facets = useClickFacets(range);
   const retention = useClickRetention(range);
   const refused = useRefusedClicks(range, campaignId);
+  const pipeline = useClicksPipeline();
   const data = log.data;
   const rows = data?.clicks ?? [];
 
@@ -197,6 +210,7 @@ export default function ClicksScreen() {
         }
       />
       <div className="grid grid-cols-1 gap-6">
+        <DelayNotice pipeline={pipeline.data} />
         <VisitorFiltersRow value={visitors} facets={facets.data} onChange={setVisitors} />
         {/* Two a row on a phone too, so the first click is on the first screen. */}
         <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
