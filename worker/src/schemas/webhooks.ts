@@ -20,7 +20,7 @@ export const WEBHOOK_TEST_EVENT = "webhook.test";
 
 /** Consecutive failed attempts (any event) after which a subscription is switched off; a success starts the count again. */
 export const WEBHOOK_DISABLE_AFTER_FAILURES = 15;
-/** Attempts per event and subscription: the first and 7 retries, each delay double the last (docs/webhooks.md "Retries"). */
+/** Attempts per event and subscription: the first and 7 retries, each delay double the last (docs/webhooks.md "How delivery works"). */
 export const WEBHOOK_MAX_ATTEMPTS = 8;
 /** The delivery log's length on Account, per subscription. */
 export const WEBHOOK_LOG_SHOWN = 50;

@@ -1,5 +1,5 @@
 /**
- * Emitting a webhook event (docs/webhooks.md "Events"): a message on the webhooks queue, never a
+ * Emitting a webhook event (docs/webhooks.md "Events and payload"): a message on the webhooks queue, never a
  * call on the request path. The queue's consumer (webhooks/consume.ts) finds the subscriptions and
  * delivers. An event's id is derived from what it is about, so the same conversion or firing always
  * carries the same id and a receiver can de-duplicate on it. Emitting never throws into its caller:

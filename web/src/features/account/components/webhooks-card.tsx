@@ -130,7 +130,11 @@ function DeliveryLog({ webhook, onClose }: { webhook: Subscription | null; onClo
       open={webhook !== null}
       onOpenChange={(open) => (open ? undefined : onClose())}
       title="Delivery log"
-      description={`The latest ${WEBHOOK_LOG_SHOWN} attempts to ${webhook?.url ?? ""}, newest first.`}
+      description={
+        <>
+          The latest {WEBHOOK_LOG_SHOWN} attempts to <span className="break-all">{webhook?.url}</span>, newest first.
+        </>
+      }
       className="max-w-3xl"
     >
       {log.isPending ? (
@@ -167,7 +171,7 @@ function DeliveryLog({ webhook, onClose }: { webhook: Subscription | null; onClo
                     <Badge variant={d.ok ? "success" : "warning"} className="w-fit">
                       {d.status ?? "No answer"}
                     </Badge>
-                    {d.error ? <span className="text-xs text-slate-500">{d.error}</span> : null}
+                    {d.error ? <span className="text-xs text-slate-500 [overflow-wrap:anywhere]">{d.error}</span> : null}
                   </span>
                 </TableCell>
                 <TableCell label="ms" numeric>
