@@ -12,6 +12,12 @@ import { createReceiverFake, type ReceiverFake } from "./fakes/webhook-receiver-
 import { bodyOf, client, db, idParam, makeAdmin, makeUser, ORIGIN, uniqueName, type TestUser } from "./helpers";
 import { configuredEnv, createFakes, fakeHttp, POSTBACK_TOKEN, visitLink } from "./performance-helpers";
 import { runSync } from "../src/sync/run-sync";
+import { createMessageBatch } from "cloudflare:test";
+import { sql } from "drizzle-orm";
+import { claimSends } from "../src/db/queries/tiktok-events";
+import { consumeEvents, TIKTOK_EVENTS_QUEUE_NAME } from "../src/tiktok-events/consume";
+import { createTikTokEventsFake } from "./fakes/tiktok-events-fake";
+import { configure, storedClick, testEnv } from "./tiktok-events-helpers";
 
 const RECEIVER = "https://hooks.receiver.test";
 const receivers = new Map<string, ReceiverFake>();
@@ -275,6 +281,38 @@ describe("delivering", () => {
     await eventually(() => expect(forMember.fake.received()).toHaveLength(1));
     expect(forMember.fake.received()[0]!.event.data.conversion_id).toBe(myLead);
     expect(forAdmin.fake.received().map((r) => r.event.data.conversion_id)).toEqual([theirLead, myLead]);
+  }, 60_000);
+
+  it("delivers conversion.sent_to_tiktok once TikTok's Events API took the conversion", async () => {
+    const admin = await makeAdmin();
+    const { url, fake } = receiver();
+    await subscribe(admin, url, ["conversion.sent_to_tiktok"]);
+    await configure();
+    const click = await storedClick();
+    const lead = uniqueName("sent");
+    const buyer = uniqueName("mb");
+    await db().run(sql`
+      insert into cake_conversions (conversion_id, source, date, offer_id, offer_name, subid1, subid2, revenue_cents, counted, pulled_at, webhook_at)
+      values (${lead}, 'pull', '2026-11-25', 11, 'Sweeps', ${buyer}, ${click.clickId}, 4250, 1, ${Date.now()}, ${Date.now()})`);
+    const [id] = await claimSends(
+      db(),
+      [{ conversionId: lead, event: "CompletePayment", subid2: click.clickId, valueCents: 4250, eventAt: Date.now() - 1000 }],
+      {
+        configured: true,
+        currency: "USD",
+        now: Date.now(),
+      },
+    );
+    const tiktok = createTikTokEventsFake();
+    const batch = createMessageBatch(TIKTOK_EVENTS_QUEUE_NAME, [{ id: "sent-1", timestamp: new Date(), attempts: 1, body: { ids: [id!] } }]);
+    await consumeEvents(batch, testEnv(), { fetch: tiktok.fetch });
+    expect(tiktok.received()).toHaveLength(1);
+
+    await eventually(() => expect(fake.received()).toHaveLength(1));
+    expect(fake.received()[0]!.event).toMatchObject({
+      type: "conversion.sent_to_tiktok",
+      data: { conversion_id: lead, tiktok_event: "CompletePayment", value: "42.50", currency: "USD", media_buyer: buyer, offer_id: 11 },
+    });
   }, 60_000);
 
   it("keeps another user's subscription and log from a member", async () => {

@@ -94,7 +94,7 @@ export const snippet = (text: string) => {
 
 /**
  * One POST cut off after CHANNEL_TIMEOUT_MS, with redirects answered rather than followed (a
- * redirect is reported as the failure it is). Shared with webhooks out (webhooks/deliver.ts).
+ * redirect is reported as the failure it is). Shared with webhooks out (webhooks/consume.ts).
  */
 export async function postWithoutRedirects(fetch: FetchFn, url: string, init: RequestInit): Promise<{ status: number; text: string } | { error: string }> {
   try {
