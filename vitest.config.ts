@@ -46,6 +46,8 @@ export default defineConfig({
                 TELEGRAM_BASE_URL: "https://telegram.test",
                 ALERT_EMAIL_FROM: "alerts@trackyard.test",
                 ALERT_EMAIL_TO: "ops@trackyard.test,owner@trackyard.test",
+                // Webhook retries at once (worker/test/webhooks.test.ts answers its receivers' hosts with a fake).
+                WEBHOOK_RETRY_SECONDS: "0",
               },
               // Queue deliveries after 50 ms instead of wrangler.toml's seconds.
               queueConsumers: {
@@ -54,6 +56,7 @@ export default defineConfig({
                 // Each entry replaces wrangler.toml's consumer whole: its retries and dead-letter queue are repeated.
                 "trackyard-clicks": { maxBatchTimeout: 0.05, maxBatchSize: 100, maxRetries: 10, deadLetterQueue: "trackyard-clicks-dlq" },
                 "trackyard-clicks-dlq": { maxBatchTimeout: 0.05, maxRetries: 24 },
+                "trackyard-webhooks": { maxBatchTimeout: 0.05, maxBatchSize: 10, maxRetries: 10 },
               },
             },
           })),

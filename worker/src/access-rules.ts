@@ -69,6 +69,15 @@ export const ACCESS = {
   "POST /api/api-keys": "signed-in",
   "DELETE /api/api-keys/:id": "signed-in",
   "GET /api/api-keys/all": "admin",
+  // webhooks out (docs/webhooks.md): each user's own (events by role and features, checked on
+  // subscribing and at every delivery); admins list and manage anyone's
+  "GET /api/webhooks": "signed-in",
+  "POST /api/webhooks": "signed-in",
+  "GET /api/webhooks/all": "admin",
+  "GET /api/webhooks/:id/deliveries": "signed-in",
+  "POST /api/webhooks/:id/test": "signed-in",
+  "POST /api/webhooks/:id/enable": "signed-in",
+  "DELETE /api/webhooks/:id": "signed-in",
   // users (admin)
   "GET /api/users": SCREEN_ACCESS["/users"],
   "POST /api/users": "admin",

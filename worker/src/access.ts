@@ -41,8 +41,8 @@ export function decide(access: Access, user: SessionUser | null, key?: RouteKey)
 /**
  * The resources whose scope a Bearer API key needs for a route
  * (docs/accounts-security.md "API keys"): none where a key never works, which is signing in and
- * out, the account's own password, sessions and two-factor routes, and the API key routes
- * themselves (a stolen key must not mint more keys or lock its owner out). A route open to
+ * out, the account's own password, sessions and two-factor routes, the API key routes
+ * themselves (a stolen key must not mint more keys or lock its owner out), and webhooks. A route open to
  * members by feature needs the scope of any of its features, as a session needs any of them;
  * every other route takes its resource from its path's first segment (null: never for keys).
  */
@@ -53,6 +53,8 @@ const PATH_RESOURCES: Record<string, ApiKeyResource | null> = {
   logout: null,
   account: null,
   "api-keys": null,
+  // a key that could subscribe a URL could copy data out long after it is revoked (routes/webhooks.ts)
+  webhooks: null,
   user: "profile",
   users: "users",
   settings: "settings",

@@ -39,6 +39,7 @@ import { tiktokEventsRoutes } from "./routes/tiktok-events";
 import { trackingRoutes } from "./routes/tracking";
 import { transactionRoutes } from "./routes/transactions";
 import { userRoutes } from "./routes/users";
+import { webhookRoutes } from "./routes/webhooks";
 
 const api = new Hono<AppEnv>()
   .use(async (c, next) => {
@@ -50,6 +51,7 @@ const api = new Hono<AppEnv>()
   .route("/", authRoutes)
   .route("/account", accountRoutes)
   .route("/api-keys", apiKeyRoutes)
+  .route("/webhooks", webhookRoutes)
   .route("/users", userRoutes)
   .route("/settings", settingsRoutes)
   .route("/codes", codeRoutes)

@@ -3,6 +3,7 @@ import type * as schema from "./db/schema";
 import type { Feature, Role, SessionStage } from "./db/schema";
 import type { ArchiveRunParams } from "./retention/config";
 import type { ClickMessage } from "./tracking/click-queue";
+import type { WebhookMessage } from "./webhooks/queue";
 
 export type Db = DrizzleD1Database<typeof schema>;
 
@@ -112,7 +113,16 @@ export interface AlertVars {
   TELEGRAM_BASE_URL?: string;
 }
 
-export type Bindings = Env & Secrets & SyncVars & DomainVars & AppHostVars & CodesVars & ClickStoreBindings & AlertVars;
+/** Webhooks out (docs/webhooks.md): their queue, typed here like the clicks queue, and two [vars] for tests and local use. */
+export interface WebhookBindings {
+  WEBHOOKS_QUEUE: Queue<WebhookMessage>;
+  /** Seconds before a failed delivery's first retry, doubling each time; default 60. */
+  WEBHOOK_RETRY_SECONDS?: string;
+  /** "true" lets webhooks reach this machine and private networks (local use only; unset in wrangler.toml). */
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS?: string;
+}
+
+export type Bindings = Env & Secrets & SyncVars & DomainVars & AppHostVars & CodesVars & ClickStoreBindings & AlertVars & WebhookBindings;
 
 /** Who is calling: loaded once per request from the session row (see auth/session.ts). */
 export interface SessionUser {

@@ -4,6 +4,8 @@ import type { Bindings } from "./env";
 import { runScheduled } from "./jobs";
 import { consumeDeadLetters, consumeEvents, TIKTOK_EVENTS_DLQ_NAME, TIKTOK_EVENTS_QUEUE_NAME } from "./tiktok-events/consume";
 import { CLICKS_DLQ_NAME, CLICKS_QUEUE_NAME, consumeClickDeadLetters, consumeClicks } from "./tracking/click-queue";
+import { consumeWebhooks } from "./webhooks/consume";
+import { WEBHOOKS_QUEUE_NAME } from "./webhooks/queue";
 
 /** The archive Workflow's class: wrangler.toml's [[workflows]] names it. */
 export { ClickArchiveWorkflow } from "./retention/workflow";
@@ -22,6 +24,7 @@ export default {
     if (batch.queue === TIKTOK_EVENTS_DLQ_NAME) return consumeDeadLetters(batch, env);
     if (batch.queue === CLICKS_QUEUE_NAME) return consumeClicks(batch, env);
     if (batch.queue === CLICKS_DLQ_NAME) return consumeClickDeadLetters(batch, env);
+    if (batch.queue === WEBHOOKS_QUEUE_NAME) return consumeWebhooks(batch, env);
     throw new Error(`queue(): no consumer for queue ${batch.queue}`);
   },
 } satisfies ExportedHandler<Bindings>;

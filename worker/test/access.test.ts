@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ACCESS, accessFor, type Access, type RouteKey } from "../src/access";
@@ -10,7 +11,7 @@ import { insertLander } from "../src/db/queries/landers";
 import { insertOffer } from "../src/db/queries/offers";
 import { ruleValues } from "../src/db/queries/rules";
 import { createSpark } from "../src/db/queries/sparks";
-import { alertChannels, apiKeys, campaignPaths, clickArchives, domains, rules } from "../src/db/schema";
+import { alertChannels, apiKeys, campaignPaths, clickArchives, domains, rules, users, webhookSubscriptions } from "../src/db/schema";
 import { ruleInputSchema } from "../src/schemas/rules";
 import { call, db, makeAdmin, makeUser, reauthenticate, type TestUser } from "./helpers";
 
@@ -114,6 +115,15 @@ const sampleApiKey = async (owner: TestUser) => {
   )[0]!.id;
 };
 
+/** A webhook subscription of `owner`'s, written straight to D1 (switched off: nothing is ever sent to it). */
+const sampleWebhook = async (owner: TestUser) =>
+  (
+    await db()
+      .insert(webhookSubscriptions)
+      .values({ userId: owner.id, url: "https://hooks.example.com/access", events: ["conversion.created"], secret: "v1:unused:unused", disabledAt: Date.now() })
+      .returning()
+  )[0]!.id;
+
 const SAMPLES: Record<RouteKey, SampleFor> = {
   "GET /api/setup": () => ({ path: "/api/setup" }),
   // Closed once any user exists: 403 for everyone, signed in or not.
@@ -141,6 +151,19 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   // The caller's own key: a member may revoke only theirs.
   "DELETE /api/api-keys/:id": async (t, caller) => ({ path: `/api/api-keys/${await sampleApiKey(caller ?? t)}` }),
   "GET /api/api-keys/all": () => ({ path: "/api/api-keys/all" }),
+  // A member holding neither Dashboard nor Performance may subscribe to no event (routes/webhooks.ts).
+  "POST /api/webhooks": async (_t, caller) => ({
+    path: "/api/webhooks",
+    json: { url: "https://hooks.example.com/new", events: ["conversion.created"] },
+    status: caller && (await db().select({ role: users.role }).from(users).where(eq(users.id, caller.id)))[0]?.role === "admin" ? 201 : 403,
+  }),
+  "GET /api/webhooks": () => ({ path: "/api/webhooks" }),
+  "GET /api/webhooks/all": () => ({ path: "/api/webhooks/all" }),
+  "GET /api/webhooks/:id/deliveries": async (t, caller) => ({ path: `/api/webhooks/${await sampleWebhook(caller ?? t)}/deliveries` }),
+  // Switched off: the test event is refused until it is enabled.
+  "POST /api/webhooks/:id/test": async (t, caller) => ({ path: `/api/webhooks/${await sampleWebhook(caller ?? t)}/test`, status: 400 }),
+  "POST /api/webhooks/:id/enable": async (t, caller) => ({ path: `/api/webhooks/${await sampleWebhook(caller ?? t)}/enable` }),
+  "DELETE /api/webhooks/:id": async (t, caller) => ({ path: `/api/webhooks/${await sampleWebhook(caller ?? t)}` }),
   "GET /api/users": () => ({ path: "/api/users" }),
   "POST /api/users": () => ({ path: "/api/users", json: { username: `new${crypto.randomUUID().slice(0, 8)}`, password: "a-good-password", role: "user" } }),
   "GET /api/users/assignment-options": () => ({ path: "/api/users/assignment-options" }),

@@ -12,6 +12,8 @@ declare global {
       CLICKS_QUEUE: Queue<import("../src/tracking/click-queue").ClickMessage>;
       CLICK_LIMITER: RateLimit;
       POSTBACK_LIMITER: RateLimit;
+      // Webhooks out (src/env.ts WebhookBindings).
+      WEBHOOKS_QUEUE: Queue<import("../src/webhooks/queue").WebhookMessage>;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -8,6 +8,7 @@ import { rollUpClicks } from "../src/jobs/roll-up-clicks";
 import { evaluateRules } from "../src/rules/evaluate";
 import type { AlertMessage, AlertTarget, ChannelDelivery, DeliverAlert } from "../src/schemas/alerts";
 import { ruleInputSchema, type RuleInputDraft } from "../src/schemas/rules";
+import type { WebhookMessage } from "../src/webhooks/queue";
 import { bodyOf, client, db, idParam, makeAdmin, uniqueName } from "./helpers";
 import { ADVERTISER, configuredEnv, createFakes, fakeHttp, TIKTOK_URL } from "./performance-helpers";
 import { seedCampaign, seedClicks, seedSpend } from "./stats-helpers";
@@ -102,6 +103,31 @@ describe("rule evaluation", () => {
       .where(and(eq(auditLog.action, "rule.fire"), eq(auditLog.entityId, String(s.rule.id))));
     expect(audited).toHaveLength(2);
     expect(audited[0]!.summary).toContain("paused 2 ad group(s)");
+    await s.done();
+  });
+
+  it("puts one rule.fired webhook event per firing on the webhooks queue, with the firing's figures (docs/webhooks.md)", async () => {
+    const s = await scenario({ action: "alert", act: undefined });
+    const queued: MessageSendRequest<WebhookMessage>[] = [];
+    const queue = { sendBatch: async (messages: Iterable<MessageSendRequest<WebhookMessage>>) => void queued.push(...messages) };
+    const webhooks = { WEBHOOKS_QUEUE: queue as unknown as Queue<WebhookMessage> };
+    await evaluateRules(db(), NOW, { deliver: recordingDeliverer().deliver, tiktok: null, webhooks });
+    const [firing] = await s.firings();
+    const mine = queued.map((m) => m.body).filter((b) => b.kind === "event" && b.event.data.rule_id === s.rule.id);
+    expect(mine).toEqual([
+      {
+        kind: "event",
+        mediaBuyer: null,
+        event: expect.objectContaining({
+          type: "rule.fired",
+          id: expect.stringMatching(/^evt_/),
+          data: expect.objectContaining({ firing_id: firing!.id, rule_name: s.rule.name, item_key: `campaign:${s.campaignId}`, action: "alert" }),
+        }),
+      },
+    ]);
+    // Within the cooldown nothing fires, so nothing is emitted.
+    await evaluateRules(db(), NOW + 15 * MINUTE, { deliver: recordingDeliverer().deliver, tiktok: null, webhooks });
+    expect(queued.map((m) => m.body).filter((b) => b.kind === "event" && b.event.data.rule_id === s.rule.id)).toHaveLength(1);
     await s.done();
   });
 

@@ -8,7 +8,7 @@ import type { FetchFn } from "../integrations/http";
 import { isLoopback } from "../lib/hosts";
 import type { AlertMessage, ChannelDelivery, ChannelKind } from "../schemas/alerts";
 import type { AlertConfig } from "./config";
-import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature";
+import { signedJsonHeaders } from "./webhook-signature";
 
 /** What a channel row holds that sending needs. */
 export interface ChannelTarget {
@@ -86,14 +86,19 @@ export function webhookUrlProblem(raw: string): string | null {
   return "Webhook URL must be an https:// address (plain http only for localhost)";
 }
 
-const snippet = (text: string) => {
+/** A service's answer cut to one short line for a delivery's detail. */
+export const snippet = (text: string) => {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > 160 ? `${flat.slice(0, 160)}…` : flat;
 };
 
-async function post(deps: SendDeps, url: string, init: RequestInit): Promise<{ status: number; text: string } | { error: string }> {
+/**
+ * One POST cut off after CHANNEL_TIMEOUT_MS, with redirects answered rather than followed (a
+ * redirect is reported as the failure it is). Shared with webhooks out (webhooks/consume.ts).
+ */
+export async function postWithoutRedirects(fetch: FetchFn, url: string, init: RequestInit): Promise<{ status: number; text: string } | { error: string }> {
   try {
-    const res = await deps.fetch(url, { ...init, method: "POST", redirect: "manual", signal: AbortSignal.timeout(CHANNEL_TIMEOUT_MS) });
+    const res = await fetch(url, { ...init, method: "POST", redirect: "manual", signal: AbortSignal.timeout(CHANNEL_TIMEOUT_MS) });
     return { status: res.status, text: await res.text().catch(() => "") };
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
@@ -106,7 +111,7 @@ function outcome(channel: ChannelTarget, ok: boolean, status: number | null, det
 }
 
 async function sendSlack(channel: ChannelTarget, message: AlertMessage, deps: SendDeps): Promise<SendOutcome> {
-  const answer = await post(deps, slackUrl(channel.secret, deps.config.slackBaseUrl), {
+  const answer = await postWithoutRedirects(deps.fetch, slackUrl(channel.secret, deps.config.slackBaseUrl), {
     headers: { "content-type": "application/json" },
     body: JSON.stringify(slackBody(message, deps.config.appOrigin)),
   });
@@ -139,7 +144,7 @@ async function sendTelegram(channel: ChannelTarget, message: AlertMessage, deps:
     // Plain text (no parse_mode): alert titles carry campaign names, which Markdown would mangle.
     body: JSON.stringify({ chat_id: channel.settings.chatId, text: plainText(message, deps.config.appOrigin), disable_web_page_preview: true }),
   };
-  let answer = await post(deps, url, init);
+  let answer = await postWithoutRedirects(deps.fetch, url, init);
   let retried = false;
   for (;;) {
     if ("error" in answer) return outcome(channel, false, null, `not reached (${answer.error.replaceAll(channel.secret, "<token>")})`);
@@ -154,7 +159,7 @@ async function sendTelegram(channel: ChannelTarget, message: AlertMessage, deps:
       if (!retried && typeof wait === "number" && wait <= TELEGRAM_MAX_RETRY_AFTER_S) {
         retried = true;
         await deps.sleep(wait * 1000);
-        answer = await post(deps, url, init);
+        answer = await postWithoutRedirects(deps.fetch, url, init);
         continue;
       }
       return outcome(channel, false, 429, `rate limited (retry after ${wait ?? "?"} s)${retried ? " again after one wait" : ""}, not sent`);
@@ -168,14 +173,8 @@ async function sendWebhook(channel: ChannelTarget, message: AlertMessage, deps: 
   if (problem) return outcome(channel, false, null, problem);
   const link = absoluteLink(message, deps.config.appOrigin);
   const body = JSON.stringify({ ...message, link, sentAt: new Date(deps.now()).toISOString() });
-  const timestamp = Math.floor(deps.now() / 1000);
-  const answer = await post(deps, channel.settings.url!, {
-    headers: {
-      "content-type": "application/json",
-      "user-agent": "Trackyard-Alerts",
-      [TIMESTAMP_HEADER]: String(timestamp),
-      [SIGNATURE_HEADER]: await signWebhook(channel.secret, timestamp, body),
-    },
+  const answer = await postWithoutRedirects(deps.fetch, channel.settings.url!, {
+    headers: await signedJsonHeaders(channel.secret, deps.now(), body, "Trackyard-Alerts"),
     body,
   });
   if ("error" in answer) return outcome(channel, false, null, `not reached (${answer.error})`);

@@ -14,6 +14,17 @@ export async function signWebhook(secret: string, timestamp: number, body: strin
   return `sha256=${hex(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${body}`)))}`;
 }
 
+/** The headers of a signed JSON delivery: alert channels' generic webhook and webhooks out alike. */
+export async function signedJsonHeaders(secret: string, nowMs: number, body: string, userAgent: string): Promise<Record<string, string>> {
+  const timestamp = Math.floor(nowMs / 1000);
+  return {
+    "content-type": "application/json",
+    "user-agent": userAgent,
+    [TIMESTAMP_HEADER]: String(timestamp),
+    [SIGNATURE_HEADER]: await signWebhook(secret, timestamp, body),
+  };
+}
+
 /** A new signing secret: 32 random bytes, hex, shown to the admin once when the channel is saved. */
 export function newSigningSecret(): string {
   return hex(crypto.getRandomValues(new Uint8Array(32)).buffer);

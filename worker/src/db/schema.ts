@@ -23,6 +23,7 @@ import {
   type RuleScope,
 } from "../schemas/rules";
 import type { PathWeights } from "../schemas/paths";
+import type { WebhookEventType } from "../schemas/webhooks";
 
 const nowMs = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
 const createdAt = () => integer("created_at").notNull().default(nowMs);
@@ -583,6 +584,8 @@ export const cakeConversions = sqliteTable(
     pullRunId: integer("pull_run_id"),
     retiredAt: integer("retired_at"),
     retiredReason: text("retired_reason", { enum: ["same-click", "grace"] }),
+    /** When its `conversion.created` webhook event was emitted (webhooks/emit.ts): set once, so a re-pull sends nothing again. */
+    webhookAt: integer("webhook_at"),
   },
   (t) => [index("cake_conversions_date_idx").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3), index("cake_conversions_click_idx").on(t.offerId, t.subid2)],
 );
@@ -1168,4 +1171,53 @@ export const ruleFirings = sqliteTable(
     note: text("note").notNull().default(""),
   },
   (t) => [index("rule_firings_rule_item_at_idx").on(t.ruleId, t.itemKey, t.firedAt), index("rule_firings_rule_at_idx").on(t.ruleId, t.firedAt)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks out (docs/webhooks.md): each user's subscriptions of an https:// URL to events, and
+// every delivery attempt. Events themselves travel in the webhooks queue's messages.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One subscription. `secret` is the signing secret encrypted with the two-factor key
+ * (auth/two-factor.ts, associated data `webhook:<user id>`): it must be readable to sign, and is
+ * shown to its owner once. `failures` counts consecutive failed attempts; at
+ * WEBHOOK_DISABLE_AFTER_FAILURES the subscription is `disabledAt` until its owner enables it again.
+ */
+export const webhookSubscriptions = sqliteTable(
+  "webhook_subscriptions",
+  {
+    id: integer("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    events: text("events", { mode: "json" }).$type<WebhookEventType[]>().notNull(),
+    secret: text("secret").notNull(),
+    createdAt: createdAt(),
+    failures: integer("failures").notNull().default(0),
+    disabledAt: integer("disabled_at"),
+    disabledReason: text("disabled_reason"),
+  },
+  (t) => [index("webhook_subscriptions_user_idx").on(t.userId)],
+);
+
+/** One delivery attempt: its answer's status (null: no answer) or the error, and how long it took. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey(),
+    subscriptionId: integer("subscription_id")
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    eventId: text("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    attempt: integer("attempt").notNull(),
+    ok: integer("ok", { mode: "boolean" }).notNull(),
+    status: integer("status"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("webhook_deliveries_subscription_idx").on(t.subscriptionId, t.id)],
 );

@@ -22,6 +22,7 @@ import { machine, STATUS_LABELS } from "./machine";
 import { stepLog, type StepLog } from "./step-log";
 import { asSentence } from "./text";
 import { NamecheapError, type Namecheap } from "./namecheap";
+import { emitWebhookEvents, webhookEvent } from "../webhooks/emit";
 
 /** Cloudflare allows one activation re-check an hour on the Free plan (every 5 minutes on paid plans). */
 export const ACTIVATION_CHECK_INTERVAL_MS = 60 * 60 * 1000;
@@ -168,6 +169,20 @@ async function runPipeline(deps: DomainDeps, nc: Namecheap, cf: Cloudflare, held
       nowOf(deps),
       outcome("active", "Live on this Worker."),
     );
+    // It was configuring_dns until now (this step holds only such rows): it just became active.
+    if (active) {
+      await emitWebhookEvents(deps.env, [
+        {
+          event: await webhookEvent("domain.active", `${active.id}:${active.configuredAt ?? nowOf(deps)}`, nowOf(deps), {
+            domain_id: active.id,
+            domain: active.domain,
+            host,
+            configured_at: active.configuredAt === null ? null : new Date(active.configuredAt).toISOString(),
+          }),
+          mediaBuyer: null,
+        },
+      ]);
+    }
     return { success: true, message, domain: active };
   } catch (err) {
     if (!isExternal(err)) {

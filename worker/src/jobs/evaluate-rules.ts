@@ -18,6 +18,7 @@ export function evaluateRulesJob(deliverer: (env: Bindings, db: Db) => DeliverAl
       const deps: RuleDeps = {
         deliver: deliverer(env, db),
         tiktok: setup.config ? createAdGroupStatusClient(setup.config.client, setup.config.advertiserIds, tiktokOptions) : null,
+        webhooks: env,
       };
       const result = await evaluateRules(db, now, deps);
       if (result.fired || result.skipped)

@@ -1,25 +1,21 @@
 import { and, eq, sql } from "drizzle-orm";
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { decide } from "../access";
 import { audit } from "../audit/record";
 import { clearKeyCache, newApiKey } from "../auth/api-key";
 import { activeApiKey, listApiKeys } from "../db/queries/api-keys";
 import { apiKeys } from "../db/schema";
-import type { AppEnv, SessionUser } from "../env";
-import { ApiError, forbidden, notFound } from "../lib/errors";
+import type { AppEnv } from "../env";
+import { forbidden, notFound } from "../lib/errors";
 import { isoOrNull, iso } from "../lib/time";
+import { signedInUser } from "../lib/request";
 import { validate } from "../lib/validate";
 import { API_KEY_RESOURCES, createApiKeySchema, type ApiKeyResource, type ApiKeyScope } from "../schemas/api-keys";
 import { idParam } from "../schemas/common";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Access control already refused anonymous callers; this only narrows the type. */
-function me(c: Context<AppEnv>): SessionUser {
-  const user = c.get("user");
-  if (!user) throw new ApiError(401, "You are not signed in");
-  return user;
-}
+const me = signedInUser;
 
 type KeyRow = Awaited<ReturnType<typeof listApiKeys>>[number];
 const shown = (k: KeyRow) => ({

@@ -20,6 +20,7 @@ import { postbackSetup } from "../sync/config";
 import { produceSends } from "../tiktok-events/produce";
 import { constantTimeEqual } from "../lib/constant-time";
 import { visitorKey } from "../tracking/rate-limit";
+import { emitConversionsCreated } from "../webhooks/emit";
 
 const encoder = new TextEncoder();
 const digest = async (text: string) => crypto.subtle.digest("SHA-256", encoder.encode(text));
@@ -89,5 +90,7 @@ export const postbackRoutes = new Hono<AppEnv>().get("/cake", getOnly, rateLimit
     const seen = { conversionId: q.leadid, disposition: "", subid2: q.s2, revenueCents, eventAt: receivedAt };
     await produceSends(db, c.env, [seen], receivedAt).catch((err: unknown) => console.error("postback: not handed on to TikTok", err));
   }
+  // To webhook subscribers once per conversion, whichever of the postback and the pull saw it first.
+  if (result === "counted") await emitConversionsCreated(db, c.env, [q.leadid], receivedAt);
   return c.json({ ok: true, result }, 200);
 });

@@ -8,7 +8,8 @@ import { rawBatch } from "../db/raw-batch";
 import { claimFirings, finishFiring, listEnabledRules, readEvaluationData, type DayRange, type NewFiring, type RuleRow } from "../db/queries/rules";
 import { reportTimeZone } from "../db/queries/settings";
 import type { SQL } from "drizzle-orm";
-import type { Db } from "../env";
+import type { Bindings, Db } from "../env";
+import { emitWebhookEvents, webhookEvent, type Emitted } from "../webhooks/emit";
 import type { AdGroupStatusClient } from "../integrations/tiktok";
 import type { AlertMessage, ChannelDelivery, DeliverAlert } from "../schemas/alerts";
 import { describeCondition, describeWindow, formatFigure, RULE_METRIC_INFO, RULE_METRICS, type AdGroupOutcome, type RuleFigures } from "../schemas/rules";
@@ -19,6 +20,8 @@ export interface RuleDeps {
   deliver: DeliverAlert;
   /** Pauses and resumes ad groups; null when TikTok is not configured (the firing says so). */
   tiktok: AdGroupStatusClient | null;
+  /** Where `rule.fired` webhook events go (docs/webhooks.md); none: not emitted. */
+  webhooks?: Pick<Bindings, "WEBHOOKS_QUEUE">;
 }
 
 const RULES_ACTOR = { id: null, username: "rules" };
@@ -75,6 +78,7 @@ export async function evaluateRules(db: Db, now: number, deps: RuleDeps): Promis
     claims.map((c) => c.firing),
   );
   const finished: SQL[] = [];
+  const emitted: Emitted[] = [];
   for (const [i, claim] of claims.entries()) {
     const id = ids[i];
     if (id === null || id === undefined) continue;
@@ -85,10 +89,25 @@ export async function evaluateRules(db: Db, now: number, deps: RuleDeps): Promis
     const { rule, item, figures, adGroups } = claim.act;
     finished.push(...(await fire(db, id, rule, item, figures, adGroups, deps)));
     result.fired++;
+    if (deps.webhooks) emitted.push({ event: await firedEvent(rule, id, item, figures, now), mediaBuyer: null });
   }
   for (let i = 0; i < finished.length; i += FINISH_BATCH) await rawBatch(db, finished.slice(i, i + FINISH_BATCH));
+  // After the firings are written, so a receiver reading the rule's history finds them.
+  if (deps.webhooks) await emitWebhookEvents(deps.webhooks, emitted);
   return result;
 }
+
+/** A claimed firing as a `rule.fired` webhook event: one per firing (its id). */
+const firedEvent = (rule: RuleRow, firingId: number, item: ScopeItem, figures: RuleFigures, now: number) =>
+  webhookEvent("rule.fired", String(firingId), now, {
+    firing_id: firingId,
+    rule_id: rule.id,
+    rule_name: rule.name,
+    item_key: item.key,
+    item_label: item.label,
+    action: actionOf(rule),
+    figures,
+  });
 
 /** Two statements a firing: its answers and its audit entry. */
 const FINISH_BATCH = 200;

@@ -21,6 +21,7 @@ export const AUDIT_KINDS = [
   "channel",
   "rule",
   "api_key",
+  "webhook",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -39,6 +40,7 @@ export const AUDIT_KIND_LABELS: Record<AuditKind, string> = {
   channel: "Alert channels",
   rule: "Rules",
   api_key: "API keys",
+  webhook: "Webhooks",
 };
 
 export const AUDIT_PAGE_SIZE = 50;

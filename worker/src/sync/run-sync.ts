@@ -14,6 +14,7 @@ import { ExternalApiError, type HttpOptions } from "../integrations/http";
 import { iso, isoOrNull } from "../lib/time";
 import type { CakeConversion } from "../integrations/cake";
 import { produceSends, seenConversion } from "../tiktok-events/produce";
+import { emitConversionsCreated } from "../webhooks/emit";
 import { syncCake } from "./cake-sync";
 import { cakeSetup, tiktokSetup } from "./config";
 import { syncTikTok } from "./tiktok-sync";
@@ -83,7 +84,16 @@ type SyncResult = { rowsFetched: number; rowsUpserted: number; error: string | n
 function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { db: Db; http: HttpOptions; now: number; days: DayRange }) {
   if (source === "cake") {
     const { problems, config } = cakeSetup(env, timeZone);
-    const onConversions = (conversions: CakeConversion[]) => produceSends(input.db, env, conversions.map(seenConversion(input.now)), input.now);
+    const onConversions = (conversions: CakeConversion[]) =>
+      Promise.all([
+        produceSends(input.db, env, conversions.map(seenConversion(input.now)), input.now),
+        emitConversionsCreated(
+          input.db,
+          env,
+          conversions.map((c) => c.conversionId),
+          input.now,
+        ),
+      ]);
     return { problems, run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, onConversions })) };
   }
   const { problems, config } = tiktokSetup(env);

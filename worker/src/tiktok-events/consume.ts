@@ -22,6 +22,7 @@ import type { FetchFn } from "../integrations/http";
 import { sendEvents, TIKTOK_EVENTS_PER_CALL, type TikTokEvent, type TikTokEventsConfig } from "../integrations/tiktok-events";
 import { sha256Hex } from "../lib/encoding";
 import { createDb } from "../middleware/database";
+import { emitSentToTikTok } from "../webhooks/emit";
 import { loadEventsSetup } from "./setup";
 
 export const TIKTOK_EVENTS_QUEUE_NAME = "trackyard-tiktok-events";
@@ -93,6 +94,7 @@ function propertiesOf(row: LeasedSend): TikTokEvent["properties"] | null {
 
 interface Delivery {
   db: Db;
+  env: Pick<Bindings, "WEBHOOKS_QUEUE">;
   config: TikTokEventsConfig;
   fetch?: FetchFn;
   now: () => number;
@@ -128,8 +130,16 @@ async function deliver(d: Delivery, rows: LeasedSend[]): Promise<void> {
   const ids = rows.map((r) => r.id);
   const at = d.now();
   switch (outcome.kind) {
-    case "sent":
-      return void (await markSent(d.db, d.token, ids, at));
+    case "sent": {
+      // Then on to webhook subscribers, once per send (only what this holder marked).
+      const marked = await markSent(d.db, d.token, ids, at);
+      return emitSentToTikTok(
+        d.db,
+        d.env,
+        rows.filter((r) => marked.has(r.id)),
+        at,
+      );
+    }
     case "retry":
       d.halted = { code: outcome.code, message: outcome.message };
       return release(d, rows, outcome.code, outcome.message);
@@ -168,7 +178,7 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Bindings,
         now(),
       );
     } else {
-      const d: Delivery = { db, config, fetch: deps.fetch, now, token, leaseUntil, splitCalls: 0, halted: null, retry };
+      const d: Delivery = { db, env, config, fetch: deps.fetch, now, token, leaseUntil, splitCalls: 0, halted: null, retry };
       for (let i = 0; i < leased.length; i += TIKTOK_EVENTS_PER_CALL) await deliver(d, leased.slice(i, i + TIKTOK_EVENTS_PER_CALL));
     }
   } catch (err) {

@@ -4,8 +4,9 @@ import { ApiKeysCard } from "./components/api-keys-card";
 import { PasswordCard } from "./components/password-card";
 import { SessionsCard } from "./components/sessions-card";
 import { TwoFactorCard } from "./components/two-factor-card";
+import { WebhooksCard } from "./components/webhooks-card";
 
-/** /account: the signed-in user's own password, two-factor sign-in, sessions and API keys. */
+/** /account: the signed-in user's own password, two-factor sign-in, sessions, API keys and webhooks. */
 export default function AccountScreen() {
   const { data: user } = useUser();
   const mustSetUp = user?.mustSetUpTwoFactor === true;
@@ -17,6 +18,7 @@ export default function AccountScreen() {
           <TwoFactorCard required={mustSetUp} />
           {mustSetUp ? null : <SessionsCard />}
           {mustSetUp ? null : <ApiKeysCard />}
+          {mustSetUp ? null : <WebhooksCard />}
         </div>
         {mustSetUp ? null : <PasswordCard />}
       </div>

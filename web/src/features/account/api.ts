@@ -2,6 +2,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { api, unwrap } from "@/lib/api";
 import { userQuery } from "@/lib/auth";
 import type { CreateApiKeyInput } from "../../../../worker/src/schemas/api-keys";
+import type { CreateWebhookInput } from "../../../../worker/src/schemas/webhooks";
 import type { ChangePasswordInput, OwnFactorsInput } from "../../../../worker/src/schemas/auth";
 
 const account = api.account;
@@ -79,5 +80,46 @@ export function useRevokeApiKey() {
   return useMutation({
     mutationFn: (id: number) => unwrap(api["api-keys"][":id"].$delete({ param: { id: String(id) } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ["api-keys"] }),
+  });
+}
+
+/** The user's own webhook subscriptions (docs/webhooks.md); admins also read everyone's. */
+export const webhooksQuery = queryOptions({ queryKey: ["webhooks", "own"], queryFn: () => unwrap(api.webhooks.$get()) });
+export const useWebhooks = () => useQuery(webhooksQuery);
+export const allWebhooksQuery = queryOptions({ queryKey: ["webhooks", "all"], queryFn: () => unwrap(api.webhooks.all.$get()) });
+export const useAllWebhooks = (enabled: boolean) => useQuery({ ...allWebhooksQuery, enabled });
+
+/**
+ * One subscription's latest deliveries, while its log is open. Polled, since a test event and
+ * retries arrive through the queue after the click that caused them.
+ */
+export const useWebhookDeliveries = (id: number | null) =>
+  useQuery({
+    queryKey: ["webhooks", "deliveries", id],
+    queryFn: () => unwrap(api.webhooks[":id"].deliveries.$get({ param: { id: String(id) } })),
+    enabled: id !== null,
+    refetchInterval: 3_000,
+  });
+
+/** A new subscription: the answer holds its signing secret, shown this once. */
+export function useCreateWebhook() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (json: CreateWebhookInput) => unwrap(api.webhooks.$post({ json })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["webhooks"] }),
+  });
+}
+
+export function useWebhookAction() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, action }: { id: number; action: "test" | "enable" | "delete" }): Promise<void> => {
+      const param = { param: { id: String(id) } };
+      const one = api.webhooks[":id"];
+      if (action === "test") await unwrap(one.test.$post(param));
+      else if (action === "enable") await unwrap(one.enable.$post(param));
+      else await unwrap(one.$delete(param));
+    },
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["webhooks"] }),
   });
 }

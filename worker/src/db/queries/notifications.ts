@@ -11,7 +11,7 @@ export interface NewNotification {
   text: string;
   link: string | null;
   severity: AlertSeverity;
-  sourceKind: "rule" | "builtin" | "channel";
+  sourceKind: "rule" | "builtin" | "channel" | "webhook";
 }
 
 /** One notification for every admin, written in one statement (an admin added later does not see old ones). */
@@ -32,6 +32,10 @@ export const notifyAdmins = (db: Db, n: NewNotification, now: number) =>
       .from(users)
       .where(eq(users.role, "admin")),
   );
+
+/** One notification for one user (a webhook subscription of theirs was switched off). */
+export const notifyUser = (db: Db, userId: string, n: NewNotification, now: number) =>
+  db.insert(notifications).values({ userId, title: n.title, text: n.text, link: n.link, severity: n.severity, sourceKind: n.sourceKind, createdAt: now });
 
 export async function listNotifications(db: Db, userId: string) {
   const [items, [unread]] = await Promise.all([

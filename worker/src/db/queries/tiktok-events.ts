@@ -210,14 +210,18 @@ export async function leaseSends(db: Db, ids: readonly number[], token: string, 
   return (leased?.results ?? []) as LeasedSend[];
 }
 
-/** TikTok took them (code 0). */
-export const markSent = (db: Db, token: string, ids: readonly number[], now: number) =>
+/** TikTok took them (code 0); answers the ids this holder marked (each is marked sent once). */
+export const markSent = async (db: Db, token: string, ids: readonly number[], now: number): Promise<Set<number>> =>
   ids.length
-    ? db.run(sql`
-        update tiktok_event_sends set status = 'sent', sent_at = ${now}, updated_at = ${now}, lease_until = null, lease_token = null,
-          code = null, message = null, failure_kind = null
-        where ${heldBy(token, ids)}`)
-    : Promise.resolve();
+    ? new Set(
+        (
+          await db.all<{ id: number }>(sql`
+            update tiktok_event_sends set status = 'sent', sent_at = ${now}, updated_at = ${now}, lease_until = null, lease_token = null,
+              code = null, message = null, failure_kind = null
+            where ${heldBy(token, ids)} returning id`)
+        ).map((r) => r.id),
+      )
+    : new Set();
 
 /** They cannot be sent as things are: kept as `failed` with TikTok's code and message and the kind, for 'Resend failed'. */
 export const markFailed = (

@@ -4,7 +4,6 @@ import { Instant } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
@@ -21,6 +20,7 @@ import {
   type ApiKeyScope,
 } from "../../../../../worker/src/schemas/api-keys";
 import { useAllApiKeys, useApiKeys, useCreateApiKey, useRevokeApiKey } from "../api";
+import { ShownOnceDialog } from "./shown-once-dialog";
 
 type ApiKey = NonNullable<ReturnType<typeof useApiKeys>["data"]>[number];
 
@@ -136,27 +136,17 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
 }
 
 /** A new key, shown this once with a copy button. */
-function NewKeyDialog({ apiKey, onClose }: { apiKey: string | null; onClose(): void }) {
-  return (
-    <Dialog
-      open={apiKey !== null}
-      onOpenChange={(open) => (open ? undefined : onClose())}
-      title="Copy your new API key"
-      description="It is shown only this once: Trackyard keeps only a fingerprint of it. Send it as Authorization: Bearer <key>."
-      footer={<Button onClick={onClose}>Done</Button>}
-    >
-      <div className="flex items-center gap-2">
-        <code
-          data-testid="new-api-key"
-          className="min-w-0 flex-1 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm text-slate-800 ring-1 ring-inset ring-slate-200"
-        >
-          {apiKey}
-        </code>
-        {apiKey ? <CopyButton text={apiKey} label="Copy the key" successTitle="API key copied" /> : null}
-      </div>
-    </Dialog>
-  );
-}
+const NewKeyDialog = ({ apiKey, onClose }: { apiKey: string | null; onClose(): void }) => (
+  <ShownOnceDialog
+    value={apiKey}
+    onClose={onClose}
+    title="Copy your new API key"
+    description="It is shown only this once: Trackyard keeps only a fingerprint of it. Send it as Authorization: Bearer <key>."
+    testId="new-api-key"
+    copyLabel="Copy the key"
+    copiedTitle="API key copied"
+  />
+);
 
 function KeyList({ keys, label, showOwner, onRevoke }: { keys: ApiKey[]; label: string; showOwner: boolean; onRevoke(key: ApiKey): void }) {
   if (keys.length === 0) return <p className="text-sm text-slate-500">No API keys yet.</p>;
