@@ -14,6 +14,7 @@ import { ACCESS, keyResources, levelOf, type Access, type RouteKey } from "../ac
 import { SESSION_COOKIE } from "../auth/session";
 import { API_KEY_LIMIT_PER_MINUTE } from "../schemas/api-keys";
 import { validationOf, type Validation } from "../lib/validate";
+import type { ApiDescription } from "./description";
 import { OPERATIONS, TAGS } from "./operations";
 
 export const BEARER = "bearerAuth";
@@ -188,14 +189,14 @@ function operation(routes: readonly RouterRoute[], key: RouteKey, access: Access
 }
 
 /** The document for the routes mounted under /api (their paths as Hono holds them, /api/...). */
-export function openApiDocument(routes: readonly RouterRoute[]) {
+export function openApiDocument(routes: readonly RouterRoute[]): ApiDescription {
   const paths: ZodOpenApiPathsObject = {};
   for (const [key, access] of Object.entries(ACCESS) as [RouteKey, Access][]) {
     const [method, path] = key.split(" ") as [string, string];
     const item = (paths[openApiPath(path)] ??= {});
     item[method.toLowerCase() as "get"] = operation(routes, key, access);
   }
-  return createDocument({
+  const document = createDocument({
     openapi: "3.1.0",
     info: {
       title: "Trackyard API",
@@ -237,4 +238,6 @@ export function openApiDocument(routes: readonly RouterRoute[]) {
       },
     },
   });
+  // The document as JSON types (description.ts): worker/test/openapi.test.ts checks the shape.
+  return document as unknown as ApiDescription;
 }

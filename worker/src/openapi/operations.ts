@@ -99,11 +99,11 @@ export const OPERATIONS: Record<RouteKey, OperationWords> = {
     response: {
       description: "The key itself, shown this once, and the key as lists show it.",
       example: {
-        key: "ty_Q2hhbmdlIG1lOiB0aGlzIGlzIG5vdCBhIHJlYWwga2V5IQ",
+        key: "ty_Tm90IGEgcmVhbCBrZXk6IGFuIGV4YW1wbGUgb25seS4",
         apiKey: {
           id: 7,
           name: "Reporting sheet",
-          prefix: "ty_Q2hhbm",
+          prefix: "ty_Tm90IG",
           scopes: ["dashboard:read", "offers:read"],
           owner: { id: 1, username: "owner" },
           createdAt: "2026-11-26T10:00:00.000Z",
