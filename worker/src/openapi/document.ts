@@ -17,8 +17,8 @@ import { validationOf, type Validation } from "../lib/validate";
 import type { ApiDescription } from "./description";
 import { OPERATIONS, TAGS } from "./operations";
 
-export const BEARER = "bearerAuth";
-export const COOKIE = "cookieAuth";
+const BEARER = "bearerAuth";
+const COOKIE = "cookieAuth";
 
 /** The one error shape of every refusal (lib/errors.ts ApiErrorBody). */
 const errorBody = z
@@ -43,7 +43,7 @@ const rateHeaderSchemas = {
 const rateHeaders = Object.fromEntries(Object.keys(rateHeaderSchemas).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /** The access table's rule, in words. */
-export function whoMayCall(access: Access): string {
+function whoMayCall(access: Access): string {
   if (access === "public") return "Anyone, signed in or not.";
   if (access === "signed-in") return "Any signed-in user.";
   if (access === "admin") return "Admins only.";
@@ -115,7 +115,7 @@ const operationId = (key: RouteKey) => {
 };
 
 /** `/api/offers/:id` → `/api/offers/{id}`. */
-export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
 
 function operation(routes: readonly RouterRoute[], key: RouteKey, access: Access): ZodOpenApiOperationObject {
   const [method, path] = key.split(" ") as [string, string];
