@@ -50,6 +50,8 @@ export const ACCESS = {
   // the second sign-in step: authenticated by its own short-lived session (routes/auth.ts)
   "POST /api/login/second-factor": "public",
   "POST /api/logout": "public",
+  // the API's OpenAPI description: no data in it, and tools read it before they hold a key (routes/openapi.ts)
+  "GET /api/openapi.json": "public",
   "GET /api/user": "signed-in",
   // what scopes the caller's view of the data (their assignments), for the screens to say
   "GET /api/user/scope": "signed-in",

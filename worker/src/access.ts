@@ -101,8 +101,12 @@ export const levelOf = (method: string): ApiKeyLevel => (method === "GET" || met
 
 export type KeyDecision = { allowed: true } | { allowed: false; never: true } | { allowed: false; never: false; scopes: string[] };
 
+/** Public routes a key may call too, with no scope: the API's description, which a tool holding a key reads first. */
+const KEYS_NEED_NO_SCOPE: ReadonlySet<RouteKey> = new Set<RouteKey>(["GET /api/openapi.json"]);
+
 /** Whether a key's scopes let it call a route with this method (the access table is asked as well, as for a session). */
 export function decideKey(scopes: readonly string[], key: RouteKey, access: Access, method: string): KeyDecision {
+  if (KEYS_NEED_NO_SCOPE.has(key)) return { allowed: true };
   const resources = keyResources(key, access);
   if (resources.length === 0) return { allowed: false, never: true };
   const level = levelOf(method);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
+import type { RouterRoute } from "hono/types";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
 import { withRoutePreloads } from "./lib/route-preloads";
@@ -23,6 +24,7 @@ import { domainRoutes } from "./routes/domains";
 import { invoiceRoutes } from "./routes/invoices";
 import { landerRoutes } from "./routes/landers";
 import { notificationRoutes } from "./routes/notifications";
+import { openApiRoutes } from "./routes/openapi";
 import { offerRoutes } from "./routes/offers";
 import { pathRoutes } from "./routes/paths";
 import { splitTestRoutes } from "./routes/split-tests";
@@ -76,7 +78,14 @@ const api = new Hono<AppEnv>()
   .route("/alert-channels", alertChannelRoutes)
   .route("/notifications", notificationRoutes)
   .route("/builtin-alerts", builtinAlertRoutes)
-  .route("/rules", ruleRoutes);
+  .route("/rules", ruleRoutes)
+  // The description of every route above, read off the app's routes once it is built.
+  .route("/openapi.json", openApiRoutes(appRoutes));
+
+/** Every route of the app, for its description (typed here: the app's own type cannot depend on itself). */
+function appRoutes(): readonly RouterRoute[] {
+  return app.routes;
+}
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,

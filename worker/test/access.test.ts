@@ -132,6 +132,7 @@ const SAMPLES: Record<RouteKey, SampleFor> = {
   // Without a password-checked sign-in waiting for its code, everyone gets the same 401.
   "POST /api/login/second-factor": () => ({ path: "/api/login/second-factor", json: { code: "123456" }, status: 401 }),
   "POST /api/logout": () => ({ path: "/api/logout" }),
+  "GET /api/openapi.json": () => ({ path: "/api/openapi.json" }),
   "GET /api/user": () => ({ path: "/api/user" }),
   "GET /api/user/scope": () => ({ path: "/api/user/scope" }),
   "POST /api/account/password": (_t, caller) => ({

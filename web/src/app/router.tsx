@@ -17,6 +17,7 @@ const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
 const ChannelsScreen = lazy(() => import("@/features/alert-channels/channels-screen"));
 const BuiltInAlertsScreen = lazy(() => import("@/features/built-in-alerts/built-in-alerts-screen"));
 const RuleEditorScreen = lazy(() => import("@/features/rules/rule-editor-screen"));
+const ApiReferenceScreen = lazy(() => import("@/features/api-reference/api-reference-screen"));
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -131,6 +132,17 @@ export const router = createBrowserRouter([
               <RequireAccess requires="admin">
                 <Suspense fallback={screenFallback}>
                   <BuiltInAlertsScreen />
+                </Suspense>
+              </RequireAccess>
+            ),
+          },
+          {
+            // The API's reference, reached from Account's API keys card, opened to the same people as Account.
+            path: "/account/api",
+            element: (
+              <RequireAccess requires={SCREEN_ACCESS["/account"]}>
+                <Suspense fallback={screenFallback}>
+                  <ApiReferenceScreen />
                 </Suspense>
               </RequireAccess>
             ),

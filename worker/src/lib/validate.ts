@@ -19,12 +19,25 @@ export function invalidInput(target: keyof ValidationTargets, error: core.$ZodEr
   return new ApiError(400, details.length === 1 ? first : `Invalid ${TARGET_NAMES[target]}: ${first}`, details);
 }
 
+/** What a `validate` middleware checks: the OpenAPI description reads it off the routes (openapi/document.ts). */
+export interface Validation {
+  target: keyof ValidationTargets;
+  schema: ZodType;
+}
+const validations = new WeakMap<object, Validation>();
+
+/** The target and schema a route's handler validates, if it is a `validate` middleware. */
+export const validationOf = (handler: object): Validation | undefined => validations.get(handler);
+
 /**
  * zod validation for every input, failing with our JSON error shape (`invalidInput`). Nothing
  * reads a body or query unchecked.
  */
-export const validate = <T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) =>
-  zValidator(target, schema, (result) => {
+export const validate = <T extends ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) => {
+  const middleware = zValidator(target, schema, (result) => {
     if (result.success) return;
     throw invalidInput(target, result.error);
   });
+  validations.set(middleware, { target, schema });
+  return middleware;
+};

@@ -1,4 +1,5 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, member, renderWithUser } from "@/test/render";
 import { ApiKeysCard } from "./api-keys-card";
@@ -58,8 +59,15 @@ describe("the API keys card", () => {
 
   it("offers only the scopes the user holds, shows a new key once, and lists it with its last use", async () => {
     const calls = fakeApi([keyJson(1, "Old sheet")]);
-    renderWithUser(<ApiKeysCard />, member(["sparks"]));
+    renderWithUser(
+      <MemoryRouter>
+        <ApiKeysCard />
+      </MemoryRouter>,
+      member(["sparks"]),
+    );
     const list = await screen.findByRole("list", { name: "Your API keys" });
+    // Where every route and its scope are described.
+    expect(screen.getByRole("link", { name: "API reference" }).getAttribute("href")).toBe("/account/api");
     expect(within(list).getByText("Old sheet")).toBeTruthy();
     expect(within(list).getByText(/from 198\.51\.100\.4/)).toBeTruthy();
 
@@ -91,7 +99,12 @@ describe("the API keys card", () => {
   it("revokes a key after asking; an admin also revokes other users' keys", async () => {
     const someone = { ...member(), id: "00000000-0000-4000-8000-000000000009", username: "ben" };
     const calls = fakeApi([keyJson(1, "Mine", admin())], [keyJson(1, "Mine", admin()), keyJson(2, "Ben's bot", someone)]);
-    renderWithUser(<ApiKeysCard />, admin());
+    renderWithUser(
+      <MemoryRouter>
+        <ApiKeysCard />
+      </MemoryRouter>,
+      admin(),
+    );
     const others = await screen.findByRole("list", { name: "Other users' API keys" });
     expect(within(others).queryByText("Mine")).toBeNull();
     fireEvent.click(within(others).getByRole("button", { name: "Revoke Ben's bot of ben" }));

@@ -1,5 +1,6 @@
 import { KeyRound, Plus } from "lucide-react";
 import { useState } from "react";
+import { Link } from "react-router";
 import { Instant } from "@/components/instant";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -236,7 +237,11 @@ export function ApiKeysCard() {
         </CardTitle>
         <CardDescription>
           For scripts and tools calling the API as you, with <code className="font-mono text-xs">Authorization: Bearer</code>: up to {API_KEY_LIMIT_PER_MINUTE}{" "}
-          requests a minute per key.
+          requests a minute per key. Every route, its scope and examples are in the{" "}
+          <Link to="/account/api" className="font-medium text-brand-700 underline-offset-4 hover:underline">
+            API reference
+          </Link>
+          .
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
