@@ -23,6 +23,10 @@ export const TAGS = {
   domains: { name: "Domains", description: "Buying, configuring and serving tracking domains (admins)." },
   audit: { name: "Audit log" },
   alerts: { name: "Rules and alerts", description: "Rules, alert channels, built-in alerts and notifications." },
+  webhooks: {
+    name: "Webhooks",
+    description: "Signed HTTPS deliveries of events to a subscriber's URL. Managed only from a session: a key never manages webhooks.",
+  },
   meta: { name: "Description", description: "This description of the API." },
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -31,8 +35,8 @@ export interface OperationWords {
   summary: string;
   tag: Tag;
   description?: string;
-  /** The success status when not 200. */
-  status?: 201;
+  /** The success status when not 200: 201 created, 202 accepted (queued). */
+  status?: 201 | 202;
   /** An example request body, valid for the route's body schema. */
   body?: unknown;
   response?: { description?: string; example?: unknown; csv?: true };
@@ -116,6 +120,30 @@ export const OPERATIONS: Record<RouteKey, OperationWords> = {
   },
   "DELETE /api/api-keys/:id": { summary: "Revoke an API key", tag: "apiKeys", description: "One's own, or, for an admin, anyone's.", response: ok },
   "GET /api/api-keys/all": { summary: "Every user's API keys", tag: "apiKeys" },
+  "GET /api/webhooks": { summary: "One's own webhook subscriptions", tag: "webhooks" },
+  "POST /api/webhooks": {
+    summary: "Subscribe a URL to events",
+    tag: "webhooks",
+    status: 201,
+    description: "An https:// URL that is not a private, loopback or local address. The signing secret is in this answer only.",
+    body: { url: "https://hooks.example.com/trackyard", events: ["conversion.created", "conversion.sent_to_tiktok"] },
+  },
+  "GET /api/webhooks/all": { summary: "Every user's webhook subscriptions", tag: "webhooks" },
+  "GET /api/webhooks/:id/deliveries": { summary: "A subscription's latest delivery attempts", tag: "webhooks" },
+  "POST /api/webhooks/:id/test": {
+    summary: "Send a test event to a subscription",
+    tag: "webhooks",
+    status: 202,
+    description: "The event is queued for delivery; its attempts appear in the delivery log.",
+    response: { description: "Queued.", example: { queued: true, eventId: "evt_5d41402abc4b2a76b9719d911017c592" } },
+  },
+  "POST /api/webhooks/:id/enable": { summary: "Switch a subscription back on after its failures switched it off", tag: "webhooks" },
+  "DELETE /api/webhooks/:id": {
+    summary: "Delete a webhook subscription",
+    tag: "webhooks",
+    description: "One's own, or, for an admin, anyone's.",
+    response: ok,
+  },
   "GET /api/users": { summary: "List users", tag: "users" },
   "POST /api/users": { summary: "Create a user", tag: "users", status: 201, body: { username: "buyer1", password: "a long passphrase", role: "user" } },
   "GET /api/users/assignment-options": { summary: "What users can be assigned: VCNs, media buyers, sparks", tag: "users" },
@@ -236,6 +264,7 @@ export const OPERATIONS: Record<RouteKey, OperationWords> = {
   "GET /api/clicks/retention": { summary: "How long clicks are kept, and the archived days", tag: "clicks" },
   "GET /api/clicks/archives/:day": { summary: "One archived day of clicks", tag: "clicks", response: { description: "The day's clicks as CSV.", csv: true } },
   "GET /api/clicks/refused": { summary: "Requests the tracker refused", tag: "clicks" },
+  "GET /api/clicks/pipeline": { summary: "Whether recorded clicks are running late through the clicks queue", tag: "clicks" },
   "POST /api/transactions/upload": {
     summary: "Upload a card statement",
     tag: "billing",
