@@ -339,7 +339,7 @@ describe("the audit screen's calls", () => {
     ["startDate=2024-01-01&endDate=2025-02-04", "The date range can be at most 400 days: the audit log keeps no more"],
     [
       "entityKind=planet",
-      "entityKind must be one of user, session, setting, lander, offer, campaign, spark, invoice, statement, sync, domain, channel, rule, api_key",
+      "entityKind must be one of user, session, setting, lander, offer, campaign, spark, invoice, statement, sync, domain, channel, rule, api_key, webhook",
     ],
     ["userId=nobody", "userId must be a user id"],
     ["page=0", "page must be a whole number from 1"],

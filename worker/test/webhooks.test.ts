@@ -18,6 +18,9 @@ import { claimSends } from "../src/db/queries/tiktok-events";
 import { consumeEvents, TIKTOK_EVENTS_QUEUE_NAME } from "../src/tiktok-events/consume";
 import { createTikTokEventsFake } from "./fakes/tiktok-events-fake";
 import { configure, storedClick, testEnv } from "./tiktok-events-helpers";
+import { configureDomain } from "../src/domains/configure";
+import { finishDomains } from "../src/jobs/finish-domains";
+import { createDomainFakes, domainDeps, freshName, insertDomain } from "./domain-helpers";
 
 const RECEIVER = "https://hooks.receiver.test";
 const receivers = new Map<string, ReceiverFake>();
@@ -313,6 +316,27 @@ describe("delivering", () => {
       type: "conversion.sent_to_tiktok",
       data: { conversion_id: lead, tiktok_event: "CompletePayment", value: "42.50", currency: "USD", media_buyer: buyer, offer_id: 11 },
     });
+  }, 60_000);
+
+  it("delivers domain.active once, when the cron finds the zone active and attaches the tracking host", async () => {
+    const admin = await makeAdmin();
+    const { url, fake } = receiver();
+    await subscribe(admin, url, ["domain.active"]);
+    // A domain bought and configured at the (fake) registrar and Cloudflare, as the Domains screen does.
+    const domainFakes = createDomainFakes();
+    const name = freshName("hooked");
+    domainFakes.namecheap.state.domains.set(name, { id: 78, nameservers: ["dns1.registrar-servers.com"], created: Date.now() });
+    const row = await insertDomain({ domain: name, status: "purchased", purchaseOrderId: "80000002", purchaseAmountCents: 136 });
+    expect((await configureDomain(domainDeps(domainFakes), row.id, "trk")).domain?.status).toBe("configuring_dns");
+    expect(fake.received()).toHaveLength(0);
+
+    // Cloudflare activates the zone; the cron attaches trk and the domain is active.
+    await finishDomains({ ...domainDeps(domainFakes), now: Date.now });
+    await eventually(() => expect(fake.received()).toHaveLength(1));
+    expect(fake.received()[0]!.event).toMatchObject({ type: "domain.active", data: { domain_id: row.id, domain: name, host: `trk.${name}` } });
+    // The cron again: the active domain is not looked at, so nothing more is sent.
+    expect(await finishDomains({ ...domainDeps(domainFakes), now: Date.now })).toEqual({ purchasesChecked: 0, zonesChecked: 0 });
+    expect(fake.received()).toHaveLength(1);
   }, 60_000);
 
   it("keeps another user's subscription and log from a member", async () => {
