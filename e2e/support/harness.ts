@@ -25,12 +25,15 @@ const ACTION_TIMEOUT_MS = 60_000;
  * twice; any answer of the Worker's own goes to the page as it came.
  */
 async function retryWranglerRestart(route: Route) {
-  if (["GET", "HEAD"].includes(route.request().method())) return route.continue();
+  const request = route.request();
+  // File uploads go straight through: sent on by route.fetch, the statement upload was refused (400).
+  const multipart = (await request.headerValue("content-type"))?.startsWith("multipart/") ?? false;
+  if (["GET", "HEAD"].includes(request.method()) || multipart) return route.continue();
   for (let attempt = 1; ; attempt++) {
     const response = await route.fetch();
     const restarted = response.status() === 503 && (await response.text()).startsWith(WRANGLER_RESTART);
     if (!restarted || attempt === 3) return route.fulfill({ response });
-    console.warn(`${route.request().method()} ${route.request().url()}: wrangler dev's worker restarted mid-request; sending it again`);
+    console.warn(`${request.method()} ${request.url()}: wrangler dev's worker restarted mid-request; sending it again`);
   }
 }
 export const WRANGLER_RESTART = "Your worker restarted mid-request.";
