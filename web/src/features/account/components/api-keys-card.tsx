@@ -12,12 +12,14 @@ import { Select } from "@/components/ui/select";
 import { Spinner } from "@/components/ui/spinner";
 import { toast, toastError } from "@/components/ui/toast";
 import { can, isAdmin, useUser, type CurrentUser } from "@/lib/auth";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import {
   API_KEY_LIMIT_PER_MINUTE,
   API_KEY_RESOURCE_NAMES,
   API_KEY_RESOURCES,
   createApiKeySchema,
   type ApiKeyResource,
+  type CreateApiKeyInput,
   type ApiKeyScope,
 } from "../../../../../worker/src/schemas/api-keys";
 import { useAllApiKeys, useApiKeys, useCreateApiKey, useRevokeApiKey } from "../api";
@@ -49,30 +51,28 @@ const EXPIRY_OPTIONS = [
 function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange(open: boolean): void; onCreated(key: string): void }) {
   const { data: user } = useUser();
   const create = useCreateApiKey();
-  const [name, setName] = useState("");
-  const [levels, setLevels] = useState<Partial<Record<ApiKeyResource, "read" | "write">>>({});
-  const [expiry, setExpiry] = useState("never");
-  const [errors, setErrors] = useState<{ name?: string; scopes?: string }>({});
+  const form = useSchemaForm(createApiKeySchema, BLANK);
+  const { errors } = form.formState;
+  const scopes = form.watch("scopes");
+  const expiresInDays = form.watch("expiresInDays");
 
-  const submit = () => {
-    const scopes = Object.entries(levels).map(([r, level]) => `${r}:${level}` as ApiKeyScope);
-    const parsed = createApiKeySchema.safeParse({ name, scopes, expiresInDays: expiry === "never" ? null : Number(expiry) });
-    if (!parsed.success) {
-      const messageAt = (field: string) => parsed.error.issues.find((i) => i.path[0] === field)?.message;
-      setErrors({ name: messageAt("name"), scopes: messageAt("scopes") });
-      return;
-    }
-    setErrors({});
-    create.mutate(parsed.data, {
+  /** The level a resource's select shows: read off the key's scopes. */
+  const levelOf = (r: ApiKeyResource) => scopes.find((s) => s.startsWith(`${r}:`))?.slice(r.length + 1) ?? "none";
+  const setLevel = (r: ApiKeyResource, level: string) => {
+    const others = scopes.filter((s) => !s.startsWith(`${r}:`));
+    const next = level === "read" || level === "write" ? [...others, `${r}:${level}` as ApiKeyScope] : others;
+    form.setValue("scopes", next, { shouldValidate: form.formState.isSubmitted });
+  };
+
+  const onValid = (input: CreateApiKeyInput) =>
+    create.mutate(input, {
       onSuccess: ({ key }) => {
-        setName("");
-        setLevels({});
-        setExpiry("never");
+        form.reset(BLANK);
         onCreated(key);
       },
-      onError: (err) => toastError("The API key was not created", err, "Could not create the API key"),
+      onError: (err) => showRefusal(form, err, ["name", "scopes"], "The API key was not created", "Could not create the API key"),
     });
-  };
+  const submit = form.handleSubmit(onValid);
 
   return (
     <Dialog
@@ -91,16 +91,9 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
         </>
       }
     >
-      <form
-        className="grid gap-4"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
-      >
-        <Field label="Name" error={errors.name} hint="What the key is for, e.g. the spreadsheet or script that uses it.">
-          <Input value={name} onChange={(e) => setName(e.target.value)} maxLength={80} placeholder="Weekly report sheet" />
+      <form className="grid gap-4" noValidate onSubmit={submit}>
+        <Field label="Name" error={errors.name?.message} hint="What the key is for, e.g. the spreadsheet or script that uses it.">
+          <Input {...form.register("name")} maxLength={80} placeholder="Weekly report sheet" />
         </Field>
         <fieldset className="grid gap-2">
           <legend className="mb-1 text-sm font-medium text-slate-800">Scopes</legend>
@@ -108,33 +101,29 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
             {grantable(user).map((r) => (
               <li key={r} className="grid grid-cols-[1fr_11rem] items-center gap-3 text-sm text-slate-700">
                 <span>{API_KEY_RESOURCES[r].label}</span>
-                <Select
-                  aria-label={`${API_KEY_RESOURCES[r].label} access`}
-                  value={levels[r] ?? "none"}
-                  options={LEVEL_OPTIONS}
-                  onValueChange={(v) =>
-                    setLevels((l) => {
-                      const { [r]: _dropped, ...rest } = l;
-                      return v === "read" || v === "write" ? { ...rest, [r]: v } : rest;
-                    })
-                  }
-                />
+                <Select aria-label={`${API_KEY_RESOURCES[r].label} access`} value={levelOf(r)} options={LEVEL_OPTIONS} onValueChange={(v) => setLevel(r, v)} />
               </li>
             ))}
           </ul>
-          {errors.scopes ? (
+          {errors.scopes?.message ? (
             <p role="alert" className="text-xs text-danger-600">
-              {errors.scopes}
+              {errors.scopes.message}
             </p>
           ) : null}
         </fieldset>
         <Field label="Expires">
-          <Select value={expiry} options={EXPIRY_OPTIONS} onValueChange={setExpiry} />
+          <Select
+            value={expiresInDays == null ? "never" : String(expiresInDays)}
+            options={EXPIRY_OPTIONS}
+            onValueChange={(v) => form.setValue("expiresInDays", v === "never" ? null : Number(v))}
+          />
         </Field>
       </form>
     </Dialog>
   );
 }
+
+const BLANK: CreateApiKeyInput = { name: "", scopes: [], expiresInDays: null };
 
 /** A new key, shown this once with a copy button. */
 const NewKeyDialog = ({ apiKey, onClose }: { apiKey: string | null; onClose(): void }) => (

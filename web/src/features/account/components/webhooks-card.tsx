@@ -12,8 +12,10 @@ import { Spinner } from "@/components/ui/spinner";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { toast, toastError } from "@/components/ui/toast";
 import { can, isAdmin, useUser, type CurrentUser } from "@/lib/auth";
+import { showRefusal, useSchemaForm } from "@/lib/schema-form";
 import {
   createWebhookSchema,
+  type CreateWebhookInput,
   WEBHOOK_DISABLE_AFTER_FAILURES,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_EVENTS,
@@ -35,28 +37,23 @@ const subscribable = (user: CurrentUser | null | undefined): WebhookEventType[] 
 function CreateWebhookDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange(open: boolean): void; onCreated(secret: string): void }) {
   const { data: user } = useUser();
   const create = useCreateWebhook();
-  const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<WebhookEventType[]>([]);
-  const [errors, setErrors] = useState<{ url?: string; events?: string }>({});
+  const form = useSchemaForm(createWebhookSchema, BLANK);
+  const { errors } = form.formState;
+  const events = form.watch("events");
   const offered = subscribable(user);
 
-  const submit = () => {
-    const parsed = createWebhookSchema.safeParse({ url, events });
-    if (!parsed.success) {
-      const messageAt = (field: string) => parsed.error.issues.find((i) => i.path[0] === field)?.message;
-      setErrors({ url: messageAt("url"), events: messageAt("events") });
-      return;
-    }
-    setErrors({});
-    create.mutate(parsed.data, {
+  const toggle = (event: WebhookEventType, on: boolean) =>
+    form.setValue("events", on ? [...events, event] : events.filter((x) => x !== event), { shouldValidate: form.formState.isSubmitted });
+
+  const onValid = (input: CreateWebhookInput) =>
+    create.mutate(input, {
       onSuccess: ({ secret }) => {
-        setUrl("");
-        setEvents([]);
+        form.reset(BLANK);
         onCreated(secret);
       },
-      onError: (err) => toastError("The webhook was not created", err, "Could not create the webhook"),
+      onError: (err) => showRefusal(form, err, ["url", "events"], "The webhook was not created", "Could not create the webhook"),
     });
-  };
+  const submit = form.handleSubmit(onValid);
 
   return (
     <Dialog
@@ -75,16 +72,9 @@ function CreateWebhookDialog({ open, onOpenChange, onCreated }: { open: boolean;
         </>
       }
     >
-      <form
-        className="grid gap-4"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
-      >
-        <Field label="URL" error={errors.url} hint="A public https:// address: never this machine or a private network.">
-          <Input value={url} onChange={(e) => setUrl(e.target.value)} inputMode="url" placeholder="https://example.com/trackyard-hook" />
+      <form className="grid gap-4" noValidate onSubmit={submit}>
+        <Field label="URL" error={errors.url?.message} hint="A public https:// address: never this machine or a private network.">
+          <Input {...form.register("url")} inputMode="url" placeholder="https://example.com/trackyard-hook" />
         </Field>
         <fieldset className="grid gap-2.5">
           <legend className="mb-1 text-sm font-medium text-slate-800">Events</legend>
@@ -93,14 +83,14 @@ function CreateWebhookDialog({ open, onOpenChange, onCreated }: { open: boolean;
             <Checkbox
               key={e}
               checked={events.includes(e)}
-              onCheckedChange={(on) => setEvents((list) => (on ? [...list, e] : list.filter((x) => x !== e)))}
+              onCheckedChange={(on) => toggle(e, on)}
               label={<code className="font-mono text-xs">{e}</code>}
               description={WEBHOOK_EVENTS[e].label}
             />
           ))}
-          {errors.events ? (
+          {errors.events?.message ? (
             <p role="alert" className="text-xs text-danger-600">
-              {errors.events}
+              {errors.events.message}
             </p>
           ) : null}
         </fieldset>
@@ -108,6 +98,7 @@ function CreateWebhookDialog({ open, onOpenChange, onCreated }: { open: boolean;
     </Dialog>
   );
 }
+const BLANK: CreateWebhookInput = { url: "", events: [] };
 
 /** A new subscription's signing secret, shown this once with a copy button. */
 const SecretDialog = ({ secret, onClose }: { secret: string | null; onClose(): void }) => (
