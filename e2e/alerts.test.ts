@@ -82,9 +82,11 @@ test("a Slack channel is added and tested, and a failing sync raises a built-in 
       return { status: res.status, body: await res.text() };
     });
   for (let i = 0; i < 3; i++) {
-    // The page's fetch goes through the harness, which sends a write again when wrangler dev
-    // answers that the Worker restarted mid-request (support/harness.ts).
-    const answer = await syncRun();
+    let answer = await syncRun();
+    // Once, in a fresh-clone run with a CPU hog, this call was answered 503 in 17 ms (wrangler's
+    // log; its body was not kept). No code of the Worker answers 503 on this route, and its errors
+    // are JSON ({ error }): a 503 that is not is asked again, so any answer of ours must be the 502.
+    for (let retry = 0; retry < 3 && answer.status === 503 && !answer.body.startsWith('{"error"'); retry++) answer = await syncRun();
     // 502: the route says CAKE refused the call; the failed run is recorded.
     expect(answer.status, answer.body).toBe(502);
   }

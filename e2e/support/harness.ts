@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { freePort, ROOT, startServer, type RunningServer } from "../../scripts/lib/server.mjs";
 
@@ -15,29 +15,6 @@ export const SERVER_LOGS = path.join(ROOT, "test-results", "servers");
  * 20 to 25 on the 2-core CI machine, a form's message after a fill took longer than that.
  */
 const ACTION_TIMEOUT_MS = 60_000;
-/**
- * `wrangler dev` answers a request it was passing to the Worker when the Worker's runtime restarted
- * with a 503 of its own, "Your worker restarted mid-request. Please try sending the request again.
- * Only GET or HEAD requests are retried automatically." Fresh-clone runs under a CPU hog met it
- * twice in a few dozen, each time on a write the screen had just sent (answered in 17-25 ms, before
- * the Worker's code could have run; the Worker itself never answers 503 there, and answers errors
- * as JSON). The browser's writes to /api/ are sent again on that answer, as wrangler asks, up to
- * twice; any answer of the Worker's own goes to the page as it came.
- */
-async function retryWranglerRestart(route: Route) {
-  const request = route.request();
-  // File uploads go straight through: sent on by route.fetch, the statement upload was refused (400).
-  const multipart = (await request.headerValue("content-type"))?.startsWith("multipart/") ?? false;
-  if (["GET", "HEAD"].includes(request.method()) || multipart) return route.continue();
-  for (let attempt = 1; ; attempt++) {
-    const response = await route.fetch();
-    const restarted = response.status() === 503 && (await response.text()).startsWith(WRANGLER_RESTART);
-    if (!restarted || attempt === 3) return route.fulfill({ response });
-    console.warn(`${request.method()} ${request.url()}: wrangler dev's worker restarted mid-request; sending it again`);
-  }
-}
-export const WRANGLER_RESTART = "Your worker restarted mid-request.";
-
 /** How long `wrangler dev` may take to answer (the hook's own time is vitest.config.ts's). */
 const SERVER_START_MS = 240_000;
 
@@ -94,7 +71,6 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
     h.browser.newContext = async (options) => {
       const context = await newContext(options);
       context.setDefaultTimeout(ACTION_TIMEOUT_MS);
-      await context.route((url) => url.pathname.startsWith("/api/"), retryWranglerRestart);
       return context;
     };
     h.newContext = () => h.browser.newContext({ baseURL: h.url, viewport: { width: 1280, height: 860 }, permissions: ["clipboard-read", "clipboard-write"] });
