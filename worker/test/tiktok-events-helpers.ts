@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import { insertCampaign } from "../src/db/queries/campaigns";
 import { insertClicks, type NewClick } from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
@@ -36,16 +36,24 @@ export function serveFake(fake: TikTokEventsFake = createTikTokEventsFake()) {
   return fake;
 }
 
-let lander: number | null = null;
-let campaign: number | null = null;
+/** The campaign the clicks are of: one per test file, as each file has a database of its own. */
+let made: { file: string | undefined; campaign: number } | null = null;
+
+async function clicksCampaign() {
+  const file = expect.getState().testPath;
+  if (made && made.file === file) return made.campaign;
+  const lander = (await insertLander(db(), { name: "Lander", url: "https://lander.test/lp" }).get()).id;
+  const campaign = (await insertCampaign(db(), { name: "Campaign", landerId: lander, offerId: null, domainId: null, bhToggle: true }).get()).id;
+  made = { file, campaign };
+  return campaign;
+}
 
 /** Clicks of ours, stored in one batch, with TikTok's values unless told otherwise. */
 export async function storedClicks(count: number, values: Partial<NewClick> = {}) {
-  lander ??= (await insertLander(db(), { name: "Lander", url: "https://lander.test/lp" }).get()).id;
-  campaign ??= (await insertCampaign(db(), { name: "Campaign", landerId: lander, offerId: null, domainId: null, bhToggle: true }).get()).id;
+  const campaign = await clicksCampaign();
   const clicks = Array.from({ length: count }, () => ({
     clickId: crypto.randomUUID(),
-    campaignId: campaign!,
+    campaignId: campaign,
     tiktokCampaignId: "1799",
     ttclid: `ttclid-${crypto.randomUUID()}`,
     ipAddress: "198.51.100.23",
