@@ -17,60 +17,88 @@ mkdirSync(path.resolve("dist/client"), { recursive: true });
  */
 const LOADED_MACHINE_TIMEOUT = 30_000;
 
+/** The Worker's test bindings: wrangler.toml's, with these test values. */
+const workerPool = () =>
+  cloudflareTest(async () => ({
+    wrangler: { configPath: "./wrangler.toml" },
+    miniflare: {
+      bindings: {
+        TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
+        SESSION_SECRET: "test-secret-that-is-long-enough-for-hs256-signing",
+        TWO_FACTOR_KEY: "test-two-factor-key-that-is-long-enough-for-hkdf",
+        // The deployed default (wrangler.toml), whatever a local .dev.vars says: the inbox fails closed.
+        CODES_RECIPIENTS: "",
+        CODES_SENDERS: "",
+        // The tests' app origin (worker/test/helpers.ts ORIGIN), listed as a custom app domain
+        // would be; every other host in the tests is a tracking domain.
+        APP_HOSTS: "trackyard.test",
+        // The Events API as the tests' fake answers it (worker/test/tiktok-events-*.test.ts
+        // route this host to it). Sending also needs a pixel code, which only those tests set.
+        TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",
+        TIKTOK_BASE_URL: "https://tiktok.test",
+        TIKTOK_EVENTS_RETRY_SECONDS: "0",
+        // Alert channels (worker/test/alert-*.test.ts answer these hosts with the Slack and
+        // Telegram fakes) and email's sender and verified destinations.
+        SLACK_BASE_URL: "https://slack.test",
+        TELEGRAM_BASE_URL: "https://telegram.test",
+        ALERT_EMAIL_FROM: "alerts@trackyard.test",
+        ALERT_EMAIL_TO: "ops@trackyard.test,owner@trackyard.test",
+        // Webhook retries at once (worker/test/webhooks.test.ts answers its receivers' hosts with a fake).
+        WEBHOOK_RETRY_SECONDS: "0",
+      },
+      // Queue deliveries after 50 ms instead of wrangler.toml's seconds.
+      queueConsumers: {
+        "trackyard-tiktok-events": { maxBatchTimeout: 0.05 },
+        "trackyard-tiktok-events-dlq": { maxBatchTimeout: 0.05 },
+        // Each entry replaces wrangler.toml's consumer whole: its retries and dead-letter queue are repeated.
+        "trackyard-clicks": { maxBatchTimeout: 0.05, maxBatchSize: 100, maxRetries: 10, deadLetterQueue: "trackyard-clicks-dlq" },
+        "trackyard-clicks-dlq": { maxBatchTimeout: 0.05, maxRetries: 24 },
+        "trackyard-webhooks": { maxBatchTimeout: 0.05, maxBatchSize: 10, maxRetries: 10 },
+      },
+    },
+  }));
+
+/**
+ * Worker test files that keep a workerd of their own. They take D1 away in the middle of a batch and
+ * count its calls and errors (a call another file's retries made would be counted), or leave
+ * queue deliveries and Workflows retrying after their last test (webhooks, the Events API, alert
+ * channels, retention), which would reach the next file's database.
+ */
+const WORKER_FILES_ALONE = [
+  "click-queue",
+  "click-backlog",
+  "click-retention",
+  "webhooks",
+  "tiktok-events-produce",
+  "tiktok-events-send",
+  "alert-channels",
+  "rules-evaluate",
+].map((f) => `worker/test/${f}.test.ts`);
+
+const workerTest = {
+  setupFiles: ["worker/test/fresh-state.ts"],
+  testTimeout: LOADED_MACHINE_TIMEOUT,
+  hookTimeout: LOADED_MACHINE_TIMEOUT,
+};
+
 export default defineConfig({
   test: {
     projects: [
       {
-        plugins: [
-          cloudflareTest(async () => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
-                SESSION_SECRET: "test-secret-that-is-long-enough-for-hs256-signing",
-                TWO_FACTOR_KEY: "test-two-factor-key-that-is-long-enough-for-hkdf",
-                // The deployed default (wrangler.toml), whatever a local .dev.vars says: the inbox fails closed.
-                CODES_RECIPIENTS: "",
-                CODES_SENDERS: "",
-                // The tests' app origin (worker/test/helpers.ts ORIGIN), listed as a custom app domain
-                // would be; every other host in the tests is a tracking domain.
-                APP_HOSTS: "trackyard.test",
-                // The Events API as the tests' fake answers it (worker/test/tiktok-events-*.test.ts
-                // route this host to it). Sending also needs a pixel code, which only those tests set.
-                TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",
-                TIKTOK_BASE_URL: "https://tiktok.test",
-                TIKTOK_EVENTS_RETRY_SECONDS: "0",
-                // Alert channels (worker/test/alert-*.test.ts answer these hosts with the Slack and
-                // Telegram fakes) and email's sender and verified destinations.
-                SLACK_BASE_URL: "https://slack.test",
-                TELEGRAM_BASE_URL: "https://telegram.test",
-                ALERT_EMAIL_FROM: "alerts@trackyard.test",
-                ALERT_EMAIL_TO: "ops@trackyard.test,owner@trackyard.test",
-                // Webhook retries at once (worker/test/webhooks.test.ts answers its receivers' hosts with a fake).
-                WEBHOOK_RETRY_SECONDS: "0",
-              },
-              // Queue deliveries after 50 ms instead of wrangler.toml's seconds.
-              queueConsumers: {
-                "trackyard-tiktok-events": { maxBatchTimeout: 0.05 },
-                "trackyard-tiktok-events-dlq": { maxBatchTimeout: 0.05 },
-                // Each entry replaces wrangler.toml's consumer whole: its retries and dead-letter queue are repeated.
-                "trackyard-clicks": { maxBatchTimeout: 0.05, maxBatchSize: 100, maxRetries: 10, deadLetterQueue: "trackyard-clicks-dlq" },
-                "trackyard-clicks-dlq": { maxBatchTimeout: 0.05, maxRetries: 24 },
-                "trackyard-webhooks": { maxBatchTimeout: 0.05, maxBatchSize: 10, maxRetries: 10 },
-              },
-            },
-          })),
-        ],
+        plugins: [workerPool()],
         test: {
+          ...workerTest,
           name: "worker",
           include: ["worker/test/**/*.test.ts"],
-          setupFiles: ["worker/test/fresh-state.ts"],
-          // One workerd per Vitest worker, not per file: its start was about 4 s of every file
-          // (85 files). The setup file gives each file an empty database and cold caches.
+          exclude: WORKER_FILES_ALONE,
+          // One workerd per Vitest worker, not per file: its start was about 4 s of every file. The
+          // setup file gives each file an empty database and cold caches.
           isolate: false,
-          testTimeout: LOADED_MACHINE_TIMEOUT,
-          hookTimeout: LOADED_MACHINE_TIMEOUT,
         },
+      },
+      {
+        plugins: [workerPool()],
+        test: { ...workerTest, name: "worker-alone", include: WORKER_FILES_ALONE },
       },
       {
         plugins: [react()],

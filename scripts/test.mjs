@@ -45,11 +45,13 @@ ensureDevVars();
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(LOGS, { recursive: true });
 
-// The worker+web lane runs two files at once (Vitest's default on 2 cores is one): each worker test
-// file starts its own workerd, time the other file's tests can use. On a quiet fresh clone, one at a
-// time, that start was 282 s of the lane's 927 s (Vitest's "setup" in the lane's summary).
+// The worker+web lane runs two files at once (Vitest's default on 2 cores is one): a worker test
+// waits on its workerd, time the other file's tests can use. The browser lane runs one file at a
+// time: two more at once (each with its own `wrangler dev` and Chromium) slowed every file on 2
+// cores, and the whole run with them. "worker-alone" is the worker files that keep a workerd of
+// their own (vitest.config.ts).
 const lanes = [
-  { name: "worker+web", projects: ["worker", "web"], workers: 2 },
+  { name: "worker+web", projects: ["worker", "worker-alone", "web"], workers: 2 },
   { name: "browser", projects: ["browser"] },
 ];
 const started = Date.now();
