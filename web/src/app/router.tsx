@@ -1,23 +1,38 @@
-import { lazy, Suspense } from "react";
-import { createBrowserRouter } from "react-router";
-import { FullPageSpinner, Spinner } from "@/components/ui/spinner";
+import type { ComponentType } from "react";
+import { createBrowserRouter, type RouteObject } from "react-router";
+import { FullPageSpinner } from "@/components/ui/spinner";
 import { userQuery } from "@/lib/auth";
 import { reportTimeZoneQuery } from "@/lib/report-zone-query";
 import { appQueryClient } from "./query-client";
 import { RequireAccess, RequireAuth } from "./guards";
-import { SCREENS } from "./screens";
+import { SCREENS, type Requirement } from "./screens";
 import { SCREEN_ACCESS } from "../../../worker/src/access-rules";
 
-// The signed-in frame loads lazily too, so the sign-in screen ships only what it needs.
 const loadAppLayout = () => import("./layout/app-layout");
-const AppLayout = lazy(loadAppLayout);
-const LoginScreen = lazy(() => import("@/features/auth/login-screen"));
-const NotFoundScreen = lazy(() => import("@/features/shell/not-found-screen"));
-const PathsScreen = lazy(() => import("@/features/paths/paths-screen"));
-const ChannelsScreen = lazy(() => import("@/features/alert-channels/channels-screen"));
-const BuiltInAlertsScreen = lazy(() => import("@/features/built-in-alerts/built-in-alerts-screen"));
-const RuleEditorScreen = lazy(() => import("@/features/rules/rule-editor-screen"));
-const ApiReferenceScreen = lazy(() => import("@/features/api-reference/api-reference-screen"));
+
+/**
+ * A route whose code is its own chunk, loaded by the router before the route renders (react-router's
+ * `lazy`), not by React.lazy under a Suspense boundary. React holds back showing content that
+ * replaces a Suspense fallback until 300 ms after the fallback appeared, so on a fresh load the
+ * signed-in frame's spinner and then the screen's each cost up to that much after the code and the
+ * data were there (docs/screens.md "The web app: state in the URL, days and speed").
+ */
+function lazyScreen(load: () => Promise<{ default: ComponentType }>, requires?: Requirement): Pick<RouteObject, "lazy"> {
+  return {
+    lazy: async () => {
+      const { default: Screen } = await load();
+      return {
+        element: requires ? (
+          <RequireAccess requires={requires}>
+            <Screen />
+          </RequireAccess>
+        ) : (
+          <Screen />
+        ),
+      };
+    },
+  };
+}
 
 /**
  * Prefetching can be switched off for one tab (`sessionStorage["trackyard.prefetch"] = "off"`):
@@ -31,33 +46,20 @@ const prefetchOn = () => {
   }
 };
 
-const screenFallback = (
-  <div className="flex justify-center py-24">
-    <Spinner />
-  </div>
-);
-
 export const router = createBrowserRouter([
-  {
-    path: "/auth",
-    element: (
-      <Suspense fallback={null}>
-        <LoginScreen />
-      </Suspense>
-    ),
-  },
+  { path: "/auth", ...lazyScreen(() => import("@/features/auth/login-screen")), hydrateFallbackElement: null },
   {
     element: <RequireAuth />,
+    // While a fresh load's first route code arrives (the signed-in frame and the screen).
+    hydrateFallbackElement: <FullPageSpinner />,
     children: [
       {
-        element: (
-          <Suspense fallback={<FullPageSpinner />}>
-            <AppLayout screens={SCREENS} />
-          </Suspense>
-        ),
+        lazy: async () => {
+          const { default: AppLayout } = await loadAppLayout();
+          return { element: <AppLayout screens={SCREENS} /> };
+        },
         children: [
           ...SCREENS.map((screen) => {
-            const Component = lazy(screen.load);
             return {
               path: screen.path,
               // The screen's code and its first data on their way together: no chunk-then-fetch
@@ -83,77 +85,37 @@ export const router = createBrowserRouter([
               // Only on arriving at the screen: a change of its own search parameters (a sort, a
               // filter) is the screen's query to make, not a new navigation.
               shouldRevalidate: ({ currentUrl, nextUrl }: { currentUrl: URL; nextUrl: URL }) => currentUrl.pathname !== nextUrl.pathname,
-              element: (
-                <RequireAccess requires={screen.requires}>
-                  <Suspense fallback={screenFallback}>
-                    <Component />
-                  </Suspense>
-                </RequireAccess>
-              ),
+              ...lazyScreen(screen.load, screen.requires),
             };
           }),
           {
             // A campaign's traffic distribution: reached from its row on Campaigns, opened to the same people.
             path: "/campaigns/:id/paths",
-            element: (
-              <RequireAccess requires={SCREEN_ACCESS["/campaigns"]}>
-                <Suspense fallback={screenFallback}>
-                  <PathsScreen />
-                </Suspense>
-              </RequireAccess>
-            ),
+            ...lazyScreen(() => import("@/features/paths/paths-screen"), SCREEN_ACCESS["/campaigns"]),
           },
           // A rule's editor and history (/rules/new, /rules/:id), opened to the same people as /rules.
           ...["/rules/new", "/rules/:id"].map((path) => ({
             path,
-            element: (
-              <RequireAccess requires={SCREEN_ACCESS["/rules"]}>
-                <Suspense fallback={screenFallback}>
-                  <RuleEditorScreen />
-                </Suspense>
-              </RequireAccess>
-            ),
+            ...lazyScreen(() => import("@/features/rules/rule-editor-screen"), SCREEN_ACCESS["/rules"]),
           })),
           {
             // Alerts' channels and the built-in alerts, admins' tabs of Rules (the tab links are on each
             // Rules screen), not sidebar screens of their own.
             path: "/rules/channels",
-            element: (
-              <RequireAccess requires="admin">
-                <Suspense fallback={screenFallback}>
-                  <ChannelsScreen />
-                </Suspense>
-              </RequireAccess>
-            ),
+            ...lazyScreen(() => import("@/features/alert-channels/channels-screen"), "admin"),
           },
           {
             path: "/rules/alerts",
-            element: (
-              <RequireAccess requires="admin">
-                <Suspense fallback={screenFallback}>
-                  <BuiltInAlertsScreen />
-                </Suspense>
-              </RequireAccess>
-            ),
+            ...lazyScreen(() => import("@/features/built-in-alerts/built-in-alerts-screen"), "admin"),
           },
           {
             // The API's reference, reached from Account's API keys card, opened to the same people as Account.
             path: "/account/api",
-            element: (
-              <RequireAccess requires={SCREEN_ACCESS["/account"]}>
-                <Suspense fallback={screenFallback}>
-                  <ApiReferenceScreen />
-                </Suspense>
-              </RequireAccess>
-            ),
+            ...lazyScreen(() => import("@/features/api-reference/api-reference-screen"), SCREEN_ACCESS["/account"]),
           },
           {
             path: "*",
-            element: (
-              <Suspense fallback={screenFallback}>
-                <NotFoundScreen />
-              </Suspense>
-            ),
+            ...lazyScreen(() => import("@/features/shell/not-found-screen")),
           },
         ],
       },
