@@ -1,7 +1,8 @@
 // The tests `npm test` runs, in two lanes at once: the worker and web projects in one Vitest
-// process, the browser project in another, each one file at a time (below says why). Vitest runs a
-// project without file parallelism after all the others, so a single process would leave the
-// machine half idle while the browser tests wait on Chromium and `wrangler dev`.
+// process, the browser project in another. Each lane still runs its files one at a time, as the
+// config asks. Vitest runs a project without file parallelism after all the others, so a single
+// process would leave the machine half idle: the browser tests mostly wait on Chromium and
+// `wrangler dev`, and the worker tests mostly wait on each file's own workerd starting.
 // The lanes write Vitest's blob reports, and `vitest --merge-reports` prints one report of
 // every file and one summary, then what failed (scripts/lib/failed-tests.mjs). Each lane's whole
 // output, its own report included, stays in test-results/lanes/ to be read after a failed run
@@ -44,15 +45,13 @@ ensureDevVars();
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(LOGS, { recursive: true });
 
-// Each lane runs one file at a time. Alone on a quiet machine the worker+web lane took 322 s two
-// files at a time, using about 1.9 of the 2 cores, and the browser lane 531 s, using about 0.6 (it
-// mostly waits on Chromium and its own `wrangler dev`). Run at once that way, they took 850 s, no
-// less than one after the other: every browser file slowed two to three times. One worker file at a
-// time leaves the browser lane room. Two browser files at a time beside two worker files slowed
-// every file further (940 s). "worker-alone" is the worker files that keep a workerd of their own
-// (vitest.config.ts).
+// The worker+web lane runs two files at once (Vitest's default on 2 cores is one): a worker test
+// waits on its workerd, time the other file's tests can use. The browser lane runs one file at a
+// time: two more at once (each with its own `wrangler dev` and Chromium) slowed every file on 2
+// cores, and the whole run with them. "worker-alone" is the worker files that keep a workerd of
+// their own (vitest.config.ts).
 const lanes = [
-  { name: "worker+web", projects: ["worker", "worker-alone", "web"], workers: 1 },
+  { name: "worker+web", projects: ["worker", "worker-alone", "web"], workers: 2 },
   { name: "browser", projects: ["browser"] },
 ];
 const started = Date.now();
