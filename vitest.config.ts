@@ -62,11 +62,16 @@ const workerPool = () =>
  * Worker test files that keep a workerd of their own. They take D1 away in the middle of a batch and
  * count its calls and errors (a call another file's retries made would be counted), or leave
  * queue deliveries and Workflows retrying after their last test (webhooks, the Events API, alert
- * channels, retention), which would reach the next file's database.
+ * channels, retention), which would reach the next file's database, or send hundreds of visitors
+ * at once and wait for every click to be written (paths-load once waited more than its 20 s for
+ * a batch in a loaded fresh-clone run with a shared workerd).
  */
 const WORKER_FILES_ALONE = [
   "click-queue",
   "click-backlog",
+  "paths-load",
+  "split-tests",
+  "stats-paths",
   "click-retention",
   "webhooks",
   "tiktok-events-produce",
