@@ -78,8 +78,15 @@ export async function sendClickMessages(queue: Queue<ClickMessage>, messages: Cl
   let batch: MessageSendRequest<ClickMessage>[] = [];
   let size = 0;
   const send = async () => {
-    await queue.sendBatch(batch, delaySeconds === undefined ? undefined : { delaySeconds });
+    // Counted before sending: the consumer may write a message before sendBatch's promise settles,
+    // and its decrement must not come first (the count would never return to zero).
     unwritten += batch.length;
+    try {
+      await queue.sendBatch(batch, delaySeconds === undefined ? undefined : { delaySeconds });
+    } catch (err) {
+      unwritten -= batch.length;
+      throw err;
+    }
   };
   for (const body of messages) {
     const bytes = bytesOf(body);
