@@ -11,6 +11,7 @@
 // With arguments (`npm test -- worker/test/foo.test.ts`) it is plain `vitest run` with them.
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { setPriority } from "node:os";
 import path from "node:path";
 import { ensureDevVars, ROOT } from "./lib/server.mjs";
 
@@ -19,10 +20,14 @@ const REPORTS = path.join(ROOT, "test-results", "blobs");
 const LOGS = path.join(ROOT, "test-results", "lanes");
 const FAILED_TESTS_REPORTER = path.join(ROOT, "scripts", "lib", "failed-tests.mjs");
 
-/** Runs vitest with `args`; resolves to its exit code. `log` takes its output, else it is shown. */
-function vitest(args, log) {
+/**
+ * Runs vitest with `args`; resolves to its exit code. `log` takes its output, else it is shown.
+ * `niceness` lowers its CPU priority (and that of the workerds it starts, which inherit it).
+ */
+function vitest(args, log, niceness = 0) {
   return new Promise((resolve) => {
     const child = spawn(VITEST, args, { cwd: ROOT, stdio: log ? ["ignore", "pipe", "pipe"] : "inherit" });
+    if (niceness && child.pid) setPriority(child.pid, niceness);
     if (log) {
       const out = createWriteStream(log);
       child.stdout.pipe(out);
@@ -49,9 +54,11 @@ mkdirSync(LOGS, { recursive: true });
 // waits on its workerd, time the other file's tests can use. The browser lane runs one file at a
 // time: two more at once (each with its own `wrangler dev` and Chromium) slowed every file on 2
 // cores, and the whole run with them. "worker-alone" is the worker files that keep a workerd of
-// their own (vitest.config.ts).
+// their own (vitest.config.ts). The worker+web lane runs at a lower CPU priority: the browser
+// tests wait on one step after another, each held up whenever the worker tests had both cores, and
+// the worker tests use what is left (README "The two commands" has the times).
 const lanes = [
-  { name: "worker+web", projects: ["worker", "worker-alone", "web"], workers: 2 },
+  { name: "worker+web", projects: ["worker", "worker-alone", "web"], workers: 2, niceness: 10 },
   { name: "browser", projects: ["browser"] },
 ];
 const started = Date.now();
@@ -71,7 +78,7 @@ const results = await Promise.all(
       "--reporter=blob",
       `--outputFile.blob=${blob}`,
     ];
-    const code = await vitest(args, log);
+    const code = await vitest(args, log, lane.niceness);
     console.log(`${lane.name} lane finished after ${seconds()} (exit code ${code})`);
     return { lane, log, code, reported: existsSync(blob) };
   }),
