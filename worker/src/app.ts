@@ -87,6 +87,17 @@ function appRoutes(): readonly RouterRoute[] {
   return app.routes;
 }
 
+/**
+ * The build's scripts and styles are named by a hash of their content (vite.config.ts), so a name
+ * never changes meaning: a browser keeps them a year and never asks again, where the assets' default
+ * (`max-age=0, must-revalidate`) had it ask about every one on every load. A new build's document
+ * names new files. Anything else (the document, the favicon, and the app's page that a missing
+ * asset's name gets from the single-page fallback) keeps the default.
+ */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const isHashedAsset = (path: string, type: string | null) =>
+  /^\/assets\/[\w.-]+-[\w-]{8}\.(js|css)$/.test(path) && /^(text\/javascript|application\/javascript|text\/css)\b/.test(type ?? "");
+
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,
   // and ahead of the security-header middleware below: they set their own (routes/tracking.ts).
@@ -126,7 +137,9 @@ export const app = new Hono<AppEnv>()
   // names the screen's chunks for the browser to fetch at once (lib/route-preloads.ts).
   .all("*", async (c) => {
     const res = await withRoutePreloads(c.env.ASSETS, c.req.raw, await c.env.ASSETS.fetch(c.req.raw));
-    return new Response(res.body, res);
+    const copy = new Response(res.body, res);
+    if (res.status === 200 && isHashedAsset(c.req.path, res.headers.get("content-type"))) copy.headers.set("Cache-Control", IMMUTABLE);
+    return copy;
   });
 
 app.onError((err, c) => {

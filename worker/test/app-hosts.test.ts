@@ -165,21 +165,27 @@ describe("a screen's document", () => {
         const url = new URL(new Request(input).url);
         requests.push(url.pathname);
         if (url.pathname === "/route-preloads.json") return Response.json(list);
-        if (url.pathname.startsWith("/assets/")) return new Response("export {};", { headers: { "content-type": "text/javascript" } });
+        if (url.pathname.endsWith(".css")) return new Response("a{}", { headers: { "content-type": "text/css; charset=utf-8" } });
+        if (url.pathname.startsWith("/assets/") && !url.pathname.includes("missing"))
+          return new Response("export {};", { headers: { "content-type": "text/javascript" } });
         return new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8", "content-length": String(INDEX.length), etag: '"index"' } });
       },
     } as unknown as Fetcher;
     return { fetcher, requests };
   }
-  const LIST = { "/": ["/assets/stats-screen-9f8e.js", "/assets/vendor-7d6c.js"], "/clicks": ["/assets/clicks-screen-5b4a.js", "/assets/vendor-7d6c.js"] };
+  const LIST = {
+    "/": ["/assets/stats-screen-9f8e.js", "/assets/vendor-7d6c.js"],
+    "/clicks": ["/assets/clicks-screen-5b4a.js", "/assets/vendor-7d6c.js", "/assets/vendor-3e2f.css"],
+  };
 
-  it("names the screen's chunks as modulepreload links in the head, and keeps the security headers", async () => {
+  it("names the screen's chunks as modulepreload links and their styles as stylesheets in the head, and keeps the security headers", async () => {
     const { fetcher } = builtAssets(LIST);
     const res = await visit("http://localhost:8787/clicks?startDate=2026-11-20", deployed({ ASSETS: fetcher }));
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain(
-      '<link rel="modulepreload" crossorigin href="/assets/clicks-screen-5b4a.js"><link rel="modulepreload" crossorigin href="/assets/vendor-7d6c.js"></head>',
+      '<link rel="modulepreload" crossorigin href="/assets/clicks-screen-5b4a.js"><link rel="modulepreload" crossorigin href="/assets/vendor-7d6c.js">' +
+        '<link rel="stylesheet" crossorigin href="/assets/vendor-3e2f.css"></head>',
     );
     expect(html).not.toContain("stats-screen");
     expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
@@ -192,10 +198,25 @@ describe("a screen's document", () => {
   }, 30_000);
 
   it("sends the document as it is when the list is missing or holds anything but asset scripts", async () => {
-    for (const list of [[], { "/": ['/assets/x.js"><script>alert(1)</script>'] }, { "/": "/assets/x.js" }]) {
+    for (const list of [[], { "/": ['/assets/x.js"><script>alert(1)</script>'] }, { "/": "/assets/x.js" }, { "/": ["/assets/x.svg"] }]) {
       const { fetcher } = builtAssets(list);
       expect(await (await visit("http://localhost:8787/", deployed({ ASSETS: fetcher }))).text(), JSON.stringify(list)).toBe(INDEX);
     }
+  }, 30_000);
+
+  it("lets browsers keep the build's hashed scripts and styles for a year; the document and other files keep the assets' default", async () => {
+    const { fetcher } = builtAssets(LIST);
+    const bindings = deployed({ ASSETS: fetcher });
+    for (const path of ["/assets/index-CfSjmzii.js", "/assets/clicks-screen-QWmWhcFm.js", "/assets/vendor-Chw94eNX.css"]) {
+      const res = await visit(`http://localhost:8787${path}`, bindings);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("cache-control"), path).toBe("public, max-age=31536000, immutable");
+      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+    }
+    // The fake's document and unhashed files carry no Cache-Control: none is added.
+    // A name no build has (an old tab after a deploy) gets the app's page from the fallback: never kept.
+    for (const path of ["/clicks", "/auth", "/assets/vendor-7d6c.js", "/favicon.svg", "/assets/missing-AbCd1234.js"])
+      expect((await visit(`http://localhost:8787${path}`, bindings)).headers.get("cache-control"), path).toBeNull();
   }, 30_000);
 
   it("is no part of a tracking domain's answer: a plain 404, the assets never asked", async () => {
