@@ -30,6 +30,13 @@ const PAGES = [
   { name: "Transactions", path: "/billing", table: "Transactions", text: "SNAP INC", data: "/api/transactions" },
 ];
 
+/**
+ * Each screen again as a returning visitor opens it in a new tab: the build's scripts and styles
+ * from the browser's cache (the Worker lets it keep them: worker/src/app.ts), the document and
+ * every API call fetched. Printed beside the first loads; the target is the first load's.
+ */
+const RUNS = PAGES.flatMap((p) => (p.data ? [p, { ...p, name: `${p.name} (cached)`, cached: true }] : [p]));
+
 buildWeb();
 // Written into the build's output (never committed, never deployed from a bench run's build).
 writeFileSync(
@@ -56,15 +63,15 @@ try {
   await setup.getByRole("status", { name: "Last upload" }).waitFor();
   await setup.close();
 
-  const times = Object.fromEntries(PAGES.map((p) => [p.name, []]));
-  const samples = Object.fromEntries(PAGES.map((p) => [p.name, []]));
+  const times = Object.fromEntries(RUNS.map((p) => [p.name, []]));
+  const samples = Object.fromEntries(RUNS.map((p) => [p.name, []]));
   // One round unmeasured first: the Worker's and D1's first queries are not a user's first load.
   for (let round = -1; round < ROUNDS; round++) {
-    for (const p of PAGES) {
+    for (const p of RUNS) {
       const page = await ctx.newPage();
       const cdp = await ctx.newCDPSession(page);
       await cdp.send("Network.enable");
-      await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+      await cdp.send("Network.setCacheDisabled", { cacheDisabled: !p.cached });
       await page.goto(p.path, { waitUntil: "commit" });
       const handle = await page.waitForFunction(
         ({ table, text, data }) => {
@@ -104,19 +111,19 @@ try {
 
   const base = median(times["static page"]);
   let slow = 0;
-  for (const p of PAGES) {
+  for (const p of RUNS) {
     const t = times[p.name];
     const m = median(t);
     const ratio = p.name === "static page" ? "" : `, ${(m / base).toFixed(1)}x the static page`;
-    if (p.name !== "static page" && m >= TARGET_MS) slow++;
-    console.log(`${p.name.padEnd(13)} p50 ${m.toFixed(0)} ms (p90 ${pct(t, 90).toFixed(0)} ms)${ratio} over ${ROUNDS} rounds`);
+    if (p.data && !p.cached && m >= TARGET_MS) slow++;
+    console.log(`${p.name.padEnd(22)} p50 ${m.toFixed(0)} ms (p90 ${pct(t, 90).toFixed(0)} ms)${ratio} over ${ROUNDS} rounds`);
   }
   // The medians of where each screen's time went (ms from the navigation's start).
-  for (const p of PAGES.filter((q) => q.data)) {
+  for (const p of RUNS.filter((q) => q.data)) {
     const s = samples[p.name];
     const med = (k) => median(s.map((x) => x[k])).toFixed(0);
     console.log(
-      `  ${p.name.padEnd(12)} html ${med("html")}, ${med("requests")} requests (${med("scripts")} scripts, last at ${med("lastScript")}), ` +
+      `  ${p.name.padEnd(21)} html ${med("html")}, ${med("requests")} requests (${med("scripts")} scripts, last at ${med("lastScript")}), ` +
         `${p.data} ${med("dataStart")}-${med("dataEnd")}, row at ${med("ms")}`,
     );
   }

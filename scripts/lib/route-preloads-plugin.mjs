@@ -1,6 +1,6 @@
 // A Vite build plugin: writes dist/client/route-preloads.json, each screen's path (web/src/app/screens.ts)
 // with the JavaScript chunks a fresh load of it needs beyond the entry (the screen, its loader's
-// prefetch module, the signed-in frame, and everything those import statically). The Worker puts
+// prefetch module, the signed-in frame, and everything those import statically) and their styles. The Worker puts
 // them in the page as modulepreload links (worker/src/lib/route-preloads.ts), so they download
 // while the entry script does instead of after it has run (docs/screens.md "The web app: state in the URL, days and speed").
 import { readFileSync } from "node:fs";
@@ -32,7 +32,7 @@ export function routePreloads(root) {
       const chunks = Object.values(bundle).filter((c) => c.type === "chunk");
       const entry = chunks.find((c) => c.isEntry);
       // Already in index.html: the entry and what it imports statically.
-      const inHtml = new Set([entry?.fileName, ...(entry?.imports ?? [])]);
+      const inHtml = new Set([entry?.fileName, ...(entry?.imports ?? []), ...(entry?.viteMetadata?.importedCss ?? [])]);
       const byFile = new Map(chunks.map((c) => [c.fileName, c]));
       const chunkOf = (modulePath) => chunks.find((c) => c.moduleIds.some((id) => id.replace(/\.(tsx?|jsx?)$/, "") === modulePath));
       const routes = {};
@@ -49,7 +49,10 @@ export function routePreloads(root) {
           files.add(file);
           queue.push(...(byFile.get(file)?.imports ?? []));
         }
-        routes[screen.path] = [...files].map((f) => `/${f}`);
+        // The styles those chunks bring (Vite waits for each before it runs the chunk's import),
+        // so they too download beside the entry rather than once it has run.
+        const styles = new Set([...files].flatMap((f) => [...(byFile.get(f)?.viteMetadata?.importedCss ?? [])]).filter((f) => !inHtml.has(f)));
+        routes[screen.path] = [...files, ...styles].map((f) => `/${f}`);
       }
       this.emitFile({ type: "asset", fileName: ROUTE_PRELOADS_FILE, source: `${JSON.stringify(routes, null, 1)}\n` });
     },

@@ -1,6 +1,6 @@
 /**
- * The app's HTML document with modulepreload links for the screen it opens: the build lists each
- * screen's chunks in route-preloads.json (scripts/lib/route-preloads-plugin.mjs), and a browser
+ * The app's HTML document with modulepreload links for the screen it opens, and stylesheet links
+ * for their styles: the build lists each screen's chunks and styles in route-preloads.json (scripts/lib/route-preloads-plugin.mjs), and a browser
  * given them fetches them beside the entry script instead of only once that has run. Without the
  * list (a test's assets, an older build) the document goes out as it is. Measured in
  * docs/screens.md "The web app: state in the URL, days and speed".
@@ -30,7 +30,7 @@ function listOf(assets: Fetcher, origin: string): Promise<RoutePreloads> {
 
 function isRoutePreloads(body: unknown): body is RoutePreloads {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-  return Object.values(body).every((files) => Array.isArray(files) && files.every((f) => typeof f === "string" && /^\/assets\/[\w.~-]+\.js$/.test(f)));
+  return Object.values(body).every((files) => Array.isArray(files) && files.every((f) => typeof f === "string" && /^\/assets\/[\w.~-]+\.(js|css)$/.test(f)));
 }
 
 /** `res` (the SPA's answer for `req`) with the screen's chunks as modulepreload links in its head. */
@@ -40,7 +40,10 @@ export async function withRoutePreloads(assets: Fetcher, req: Request, res: Resp
   const files = (await listOf(assets, url.origin))[url.pathname];
   if (!files?.length) return res;
   const html = await res.text();
-  const links = files.map((f) => `<link rel="modulepreload" crossorigin href="${f}">`).join("");
+  // A stylesheet link is also what Vite looks for before loading a chunk's styles itself.
+  const links = files
+    .map((f) => (f.endsWith(".css") ? `<link rel="stylesheet" crossorigin href="${f}">` : `<link rel="modulepreload" crossorigin href="${f}">`))
+    .join("");
   const headers = new Headers(res.headers);
   headers.delete("content-length");
   // The document now differs from the asset the ETag names.
