@@ -41,16 +41,23 @@ function useScrollEdges(ref: RefObject<HTMLDivElement | null>): ScrollEdges {
     const box = ref.current;
     if (!box) return;
     const measure = () => {
-      box.style.setProperty("--table-view", `${box.clientWidth}px`);
-      const left = box.scrollLeft > 1;
-      const right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+      // Read before writing: the property dirties the box's style, and a read after it would lay
+      // the page out again.
+      const { clientWidth, scrollLeft, scrollWidth } = box;
+      box.style.setProperty("--table-view", `${clientWidth}px`);
+      const left = scrollLeft > 1;
+      const right = scrollLeft + clientWidth < scrollWidth - 1;
       setEdges((e) => (e.left === left && e.right === right ? e : { left, right }));
     };
-    measure();
     box.addEventListener("scroll", measure, { passive: true });
     const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(measure);
-    observer?.observe(box);
-    if (box.firstElementChild) observer?.observe(box.firstElementChild);
+    // The observer's first call comes once the browser has laid the page out, before it paints: a
+    // measure here, in the middle of React's commit, forced a layout of the whole page of its own
+    // (about 70 ms of a fresh load's first render in a profile of the Click Log).
+    if (observer) {
+      observer.observe(box);
+      if (box.firstElementChild) observer.observe(box.firstElementChild);
+    } else measure();
     return () => {
       box.removeEventListener("scroll", measure);
       observer?.disconnect();
