@@ -1,0 +1,129 @@
+// Benchmark: today's single-database figures for a Click Log page over one day and a conversion's
+// click lookup, at 1,000,000 clicks in the day against the same calls over a day of 10,000
+// (docs/click-storage.md "Today's Click Log and lookup at a million clicks a day, measured").
+//
+// Each size gets a fresh local D1 under today's migrations, its day of clicks generated in bulk by
+// the retention benchmarks' generator (scripts/lib/click-days.mjs: random click ids, 40 campaigns,
+// 40% with an exit), and `wrangler dev` over it, signed in as its first admin. Then, one call at a
+// time (latency, not throughput), BENCH_ROUNDS of each:
+//   - the Click Log's first page over the day (GET /api/clicks, its totals included);
+//   - its 20th page;
+//   - its first page filtered to one campaign;
+//   - a conversion's click lookup: the CAKE postback with sub2 a stored click's id (it finds the
+//     click, credits its campaign and stores the conversion), a different click each time.
+// Prints p50 and p99 of each at both sizes and the ratio. These are the figures the sharded store
+// of docs/click-storage.md is to be held to.
+//
+//   BENCH=click-log-scale npm run bench                           # about 2 minutes
+//   BENCH=click-log-scale BENCH_CLICKS=200000 npm run bench       # a smaller large day
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DAY_MS, generateClicks, seedCampaigns } from "../lib/click-days.mjs";
+import { openLocalD1 } from "../lib/local-d1.mjs";
+import { pct } from "../lib/percentiles.mjs";
+import { applyMigrations, freePort, startServer } from "../lib/server.mjs";
+
+const LARGE = Number(process.env.BENCH_CLICKS ?? 1_000_000);
+const SMALL = 10_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+const WARMUP = 3;
+const TOKEN = "bench-postback-token-long-enough-0123456789";
+// Yesterday in UTC, the report time zone's default: inside the kept days.
+const DAY_START = Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS;
+const DAY = new Date(DAY_START).toISOString().slice(0, 10);
+
+const fmt = (ms) => `${ms.toFixed(1).padStart(7)} ms`;
+
+/** A fresh state folder holding `count` clicks of the day, and click ids of it for the lookups. */
+async function seed(count) {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), `trackyard-bench-click-log-scale-${count}-`));
+  applyMigrations(stateDir, { quiet: true });
+  const { mf, db } = openLocalD1(stateDir);
+  try {
+    const d1 = await db();
+    await seedCampaigns(d1);
+    const started = Date.now();
+    await generateClicks(d1, { start: DAY_START, firstId: 1, count });
+    const { results } = await d1
+      .prepare("select click_id from clicks order by random() limit ?")
+      .bind(ROUNDS + WARMUP)
+      .all();
+    console.log(`${count.toLocaleString("en-US")} clicks of ${DAY} generated in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    return { stateDir, clickIds: results.map((r) => r.click_id) };
+  } finally {
+    await mf.dispose();
+  }
+}
+
+/** Times each kind of call against a server over `stateDir`; returns ms lists by name. */
+async function measure({ stateDir, clickIds }) {
+  const server = await startServer({ port: await freePort(), stateDir, stdio: "pipe", vars: { POSTBACK_TOKEN: TOKEN } });
+  try {
+    const url = server.url;
+    const register = await fetch(`${url}/api/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: url },
+      body: JSON.stringify({ username: "bench", password: "bench-password" }),
+    });
+    if (!register.ok) throw new Error(`register answered ${register.status}: ${await register.text()}`);
+    const cookie = register.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const range = `startDate=${DAY}&endDate=${DAY}`;
+    const calls = {
+      "Click Log page 1": () => [`/api/clicks?${range}&page=1`, { headers: { cookie } }],
+      "Click Log page 20": () => [`/api/clicks?${range}&page=20`, { headers: { cookie } }],
+      "Click Log, one campaign": () => [`/api/clicks?${range}&page=1&campaignId=7`, { headers: { cookie } }],
+      "postback's click lookup": (i) => [
+        `/postback/cake?token=${TOKEN}&leadid=bench-${i}&oid=1&price=12.50&s2=${clickIds[i]}`,
+        { headers: { "cf-connecting-ip": `198.51.100.${(i % 200) + 1}` } },
+      ],
+    };
+    const times = {};
+    for (const [name, call] of Object.entries(calls)) {
+      times[name] = [];
+      for (let i = 0; i < ROUNDS + WARMUP; i++) {
+        const [p, init] = call(i);
+        const t0 = performance.now();
+        const res = await fetch(`${url}${p}`, init);
+        const body = await res.text();
+        const ms = performance.now() - t0;
+        if (!res.ok) throw new Error(`${name}: ${p} answered ${res.status}: ${body.slice(0, 300)}`);
+        if (i >= WARMUP) times[name].push(ms);
+      }
+    }
+    return times;
+  } finally {
+    await server.stop();
+  }
+}
+
+const results = {};
+for (const count of [SMALL, LARGE]) {
+  const seeded = await seed(count);
+  try {
+    results[count] = await measure(seeded);
+  } finally {
+    rmSync(seeded.stateDir, { recursive: true, force: true });
+  }
+}
+
+console.log(`\nOne call at a time, ${ROUNDS} rounds each, over one day in one D1 database (today's store):`);
+console.log(
+  `${"".padEnd(26)}${`${SMALL.toLocaleString("en-US")} clicks p50 / p99`.padStart(34)}${`${LARGE.toLocaleString("en-US")} clicks p50 / p99`.padStart(36)}  ratio (p50)`,
+);
+for (const name of Object.keys(results[SMALL])) {
+  const small = results[SMALL][name];
+  const large = results[LARGE][name];
+  console.log(
+    `${name.padEnd(26)}${fmt(pct(small, 50))} / ${fmt(pct(small, 99))}      ${fmt(pct(large, 50))} / ${fmt(pct(large, 99))}      ${(pct(large, 50) / pct(small, 50)).toFixed(1)}x`,
+  );
+}
+console.log(
+  `load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}; this process's CPU ${(process.cpuUsage().user / 1e6).toFixed(1)} s user`,
+);
