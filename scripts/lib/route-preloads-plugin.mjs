@@ -1,8 +1,9 @@
-// A Vite build plugin: writes dist/client/route-preloads.json, each screen's path (web/src/app/screens.ts)
-// with the JavaScript chunks a fresh load of it needs beyond the entry (the screen, its loader's
-// prefetch module, the signed-in frame, and everything those import statically) and their styles. The Worker puts
-// them in the page as modulepreload links (worker/src/lib/route-preloads.ts), so they download
-// while the entry script does instead of after it has run (docs/screens.md "The web app: state in the URL, days and speed").
+// A Vite build plugin: writes dist/client/route-preloads.json, each screen's path
+// (web/src/app/screens.ts) with the JavaScript chunks a fresh load of it needs beyond the entry
+// (the screen, its loader's prefetch module, the signed-in frame, and everything those import
+// statically) and their styles. The Worker puts them in the page as modulepreload and stylesheet
+// links (worker/src/lib/route-preloads.ts), so they download while the entry script does instead
+// of after it has run (docs/screens.md "The web app: state in the URL, days and speed").
 import { readFileSync } from "node:fs";
 import path from "node:path";
 

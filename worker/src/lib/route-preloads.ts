@@ -1,8 +1,9 @@
 /**
  * The app's HTML document with modulepreload links for the screen it opens, and stylesheet links
- * for their styles: the build lists each screen's chunks and styles in route-preloads.json (scripts/lib/route-preloads-plugin.mjs), and a browser
- * given them fetches them beside the entry script instead of only once that has run. Without the
- * list (a test's assets, an older build) the document goes out as it is. Measured in
+ * for their styles: the build lists each screen's chunks and styles in route-preloads.json
+ * (scripts/lib/route-preloads-plugin.mjs), and a browser given them fetches them beside the entry
+ * script instead of only once that has run. Without the list (a test's assets, an older build)
+ * the document goes out as it is. Measured in
  * docs/screens.md "The web app: state in the URL, days and speed".
  */
 const LIST = "/route-preloads.json";
@@ -33,7 +34,7 @@ function isRoutePreloads(body: unknown): body is RoutePreloads {
   return Object.values(body).every((files) => Array.isArray(files) && files.every((f) => typeof f === "string" && /^\/assets\/[\w.~-]+\.(js|css)$/.test(f)));
 }
 
-/** `res` (the SPA's answer for `req`) with the screen's chunks as modulepreload links in its head. */
+/** `res` (the SPA's answer for `req`) with the screen's chunks and styles linked in its head. */
 export async function withRoutePreloads(assets: Fetcher, req: Request, res: Response): Promise<Response> {
   if (req.method !== "GET" || res.status !== 200 || !res.headers.get("content-type")?.startsWith("text/html")) return res;
   const url = new URL(req.url);
