@@ -53,12 +53,11 @@ mkdirSync(LOGS, { recursive: true });
 // The worker+web lane runs two files at once (Vitest's default on 2 cores is one): a worker test
 // waits on its workerd, time the other file's tests can use. The browser lane runs one file at a
 // time: two more at once (each with its own `wrangler dev` and Chromium) slowed every file on 2
-// cores, and the whole run with them. "worker-alone" is the worker files that keep a workerd of
-// their own (vitest.config.ts). The worker+web lane runs at a lower CPU priority: the browser
+// cores, and the whole run with them. The worker+web lane runs at a lower CPU priority: the browser
 // tests wait on one step after another, each held up whenever the worker tests had both cores, and
 // the worker tests use what is left (README "The two commands" has the times).
 const lanes = [
-  { name: "worker+web", projects: ["worker", "worker-alone", "web"], workers: 2, niceness: 10 },
+  { name: "worker+web", projects: ["worker", "web"], workers: 2, niceness: 10 },
   { name: "browser", projects: ["browser"] },
 ];
 const started = Date.now();
