@@ -8,8 +8,6 @@ import { RequireAccess, RequireAuth } from "./guards";
 import { SCREENS, type Requirement } from "./screens";
 import { SCREEN_ACCESS } from "../../../worker/src/access-rules";
 
-const loadAppLayout = () => import("./layout/app-layout");
-
 /**
  * A route whose code is its own chunk, loaded by the router before the route renders (react-router's
  * `lazy`), not by React.lazy under a Suspense boundary. React holds back showing content that
@@ -55,22 +53,21 @@ export const router = createBrowserRouter([
     children: [
       {
         lazy: async () => {
-          const { default: AppLayout } = await loadAppLayout();
+          const { default: AppLayout } = await import("./layout/app-layout");
           return { element: <AppLayout screens={SCREENS} /> };
         },
         children: [
           ...SCREENS.map((screen) => {
             return {
               path: screen.path,
-              // The screen's code and its first data on their way together: no chunk-then-fetch
+              // The screen's first data on its way beside its code and the frame's (the router runs
+              // this loader while it resolves the matched routes' \`lazy\`): no chunk-then-fetch
               // waterfall. The loader waits for nothing (not even the prefetch module), so a
               // navigation, and a signed-out visitor's way to the sign-in screen, are never held up.
               loader: ({ request }: { request: Request }) => {
-                void screen.load();
                 // On a fresh load, what the screen waits for before its own query, all at once
-                // rather than one after another: who is signed in, the frame around the screen
-                // (drawn once the user is known) and the report time zone (the default range).
-                void loadAppLayout();
+                // rather than one after another: who is signed in and the report time zone (the
+                // default range).
                 void appQueryClient.prefetchQuery(userQuery);
                 void appQueryClient.prefetchQuery(reportTimeZoneQuery);
                 if (screen.prefetch && prefetchOn()) {
