@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DAY_MS, generateClicks, seedCampaigns } from "../lib/click-days.mjs";
-import { openLocalD1 } from "../lib/local-d1.mjs";
+import { openLocalD1, registerFirstAdmin } from "../lib/local-d1.mjs";
 import { pct } from "../lib/percentiles.mjs";
 import { applyMigrations, freePort, startServer } from "../lib/server.mjs";
 
@@ -61,16 +61,7 @@ async function measure({ stateDir, clickIds }) {
   const server = await startServer({ port: await freePort(), stateDir, stdio: "pipe", vars: { POSTBACK_TOKEN: TOKEN } });
   try {
     const url = server.url;
-    const register = await fetch(`${url}/api/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: url },
-      body: JSON.stringify({ username: "bench", password: "bench-password" }),
-    });
-    if (!register.ok) throw new Error(`register answered ${register.status}: ${await register.text()}`);
-    const cookie = register.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; ");
+    const cookie = await registerFirstAdmin(url);
     const range = `startDate=${DAY}&endDate=${DAY}`;
     const calls = {
       "Click Log page 1": () => [`/api/clicks?${range}&page=1`, { headers: { cookie } }],
