@@ -17,52 +17,50 @@ mkdirSync(path.resolve("dist/client"), { recursive: true });
  */
 const LOADED_MACHINE_TIMEOUT = 30_000;
 
-/** The Worker's test bindings: wrangler.toml's, with these test values. */
-const workerPool = () =>
-  cloudflareTest(async () => ({
-    wrangler: { configPath: "./wrangler.toml" },
-    miniflare: {
-      bindings: {
-        TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
-        SESSION_SECRET: "test-secret-that-is-long-enough-for-hs256-signing",
-        TWO_FACTOR_KEY: "test-two-factor-key-that-is-long-enough-for-hkdf",
-        // The deployed default (wrangler.toml), whatever a local .dev.vars says: the inbox fails closed.
-        CODES_RECIPIENTS: "",
-        CODES_SENDERS: "",
-        // The tests' app origin (worker/test/helpers.ts ORIGIN), listed as a custom app domain
-        // would be; every other host in the tests is a tracking domain.
-        APP_HOSTS: "trackyard.test",
-        // The Events API as the tests' fake answers it (worker/test/tiktok-events-*.test.ts
-        // route this host to it). Sending also needs a pixel code, which only those tests set.
-        TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",
-        TIKTOK_BASE_URL: "https://tiktok.test",
-        TIKTOK_EVENTS_RETRY_SECONDS: "0",
-        // Alert channels (worker/test/alert-*.test.ts answer these hosts with the Slack and
-        // Telegram fakes) and email's sender and verified destinations.
-        SLACK_BASE_URL: "https://slack.test",
-        TELEGRAM_BASE_URL: "https://telegram.test",
-        ALERT_EMAIL_FROM: "alerts@trackyard.test",
-        ALERT_EMAIL_TO: "ops@trackyard.test,owner@trackyard.test",
-        // Webhook retries at once (worker/test/webhooks.test.ts answers its receivers' hosts with a fake).
-        WEBHOOK_RETRY_SECONDS: "0",
-      },
-      // Queue deliveries after 50 ms instead of wrangler.toml's seconds.
-      queueConsumers: {
-        "trackyard-tiktok-events": { maxBatchTimeout: 0.05 },
-        "trackyard-tiktok-events-dlq": { maxBatchTimeout: 0.05 },
-        // Each entry replaces wrangler.toml's consumer whole: its retries and dead-letter queue are repeated.
-        "trackyard-clicks": { maxBatchTimeout: 0.05, maxBatchSize: 100, maxRetries: 10, deadLetterQueue: "trackyard-clicks-dlq" },
-        "trackyard-clicks-dlq": { maxBatchTimeout: 0.05, maxRetries: 24 },
-        "trackyard-webhooks": { maxBatchTimeout: 0.05, maxBatchSize: 10, maxRetries: 10 },
-      },
-    },
-  }));
-
 export default defineConfig({
   test: {
     projects: [
       {
-        plugins: [workerPool()],
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
+                SESSION_SECRET: "test-secret-that-is-long-enough-for-hs256-signing",
+                TWO_FACTOR_KEY: "test-two-factor-key-that-is-long-enough-for-hkdf",
+                // The deployed default (wrangler.toml), whatever a local .dev.vars says: the inbox fails closed.
+                CODES_RECIPIENTS: "",
+                CODES_SENDERS: "",
+                // The tests' app origin (worker/test/helpers.ts ORIGIN), listed as a custom app domain
+                // would be; every other host in the tests is a tracking domain.
+                APP_HOSTS: "trackyard.test",
+                // The Events API as the tests' fake answers it (worker/test/tiktok-events-*.test.ts
+                // route this host to it). Sending also needs a pixel code, which only those tests set.
+                TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token",
+                TIKTOK_BASE_URL: "https://tiktok.test",
+                TIKTOK_EVENTS_RETRY_SECONDS: "0",
+                // Alert channels (worker/test/alert-*.test.ts answer these hosts with the Slack and
+                // Telegram fakes) and email's sender and verified destinations.
+                SLACK_BASE_URL: "https://slack.test",
+                TELEGRAM_BASE_URL: "https://telegram.test",
+                ALERT_EMAIL_FROM: "alerts@trackyard.test",
+                ALERT_EMAIL_TO: "ops@trackyard.test,owner@trackyard.test",
+                // Webhook retries at once (worker/test/webhooks.test.ts answers its receivers' hosts with a fake).
+                WEBHOOK_RETRY_SECONDS: "0",
+              },
+              // Queue deliveries after 50 ms instead of wrangler.toml's seconds.
+              queueConsumers: {
+                "trackyard-tiktok-events": { maxBatchTimeout: 0.05 },
+                "trackyard-tiktok-events-dlq": { maxBatchTimeout: 0.05 },
+                // Each entry replaces wrangler.toml's consumer whole: its retries and dead-letter queue are repeated.
+                "trackyard-clicks": { maxBatchTimeout: 0.05, maxBatchSize: 100, maxRetries: 10, deadLetterQueue: "trackyard-clicks-dlq" },
+                "trackyard-clicks-dlq": { maxBatchTimeout: 0.05, maxRetries: 24 },
+                "trackyard-webhooks": { maxBatchTimeout: 0.05, maxBatchSize: 10, maxRetries: 10 },
+              },
+            },
+          })),
+        ],
         test: {
           name: "worker",
           include: ["worker/test/**/*.test.ts"],
