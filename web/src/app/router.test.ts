@@ -1,3 +1,4 @@
+import type { QueryClient } from "@tanstack/react-query";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { transactionsQuery } from "@/features/billing/api";
 import { appQueryClient } from "./query-client";
@@ -44,5 +45,90 @@ describe("a screen's route loader on a fresh load", () => {
     const list = fetch.mock.calls.map(([input]) => String(input)).find((u) => u.includes("/api/transactions?"));
     expect(list).toContain("status=PENDING");
     expect(list).toContain("page=2");
+  });
+});
+
+describe("the page's first screen waits for its data", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  /** Transactions' pages answered only once `release` is called; everything else at once. */
+  const heldTransactions = () => {
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const fetch = vi.fn(async (input: RequestInfo | URL) => {
+      const path = new URL(String(input), "http://localhost").pathname;
+      if (path === "/api/user") return Response.json({ id: "u1", username: "admin", role: "admin", features: [] });
+      if (path === "/api/settings/report-time-zone") return Response.json({ timeZone: "UTC", today: "2026-11-25" });
+      if (path === "/api/transactions") {
+        await held;
+        return Response.json({ transactions: [], page: 1, pageSize: 50, totalRows: 0, pageCount: 1, summary: {} });
+      }
+      return Response.json({ rows: [], total: { transactions: 0, totalSpend: "0.00" } });
+    });
+    vi.stubGlobal("fetch", fetch);
+    return { release: () => release(), fetch };
+  };
+  /** The app's router, new, on a fresh load of `path`, with the frame's and the screens' code already in. */
+  const freshLoad = async (path: string) => {
+    window.history.replaceState(null, "", path);
+    vi.resetModules();
+    await Promise.all([import("./layout/app-layout"), import("@/features/billing/billing-screen"), import("@/features/codes/codes-screen")]);
+    const { router } = await import("./router");
+    const { appQueryClient } = await import("./query-client");
+    return { router, client: appQueryClient };
+  };
+  /** Whether `p` settles within `ms`. */
+  const settlesWithin = (p: Promise<unknown>, ms: number) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+  const listed = (client: QueryClient) => client.getQueriesData({ queryKey: ["transactions", "list"] }).some(([, data]) => data !== undefined);
+
+  it("draws the first screen with its first page, and holds a move inside the app for nothing", async () => {
+    const { release } = heldTransactions();
+    const { router, client } = await freshLoad("/billing");
+    await new Promise((r) => setTimeout(r, 300));
+    // Still the full-page spinner: the screen's first page is not in.
+    expect(router.state.initialized).toBe(false);
+    release();
+    await vi.waitFor(() => expect(router.state.initialized).toBe(true));
+    expect(listed(client)).toBe(true);
+
+    // Back to Transactions from another screen: there at once, its rows to follow.
+    const { fetch } = heldTransactions();
+    await router.navigate("/codes");
+    expect(await settlesWithin(router.navigate("/billing?page=3"), 300)).toBe(true);
+    expect(router.state.location.search).toBe("?page=3");
+    await vi.waitFor(() => expect(fetch.mock.calls.some(([input]) => String(input).includes("page=3"))).toBe(true));
+    client.clear();
+    router.dispose();
+  });
+
+  it("draws the first screen without its data once the wait is over", async () => {
+    heldTransactions();
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    try {
+      const { router, client } = await freshLoad("/billing");
+      await vi.advanceTimersByTimeAsync(700);
+      expect(router.state.initialized).toBe(false);
+      await vi.advanceTimersByTimeAsync(200);
+      await vi.waitFor(() => expect(router.state.initialized).toBe(true));
+      expect(listed(client)).toBe(false);
+      client.clear();
+      router.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("does not hold the screen after sign-in: the sign-in screen was the page's first", async () => {
+    const { fetch } = heldTransactions();
+    const { router, client } = await freshLoad("/auth");
+    await vi.waitFor(() => expect(router.state.initialized).toBe(true));
+    expect(await settlesWithin(router.navigate("/billing"), 300)).toBe(true);
+    expect(router.state.location.pathname).toBe("/billing");
+    await vi.waitFor(() => expect(fetch.mock.calls.some(([input]) => String(input).includes("/api/transactions"))).toBe(true));
+    client.clear();
+    router.dispose();
   });
 });

@@ -44,8 +44,28 @@ const prefetchOn = () => {
   }
 };
 
+/**
+ * The page's first screen is drawn once its data is in (up to FIRST_DATA_WAIT_MS), under the
+ * full-page spinner: drawn before, the frame and the empty screen took a render and a layout of
+ * their own, and the rows waited behind them for another of each. A move inside the app is never
+ * held up: the screen is there at once and its rows follow. Measured in
+ * docs/screens.md "The web app: state in the URL, days and speed".
+ */
+const FIRST_DATA_WAIT_MS = 800;
+let arriving = true;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 export const router = createBrowserRouter([
-  { path: "/auth", ...lazyScreen(() => import("@/features/auth/login-screen")), hydrateFallbackElement: null },
+  {
+    path: "/auth",
+    // Once the sign-in screen is up, the next screen is not a fresh load's first.
+    loader: () => {
+      arriving = false;
+      return null;
+    },
+    ...lazyScreen(() => import("@/features/auth/login-screen")),
+    hydrateFallbackElement: null,
+  },
   {
     element: <RequireAuth />,
     // While a fresh load's first route code arrives (the signed-in frame and the screen).
@@ -61,22 +81,25 @@ export const router = createBrowserRouter([
             return {
               path: screen.path,
               // The screen's first data on its way beside its code and the frame's (the router runs
-              // this loader while it resolves the matched routes' \`lazy\`): no chunk-then-fetch
-              // waterfall. The loader waits for nothing (not even the prefetch module), so a
-              // navigation, and a signed-out visitor's way to the sign-in screen, are never held up.
-              loader: ({ request }: { request: Request }) => {
+              // this loader while it resolves the matched routes' `lazy`): no chunk-then-fetch
+              // waterfall. Only the page's first screen waits for it (FIRST_DATA_WAIT_MS); a
+              // navigation, and a signed-out visitor's way to the sign-in screen (the data call is
+              // refused at once), are never held up.
+              loader: async ({ request }: { request: Request }) => {
                 // On a fresh load, what the screen waits for before its own query, all at once
                 // rather than one after another: who is signed in and the report time zone (the
                 // default range).
                 void appQueryClient.prefetchQuery(userQuery);
                 void appQueryClient.prefetchQuery(reportTimeZoneQuery);
-                if (screen.prefetch && prefetchOn()) {
-                  const url = new URL(request.url);
-                  void screen
-                    .prefetch()
-                    .then(({ prefetch }) => prefetch(appQueryClient, url))
-                    .catch(() => undefined);
-                }
+                const first = arriving;
+                arriving = false;
+                if (!screen.prefetch || !prefetchOn()) return null;
+                const url = new URL(request.url);
+                const data = screen
+                  .prefetch()
+                  .then(({ prefetch }) => prefetch(appQueryClient, url))
+                  .catch(() => undefined);
+                if (first) await Promise.race([data, delay(FIRST_DATA_WAIT_MS)]);
                 return null;
               },
               // Only on arriving at the screen: a change of its own search parameters (a sort, a
