@@ -4,8 +4,9 @@
 //
 // Each size gets a fresh local D1 under today's migrations, its day of clicks generated in bulk by
 // the retention benchmarks' generator (scripts/lib/click-days.mjs: random click ids, 40 campaigns,
-// 40% with an exit), and `wrangler dev` over it, signed in as its first admin. Then, one call at a
-// time (latency, not throughput), BENCH_ROUNDS of each:
+// 40% with an exit), rolled up by the cron's own rollup (the Click Log's totals read it), and
+// `wrangler dev` over it, signed in as its first admin; the Click Log's total is checked against
+// the clicks generated. Then, one call at a time (latency, not throughput), BENCH_ROUNDS of each:
 //   - the Click Log's first page over the day (GET /api/clicks, its totals included);
 //   - its 20th page;
 //   - its first page filtered to one campaign;
@@ -23,6 +24,7 @@ import { DAY_MS, generateClicks, seedCampaigns } from "../lib/click-days.mjs";
 import { openLocalD1, registerFirstAdmin } from "../lib/local-d1.mjs";
 import { pct } from "../lib/percentiles.mjs";
 import { applyMigrations, freePort, startServer } from "../lib/server.mjs";
+import { bundleWorker } from "../lib/worker-code.mjs";
 
 const LARGE = Number(process.env.BENCH_CLICKS ?? 1_000_000);
 const SMALL = 10_000;
@@ -35,21 +37,42 @@ const DAY = new Date(DAY_START).toISOString().slice(0, 10);
 
 const fmt = (ms) => `${ms.toFixed(1).padStart(7)} ms`;
 
-/** A fresh state folder holding `count` clicks of the day, and click ids of it for the lookups. */
+/**
+ * The cron's click rollup (jobs/roll-up-clicks.ts), run inside workerd over the seeded database as
+ * the deployed cron runs it every 15 minutes: the Click Log's totals are read from its rows
+ * (db/queries/clicks.ts). Without a time budget, so one call counts the whole day.
+ */
+const work = mkdtempSync(path.join(os.tmpdir(), "trackyard-bench-click-log-scale-code-"));
+const rollupWorker = await bundleWorker(
+  work,
+  `import { createDb } from "@worker/middleware/database";
+   import { rollUpClicks } from "@worker/jobs/roll-up-clicks";
+   export default {
+     async fetch(_request: Request, env: { DB: D1Database }) {
+       return Response.json(await rollUpClicks(createDb(env.DB), { now: Date.now(), budgetMs: 3_600_000 }));
+     },
+   };`,
+);
+
+/** A fresh state folder holding `count` clicks of the day, rolled up, and click ids of it for the lookups. */
 async function seed(count) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), `trackyard-bench-click-log-scale-${count}-`));
   applyMigrations(stateDir, { quiet: true });
-  const { mf, db } = openLocalD1(stateDir);
+  const { mf, db } = openLocalD1(stateDir, { scriptPath: rollupWorker, quiet: true });
   try {
     const d1 = await db();
     await seedCampaigns(d1);
-    const started = Date.now();
+    let started = Date.now();
     await generateClicks(d1, { start: DAY_START, firstId: 1, count });
     const { results } = await d1
       .prepare("select click_id from clicks order by random() limit ?")
       .bind(ROUNDS + WARMUP)
       .all();
     console.log(`${count.toLocaleString("en-US")} clicks of ${DAY} generated in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    started = Date.now();
+    const res = await mf.dispatchFetch("http://bench/rollup");
+    if (!res.ok) throw new Error(`rollup: ${res.status} ${await res.text()}`);
+    console.log(`  rolled up in ${((Date.now() - started) / 1000).toFixed(0)} s, as the cron does`);
     return { stateDir, clickIds: results.map((r) => r.click_id) };
   } finally {
     await mf.dispose();
@@ -57,11 +80,13 @@ async function seed(count) {
 }
 
 /** Times each kind of call against a server over `stateDir`; returns ms lists by name. */
-async function measure({ stateDir, clickIds }) {
+async function measure({ stateDir, clickIds }, count) {
   const server = await startServer({ port: await freePort(), stateDir, stdio: "pipe", vars: { POSTBACK_TOKEN: TOKEN } });
   try {
     const url = server.url;
     const cookie = await registerFirstAdmin(url);
+    const { total } = await (await fetch(`${url}/api/clicks?startDate=${DAY}&endDate=${DAY}`, { headers: { cookie } })).json();
+    if (total !== count) throw new Error(`the Click Log counts ${total} clicks of ${DAY}, not the ${count} generated`);
     const range = `startDate=${DAY}&endDate=${DAY}`;
     const calls = {
       "Click Log page 1": () => [`/api/clicks?${range}&page=1`, { headers: { cookie } }],
@@ -92,13 +117,17 @@ async function measure({ stateDir, clickIds }) {
 }
 
 const results = {};
-for (const count of [SMALL, LARGE]) {
-  const seeded = await seed(count);
-  try {
-    results[count] = await measure(seeded);
-  } finally {
-    rmSync(seeded.stateDir, { recursive: true, force: true });
+try {
+  for (const count of [SMALL, LARGE]) {
+    const seeded = await seed(count);
+    try {
+      results[count] = await measure(seeded, count);
+    } finally {
+      rmSync(seeded.stateDir, { recursive: true, force: true });
+    }
   }
+} finally {
+  rmSync(work, { recursive: true, force: true });
 }
 
 console.log(`\nOne call at a time, ${ROUNDS} rounds each, over one day in one D1 database (today's store):`);

@@ -55,7 +55,7 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const { total, exits, bots, rows } = await clickLogPage(db, clickFilter(range, q), q.page, q.pageSize);
+    const { total, exits, bots, rows } = await clickLogPage(db, clickFilter(range, q), q.page, q.pageSize, range);
     return c.json(
       {
         startDate: range.startDate,

@@ -192,24 +192,95 @@ export type ClickLogRow = Awaited<ReturnType<typeof clickLogPage>>["rows"][numbe
 
 const newestFirst = [desc(clicks.clickedAt), desc(clicks.id)] as const;
 
-/** One page of the click log, newest first, with the totals of the whole filtered set; one round trip. */
-export async function clickLogPage(db: Db, filter: ClickFilter, page: number, pageSize: number) {
-  const where = matching(filter);
-  const [totals, rows] = await db.batch([
-    db
-      .select({ total: count(), exits: count(clicks.exitedAt), bots: sql<number>`coalesce(sum(${clicks.bot}), 0)` })
-      .from(clicks)
-      .where(where),
-    db
-      .select(logColumns)
-      .from(clicks)
-      .leftJoin(campaigns, eq(campaigns.id, clicks.campaignId))
-      .where(where)
-      .orderBy(...newestFirst)
-      .limit(pageSize)
-      .offset((page - 1) * pageSize),
-  ]);
-  return { total: totals[0]?.total ?? 0, exits: totals[0]?.exits ?? 0, bots: totals[0]?.bots ?? 0, rows };
+/** The filter's whole days in the report time zone (the Click Log's range). */
+export interface ClickLogDays {
+  startDate: string;
+  endDate: string;
+  timeZone: string;
+}
+
+export interface ClickTotals {
+  total: number;
+  exits: number;
+  bots: number;
+}
+
+/** The audience rollup's dimension of each visitor filter. */
+const ROLLED_DIM = { country: "country", deviceType: "device", os: "os", browser: "browser" } as const;
+
+/**
+ * The filter's totals from the click rollups (click_daily_stats, or click_audience_daily when one
+ * visitor value is filtered) plus what the cron has not rolled up yet (the clicks past the click
+ * watermark and the exits past the exit watermark), the way the Stats report counts our clicks
+ * (db/queries/stats.ts): rows read follow the days and the distinct values, not the clicks. One
+ * statement, so a cron run moving the watermarks meanwhile cannot count a click twice or not at
+ * all. Null when the rollups cannot answer exactly, and the caller counts the clicks: more than
+ * one visitor value filtered (the rollup holds one per row), the rollup on another time zone's
+ * days or its clicks no longer the table's (readRollupState's anchor), or the range reaching the
+ * day after the last archived one (whose rollup rows also hold clicks the archive deleted, and
+ * the rows of the day that follows a change of time zone, docs/data.md "Retention and archives").
+ */
+export async function rolledClickTotals(db: Db, filter: ClickFilter, days: ClickLogDays): Promise<ClickTotals | null> {
+  const visitor = (Object.keys(ROLLED_DIM) as (keyof typeof ROLLED_DIM)[]).filter((k) => filter[k] !== undefined);
+  if (visitor.length > 1) return null;
+  const dim = visitor[0];
+  const rolled = dim ? sql`click_audience_daily d where d.dim = ${ROLLED_DIM[dim]} and d.value = ${filter[dim] ?? ""} and` : sql`click_daily_stats d where`;
+  const rolledWhere = and(
+    filter.campaignId === undefined ? undefined : sql`d.campaign_id = ${filter.campaignId}`,
+    filter.bot === undefined ? undefined : sql`d.bot = ${filter.bot ? 1 : 0}`,
+  );
+  const [row] = await db.all<{ usable: number; total: number; exits: number; bots: number }>(sql`
+    with st as materialized (
+      select s.click_watermark as w, s.exit_watermark as e,
+        (s.time_zone = ${days.timeZone}
+          and (s.click_watermark = 0 or exists (
+            select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))
+          and ${days.startDate} > coalesce(
+            (select date(max(day), '+1 day') from click_archives where archived_at is not null), '')) as ok
+      from click_rollup_state s where s.id = 1)
+    select coalesce((select ok from st), 0) as usable, coalesce(sum(c), 0) as total, coalesce(sum(x), 0) as exits,
+      coalesce(sum(b), 0) as bots from (
+      select d.clicks as c, d.exits as x, d.bot * d.clicks as b
+      from ${rolled} d.date between ${days.startDate} and ${days.endDate}${rolledWhere ? sql` and ${rolledWhere}` : sql``}
+        and (select ok from st) = 1
+      union all
+      select 1, ${clicks.exitedAt} is not null, ${clicks.bot}
+      from ${clicks} not indexed
+      where ${clicks.id} > (select w from st) and (select ok from st) = 1 and ${matching(filter)}
+      union all
+      select 0, 1, 0
+      from ${clicks} indexed by clicks_exited_at_idx
+      where ${clicks.exitedAt} > (select e from st) and ${clicks.id} <= (select w from st) and (select ok from st) = 1
+        and ${matching(filter)})`);
+  return row?.usable ? { total: row.total, exits: row.exits, bots: row.bots } : null;
+}
+
+/** The totals counted click by click: exact for any filter, and read per click. */
+export async function countedClickTotals(db: Db, filter: ClickFilter): Promise<ClickTotals> {
+  const [row] = await db
+    .select({ total: count(), exits: count(clicks.exitedAt), bots: sql<number>`coalesce(sum(${clicks.bot}), 0)` })
+    .from(clicks)
+    .where(matching(filter));
+  return { total: row?.total ?? 0, exits: row?.exits ?? 0, bots: row?.bots ?? 0 };
+}
+
+/**
+ * One page of the click log, newest first, with the totals of the whole filtered set. Given the
+ * filter's days, the totals come from the rollups where they can (rolledClickTotals), read beside the
+ * page; otherwise, or without days, they are counted click by click.
+ */
+export async function clickLogPage(db: Db, filter: ClickFilter, page: number, pageSize: number, days?: ClickLogDays) {
+  const rowsQuery = db
+    .select(logColumns)
+    .from(clicks)
+    .leftJoin(campaigns, eq(campaigns.id, clicks.campaignId))
+    .where(matching(filter))
+    .orderBy(...newestFirst)
+    .limit(pageSize)
+    .offset((page - 1) * pageSize);
+  const [rolled, rows] = await Promise.all([days ? rolledClickTotals(db, filter, days) : null, rowsQuery]);
+  const totals = rolled ?? (await countedClickTotals(db, filter));
+  return { ...totals, rows };
 }
 
 /**
