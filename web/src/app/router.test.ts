@@ -121,14 +121,19 @@ describe("the page's first screen waits for its data", () => {
     }
   });
 
-  it("does not hold the screen after sign-in: the sign-in screen was the page's first", async () => {
-    const { fetch } = heldTransactions();
-    const { router, client } = await freshLoad("/auth");
-    await vi.waitFor(() => expect(router.state.initialized).toBe(true));
-    expect(await settlesWithin(router.navigate("/billing"), 300)).toBe(true);
-    expect(router.state.location.pathname).toBe("/billing");
-    await vi.waitFor(() => expect(fetch.mock.calls.some(([input]) => String(input).includes("/api/transactions"))).toBe(true));
-    client.clear();
-    router.dispose();
-  });
+  for (const [first, what] of [
+    ["/auth", "the sign-in screen"],
+    ["/rules/channels", "a screen without a loader"],
+  ] as const) {
+    it(`does not hold the screen after ${what}: that was the page's first`, async () => {
+      const { fetch } = heldTransactions();
+      const { router, client } = await freshLoad(first);
+      await vi.waitFor(() => expect(router.state.initialized).toBe(true), { timeout: 10_000 });
+      expect(await settlesWithin(router.navigate("/billing"), 300)).toBe(true);
+      expect(router.state.location.pathname).toBe("/billing");
+      await vi.waitFor(() => expect(fetch.mock.calls.some(([input]) => String(input).includes("/api/transactions"))).toBe(true));
+      client.clear();
+      router.dispose();
+    });
+  }
 });

@@ -56,16 +56,7 @@ let arriving = true;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const router = createBrowserRouter([
-  {
-    path: "/auth",
-    // Once the sign-in screen is up, the next screen is not a fresh load's first.
-    loader: () => {
-      arriving = false;
-      return null;
-    },
-    ...lazyScreen(() => import("@/features/auth/login-screen")),
-    hydrateFallbackElement: null,
-  },
+  { path: "/auth", ...lazyScreen(() => import("@/features/auth/login-screen")), hydrateFallbackElement: null },
   {
     element: <RequireAuth />,
     // While a fresh load's first route code arrives (the signed-in frame and the screen).
@@ -142,3 +133,12 @@ export const router = createBrowserRouter([
     ],
   },
 ]);
+
+// Once the page's first route is on screen (a data screen, the sign-in screen, any other), every
+// later one is a move inside the app.
+if (router.state.initialized) arriving = false;
+const stopArriving = router.subscribe((state) => {
+  if (!state.initialized) return;
+  arriving = false;
+  stopArriving();
+});
