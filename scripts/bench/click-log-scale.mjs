@@ -10,6 +10,7 @@
 //   - the Click Log's first page over the day (GET /api/clicks, its totals included);
 //   - its 20th page;
 //   - its first page filtered to one campaign;
+//   - its campaign filter's list (clicks and exits per campaign) and its visitor filters' lists;
 //   - a conversion's click lookup: the CAKE postback with sub2 a stored click's id (it finds the
 //     click, credits its campaign and stores the conversion), a different click each time.
 // Prints p50 and p99 of each at both sizes and the ratio. These are the figures the sharded store
@@ -92,6 +93,8 @@ async function measure({ stateDir, clickIds }, count) {
       "Click Log page 1": () => [`/api/clicks?${range}&page=1`, { headers: { cookie } }],
       "Click Log page 20": () => [`/api/clicks?${range}&page=20`, { headers: { cookie } }],
       "Click Log, one campaign": () => [`/api/clicks?${range}&page=1&campaignId=7`, { headers: { cookie } }],
+      "Click Log's campaign list": () => [`/api/clicks/by-campaign?${range}`, { headers: { cookie } }],
+      "Click Log's filter lists": () => [`/api/clicks/facets?${range}`, { headers: { cookie } }],
       "postback's click lookup": (i) => [
         `/postback/cake?token=${TOKEN}&leadid=bench-${i}&oid=1&price=12.50&s2=${clickIds[i]}`,
         { headers: { "cf-connecting-ip": `198.51.100.${(i % 200) + 1}` } },

@@ -1,7 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { insertCampaign } from "../src/db/queries/campaigns";
-import { countedClickTotals, rolledClickTotals, insertClicks, type ClickFilter, type NewClick } from "../src/db/queries/clicks";
+import {
+  countedClickCountsByCampaign,
+  countedClickTotals,
+  insertClicks,
+  rolledClickCountsByCampaign,
+  rolledClickTotals,
+  type ClickFilter,
+  type NewClick,
+} from "../src/db/queries/clicks";
 import { insertLander } from "../src/db/queries/landers";
 import { writeSetting } from "../src/db/queries/settings";
 import { rollUpClicks } from "../src/jobs/roll-up-clicks";
@@ -92,6 +100,24 @@ describe("the Click Log's totals from the rollups", () => {
     const all = await countedClickTotals(db(), { startMs: range(DAYS[0]!, DAYS[2]!).startMs, endMs: range(DAYS[0]!, DAYS[2]!).endMs });
     expect(all.total).toBeGreaterThan(100);
     expect(all.exits).toBeGreaterThan(30);
+  });
+
+  it("give the campaign filter's list too: clicks and exits per campaign, as counted", async () => {
+    for (const r of [range(DAYS[0]!, DAYS[2]!), range(DAYS[2]!, DAYS[2]!), range("2019-06-01", "2019-06-02")]) {
+      const filter = { startMs: r.startMs, endMs: r.endMs };
+      const counted = await countedClickCountsByCampaign(db(), filter);
+      expect(await rolledClickCountsByCampaign(db(), filter, r)).toEqual(counted);
+      const res = await call(`/api/clicks/by-campaign?startDate=${r.startDate}&endDate=${r.endDate}`, { cookie: admin.cookie });
+      const body = (await res.json()) as { campaignId: number; totalClicks: number; exitClicks: number }[];
+      expect(body.map(({ campaignId, totalClicks, exitClicks }) => ({ campaignId, totalClicks, exitClicks }))).toEqual(
+        counted.map(({ campaignId, totalClicks, exitClicks }) => ({ campaignId, totalClicks, exitClicks })),
+      );
+    }
+    // Both campaigns over the three days; none in June (an answer, not "cannot say").
+    expect((await rolledClickCountsByCampaign(db(), range(DAYS[0]!, DAYS[2]!), range(DAYS[0]!, DAYS[2]!)))?.length).toBe(2);
+    expect(await rolledClickCountsByCampaign(db(), range("2019-06-01", "2019-06-02"), range("2019-06-01", "2019-06-02"))).toEqual([]);
+    // Another zone's days: the rollups cannot say, and the list is counted.
+    expect(await rolledClickCountsByCampaign(db(), range(DAYS[0]!, DAYS[2]!), { ...range(DAYS[0]!, DAYS[2]!), timeZone: "UTC" })).toBeNull();
   });
 
   it("are counted click by click where the rollups cannot answer exactly", async () => {

@@ -77,7 +77,7 @@ export const clickRoutes = new Hono<AppEnv>()
   .get("/by-campaign", validate("query", dateRangeQuery), async (c) => {
     const db = c.get("db");
     const range = await resolveRange(db, c.req.valid("query"));
-    const rows = await clickCountsByCampaign(db, { startMs: range.startMs, endMs: range.endMs });
+    const rows = await clickCountsByCampaign(db, { startMs: range.startMs, endMs: range.endMs }, range);
     return c.json(
       rows.map((r) => ({ ...r, ctr: ctrPercent(r.exitClicks, r.totalClicks) })),
       200,
