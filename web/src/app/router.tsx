@@ -44,17 +44,6 @@ const prefetchOn = () => {
   }
 };
 
-/**
- * The page's first screen is drawn once its data is in (up to FIRST_DATA_WAIT_MS), under the
- * full-page spinner: drawn before, the frame and the empty screen took a render and a layout of
- * their own, and the rows waited behind them for another of each. A move inside the app is never
- * held up: the screen is there at once and its rows follow. Measured in
- * docs/screens.md "The web app: state in the URL, days and speed".
- */
-const FIRST_DATA_WAIT_MS = 800;
-let arriving = true;
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export const router = createBrowserRouter([
   { path: "/auth", ...lazyScreen(() => import("@/features/auth/login-screen")), hydrateFallbackElement: null },
   {
@@ -72,25 +61,22 @@ export const router = createBrowserRouter([
             return {
               path: screen.path,
               // The screen's first data on its way beside its code and the frame's (the router runs
-              // this loader while it resolves the matched routes' `lazy`): no chunk-then-fetch
-              // waterfall. Only the page's first screen waits for it (FIRST_DATA_WAIT_MS); a
-              // navigation, and a signed-out visitor's way to the sign-in screen (the data call is
-              // refused at once), are never held up.
-              loader: async ({ request }: { request: Request }) => {
+              // this loader while it resolves the matched routes' \`lazy\`): no chunk-then-fetch
+              // waterfall. The loader waits for nothing (not even the prefetch module), so a
+              // navigation, and a signed-out visitor's way to the sign-in screen, are never held up.
+              loader: ({ request }: { request: Request }) => {
                 // On a fresh load, what the screen waits for before its own query, all at once
                 // rather than one after another: who is signed in and the report time zone (the
                 // default range).
                 void appQueryClient.prefetchQuery(userQuery);
                 void appQueryClient.prefetchQuery(reportTimeZoneQuery);
-                const first = arriving;
-                arriving = false;
-                if (!screen.prefetch || !prefetchOn()) return null;
-                const url = new URL(request.url);
-                const data = screen
-                  .prefetch()
-                  .then(({ prefetch }) => prefetch(appQueryClient, url))
-                  .catch(() => undefined);
-                if (first) await Promise.race([data, delay(FIRST_DATA_WAIT_MS)]);
+                if (screen.prefetch && prefetchOn()) {
+                  const url = new URL(request.url);
+                  void screen
+                    .prefetch()
+                    .then(({ prefetch }) => prefetch(appQueryClient, url))
+                    .catch(() => undefined);
+                }
                 return null;
               },
               // Only on arriving at the screen: a change of its own search parameters (a sort, a
@@ -133,12 +119,3 @@ export const router = createBrowserRouter([
     ],
   },
 ]);
-
-// Once the page's first route is on screen (a data screen, the sign-in screen, any other), every
-// later one is a move inside the app.
-if (router.state.initialized) arriving = false;
-const stopArriving = router.subscribe((state) => {
-  if (!state.initialized) return;
-  arriving = false;
-  stopArriving();
-});
