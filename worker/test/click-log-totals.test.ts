@@ -120,6 +120,16 @@ describe("the Click Log's totals from the rollups", () => {
     expect(await rolledClickCountsByCampaign(db(), range(DAYS[0]!, DAYS[2]!), { ...range(DAYS[0]!, DAYS[2]!), timeZone: "UTC" })).toBeNull();
   });
 
+  it("give the visitor filters' lists as the clicks have them, rolled up or not", async () => {
+    const r = range(DAYS[0]!, DAYS[2]!);
+    const res = await call(`/api/clicks/facets?startDate=${r.startDate}&endDate=${r.endDate}`, { cookie: admin.cookie });
+    const { countries } = (await res.json()) as { countries: { value: string; clicks: number }[] };
+    const counted = await db().all<{ value: string; clicks: number }>(sql`
+      select coalesce(country, '') as value, count(*) as clicks from clicks
+      where clicked_at >= ${r.startMs} and clicked_at < ${r.endMs} group by 1 order by clicks desc, value`);
+    expect(countries).toEqual(counted);
+  });
+
   it("are counted click by click where the rollups cannot answer exactly", async () => {
     const r = range(DAYS[0]!, DAYS[2]!);
     const base = { startMs: r.startMs, endMs: r.endMs };
