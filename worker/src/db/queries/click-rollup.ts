@@ -100,6 +100,15 @@ export async function anchorHolds(db: Db, state: RollupState): Promise<boolean> 
 }
 
 /**
+ * anchorHolds inside a statement, with the time zone: whether the rollup state row `s`
+ * (click_rollup_state) can be read for `timeZone`'s days, its days being that zone's and its
+ * clicks still the table's. For reads that take the state in the same statement as the rollup's
+ * rows (db/queries/stats.ts, db/queries/clicks.ts).
+ */
+export const rollupStateHolds = (timeZone: string) => sql`(s.time_zone = ${timeZone} and (s.click_watermark = 0 or exists (
+  select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id)))`;
+
+/**
  * Empties the rollup and starts it over for a time zone, atomically, except for the days whose
  * raw clicks are archived (retention): nothing could rebuild those, so their rows stay as they
  * were counted, and the rebuild takes only the clicks after them (see rollUpStep's `frontier`).

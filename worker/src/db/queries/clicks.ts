@@ -2,7 +2,7 @@ import { and, count, desc, eq, getTableColumns, gte, isNull, lt, or, sql, type S
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
-import { audienceValue, dimsTable } from "./click-rollup";
+import { audienceValue, dimsTable, rollupStateHolds } from "./click-rollup";
 import { campaigns, clicks, landerClicks } from "../schema";
 import { AUDIENCE_GROUPINGS } from "../../schemas/stats";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -215,9 +215,7 @@ const ROLLED_DIM = { country: "country", deviceType: "device", os: "os", browser
 const rollupStateCte = (days: ClickLogDays) => sql`
   st as materialized (
     select s.click_watermark as w, s.exit_watermark as e,
-      (s.time_zone = ${days.timeZone}
-        and (s.click_watermark = 0 or exists (
-          select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))
+      (${rollupStateHolds(days.timeZone)}
         and ${days.startDate} > coalesce(
           (select date(max(day), '+1 day') from click_archives where archived_at is not null), '')) as ok
     from click_rollup_state s where s.id = 1)`;

@@ -13,7 +13,7 @@ import type { Db } from "../../env";
 import { CAKE_ONLY_GROUPINGS, NO_CAKE_KEY, NO_SPARK, type StatsGrouping } from "../../schemas/stats";
 import { rawBatch } from "../raw-batch";
 import type { AudienceDim } from "../schema";
-import { AUDIENCE_VALUE, type ClickField } from "./click-rollup";
+import { AUDIENCE_VALUE, rollupStateHolds, type ClickField } from "./click-rollup";
 
 export interface ReportRange {
   startDate: string;
@@ -193,8 +193,7 @@ function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: b
         (select coalesce(max(end_ms), 0) from click_archives where archived_at is not null) as f,
         (select coalesce(max(day), '') from click_archives where archived_at is not null) as fd from (
         select s.click_watermark as w, s.exit_watermark as e,
-          (s.time_zone = ${range.timeZone} and (s.click_watermark = 0 or exists (
-            select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id))) as ok
+          ${rollupStateHolds(range.timeZone)} as ok
         from click_rollup_state s where s.id = 1)),
     our_clicks as materialized (
       select campaign_id, t, g, sum(case when ${counted} then clicks else 0 end) as clicks,
