@@ -61,7 +61,7 @@ export const router = createBrowserRouter([
             return {
               path: screen.path,
               // The screen's first data on its way beside its code and the frame's (the router runs
-              // this loader while it resolves the matched routes' \`lazy\`): no chunk-then-fetch
+              // this loader while it resolves the matched routes' `lazy`): no chunk-then-fetch
               // waterfall. The loader waits for nothing (not even the prefetch module), so a
               // navigation, and a signed-out visitor's way to the sign-in screen, are never held up.
               loader: ({ request }: { request: Request }) => {
