@@ -1,9 +1,10 @@
-import { Hono } from "hono";
+import { Hono, type ExecutionContext } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import type { RouterRoute } from "hono/types";
 import type { AppEnv } from "./env";
 import { ApiError } from "./lib/errors";
+import { withBootData } from "./lib/boot-data";
 import { withRoutePreloads } from "./lib/route-preloads";
 import { accessControl } from "./middleware/access-control";
 import { appHostsOnly } from "./middleware/app-hosts";
@@ -87,6 +88,11 @@ function appRoutes(): readonly RouterRoute[] {
   return app.routes;
 }
 
+/** An API call answered inside the Worker, as a browser's would be (the document's boot data: lib/boot-data.ts). */
+async function ownCall(req: Request, env: AppEnv["Bindings"], ctx: ExecutionContext): Promise<Response> {
+  return app.fetch(req, env, ctx);
+}
+
 /**
  * The build's scripts and styles are named by a hash of their content (vite.config.ts), so a name
  * never changes meaning: a browser keeps them a year and never asks again, where the assets' default
@@ -134,9 +140,11 @@ export const app = new Hono<AppEnv>()
   })
   // Everything else is the React app (Workers Static Assets with SPA fallback). The asset
   // response is copied so the security headers above can be added to it; a screen's document
-  // names the screen's chunks for the browser to fetch at once (lib/route-preloads.ts).
+  // names the screen's chunks for the browser to fetch at once (lib/route-preloads.ts), and a
+  // signed-in user's document brings the user and the report time zone (lib/boot-data.ts).
   .all("*", async (c) => {
-    const res = await withRoutePreloads(c.env.ASSETS, c.req.raw, await c.env.ASSETS.fetch(c.req.raw));
+    const doc = await withRoutePreloads(c.env.ASSETS, c.req.raw, await c.env.ASSETS.fetch(c.req.raw));
+    const res = await withBootData(c.req.raw, doc, (req) => ownCall(req, c.env, c.executionCtx));
     const copy = new Response(res.body, res);
     if (res.status === 200 && isHashedAsset(c.req.path, res.headers.get("content-type"))) copy.headers.set("Cache-Control", IMMUTABLE);
     return copy;

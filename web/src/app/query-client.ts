@@ -1,6 +1,7 @@
 import { MutationCache, QueryCache, QueryClient } from "@tanstack/react-query";
 import { ApiError } from "@/lib/api";
 import { userQuery } from "@/lib/auth";
+import { seedBootData } from "./boot-data";
 
 /**
  * A 403 means the signed-in user's rights changed under them (an admin took a feature away, or
@@ -35,6 +36,8 @@ export const createQueryClient = () => {
 
 /**
  * The app's one client: the providers hand it to React, and the route loaders (app/router.tsx)
- * prefetch into it before a screen renders.
+ * prefetch into it before a screen renders. It starts with the answers the document brought (the
+ * user and the report time zone), before the router's first loaders ask for them.
  */
 export const appQueryClient = createQueryClient();
+seedBootData(appQueryClient);
