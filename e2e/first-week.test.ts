@@ -148,6 +148,8 @@ test("the date picker shows last month and this month, in the app's colours", as
   await signIn(page, "founder");
   await page.getByRole("button", { name: /^Date range/ }).click();
   const picker = page.getByRole("dialog");
+  // The calendar is fetched on demand (its own chunk): it is there a moment after the picker opens.
+  await picker.getByRole("grid").first().waitFor();
   const months = await picker.getByRole("grid").evaluateAll((grids) => grids.map((g) => g.getAttribute("aria-label")));
   const now = new Date();
   const name = (d: Date) => d.toLocaleString("en-US", { month: "long", year: "numeric" });

@@ -8,8 +8,9 @@
  * the Worker with the document request's cookie), so the page holds nothing a call would not have
  * given. The document is sent at once up to its end; the answers follow in a JSON block before
  * `</body>` (its contract: boot-parts.ts): the browser fetches the scripts the head names
- * meanwhile, and runs them (module scripts wait for the whole document) with the answers there. A signed-out visitor, a call that
- * is refused, or one slower than BOOT_WAIT_MS leaves its part out, and the app asks as before.
+ * meanwhile, and runs them (module scripts wait for the whole document) with the answers there.
+ * A signed-out visitor, a call that is refused, or one slower than BOOT_WAIT_MS leaves its part
+ * out, and the app asks as before.
  */
 import { SESSION_COOKIE } from "../auth/session";
 import { BOOT_CALLS, BOOT_ELEMENT_ID, type BootPart } from "../boot-parts";
