@@ -62,6 +62,24 @@ test("refresh, Back and a pasted link restore a filtered Stats screen and a filt
   await clicks(spring.id, 2);
   await clicks(autumn.id, 1);
 
+  // A fresh load brings the user and the report time zone in its page (worker/src/lib/boot-data.ts):
+  // the screen asks for its own rows at once, not for those two first.
+  const asked: string[] = [];
+  const hear = (request: { url(): string }) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.startsWith("/api/")) asked.push(pathname);
+  };
+  page.on("request", hear);
+  await page.goto("/clicks");
+  await page.getByRole("table", { name: "Click log" }).locator("tbody tr", { hasText: "Spring sweeps" }).first().waitFor();
+  page.off("request", hear);
+  expect(asked).toContain("/api/clicks");
+  expect(asked).not.toContain("/api/user");
+  expect(asked).not.toContain("/api/settings/report-time-zone");
+  expect(await page.locator("#trackyard-boot").count()).toBe(0);
+  expect(await page.getByText("Signed in as").innerText()).toBe("Signed in as founder");
+  expect(await page.getByRole("columnheader", { name: /^Clicked At/ }).innerText()).toMatch(/\(UTC\)/i);
+
   // Stats: a tab, bots included, a chosen range; each a step of the history.
   await page.goto("/");
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
