@@ -6,6 +6,7 @@ import { BOOT_ELEMENT_ID } from "../src/boot-parts";
 import { users } from "../src/db/schema";
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
+import { withBootData } from "../src/lib/boot-data";
 import { db, makeUser } from "./helpers";
 
 // The built app's document as Workers Static Assets answers it (the test Worker may have no build).
@@ -25,9 +26,12 @@ const assets = {
 
 const bindings = (): Bindings => ({ ...(env as Bindings), ASSETS: assets, APP_HOSTS: "", WORKER_NAME: "trackyard" });
 
-async function visit(path: string, cookie?: string) {
+/** A page load as a browser makes it (a navigation), with `headers` over its own ("" leaves one out). */
+async function visit(path: string, cookie?: string, headers: Record<string, string> = {}, method = "GET") {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://localhost:8787${path}`, { headers: cookie ? { cookie } : {} }), bindings(), ctx);
+  const all = { accept: "text/html", "sec-fetch-dest": "document", "sec-fetch-mode": "navigate", ...(cookie ? { cookie } : {}), ...headers };
+  const init = { method, headers: Object.fromEntries(Object.entries(all).filter(([, value]) => value !== "")) };
+  const res = await worker.fetch(new Request(`http://localhost:8787${path}`, init), bindings(), ctx);
   const html = await res.text();
   await waitOnExecutionContext(ctx);
   return { res, html };
@@ -59,7 +63,7 @@ describe("the app's document with its boot data", () => {
     expect(html).toMatch(new RegExp(`<div id="root"></div><script type="application/json" id="${BOOT_ELEMENT_ID}">.*</script></body></html>$`));
     // The screen's chunks are still named, and the page is this browser's alone.
     expect(html).toContain('<link rel="modulepreload" crossorigin href="/assets/clicks-screen-5b4a.js"></head>');
-    expect(res.headers.get("cache-control")).toBe("private, no-cache");
+    expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("etag")).toBeNull();
     expect(res.headers.get("content-length")).toBeNull();
     expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
@@ -82,11 +86,57 @@ describe("the app's document with its boot data", () => {
     const other = await visit("/static.html", member.cookie);
     expect(other.html).toBe(OTHER_PAGE);
     expect(other.res.headers.get("etag")).toBe('"index"');
-    // A session whose user is gone: refused calls leave nothing in the page.
+    // A signed-out session, and one whose user is gone: refused calls leave nothing in the page.
+    const ctx = createExecutionContext();
+    const logout = new Request("http://localhost:8787/api/logout", { method: "POST", headers: { cookie: member.cookie, origin: "http://localhost:8787" } });
+    expect((await worker.fetch(logout, bindings(), ctx)).status).toBe(200);
+    await waitOnExecutionContext(ctx);
+    expect((await visit("/clicks", member.cookie)).html).not.toContain(BOOT_ELEMENT_ID);
     const gone = await createSession(db(), env.SESSION_SECRET, member.id, { ip: null, userAgent: null });
     await db().delete(users).where(eq(users.id, member.id));
     const after = await visit("/clicks", `${SESSION_COOKIE}=${gone}`);
     expect(after.res.status).toBe(200);
     expect(after.html).not.toContain(BOOT_ELEMENT_ID);
+  }, 30_000);
+
+  it("is only for a page load: a script or a prefetch that falls back to the document gets it as it is, a HEAD its private headers", async () => {
+    const member = await makeUser("user", ["clicks"]);
+    expect((await visit("/assets/clicks-screen-gone.js", member.cookie, { accept: "*/*", "sec-fetch-dest": "script", "sec-fetch-mode": "cors" })).html).toBe(
+      INDEX,
+    );
+    expect((await visit("/clicks", member.cookie, { "sec-fetch-dest": "empty", "sec-fetch-mode": "cors" })).html).not.toContain(BOOT_ELEMENT_ID);
+    // Without Fetch Metadata (an older browser), Accept tells a page load.
+    const plain = await visit("/clicks", member.cookie, { "sec-fetch-dest": "", "sec-fetch-mode": "" });
+    expect(plain.html).toContain(BOOT_ELEMENT_ID);
+    const head = await visit("/clicks", member.cookie, {}, "HEAD");
+    expect(head.res.headers.get("cache-control")).toBe("no-store");
+    expect(head.res.headers.get("etag")).toBeNull();
+    expect(head.html).toBe("");
+  }, 30_000);
+
+  it("passes on only who is asking: an Authorization header beside the cookie is not taken for an API key", async () => {
+    const member = await makeUser("user", ["clicks"]);
+    const { html } = await visit("/clicks", member.cookie, { authorization: "Basic cHJveHk6cGFzcw==" });
+    expect((bootOf(html) as { user: { id: string } }).user.id).toBe(member.id);
+  }, 30_000);
+
+  it("sends the page up to </body> at once, and goes without a part whose call takes longer than half a second", async () => {
+    let answerUser: (res: Response) => void = () => undefined;
+    const call = (req: Request) =>
+      new URL(req.url).pathname === "/api/user"
+        ? new Promise<Response>((resolve) => (answerUser = resolve))
+        : Promise.resolve(Response.json({ timeZone: "Asia/Manila", today: "2026-11-26" }));
+    const req = new Request("http://localhost:8787/clicks", { headers: { cookie: `${SESSION_COOKIE}=token`, "sec-fetch-dest": "document" } });
+    const doc = new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8" } });
+    const res = await withBootData(req, doc, call);
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    // The head (and the scripts it names) is out while the user's call is still unanswered.
+    expect(first).toBe(INDEX.slice(0, INDEX.lastIndexOf("</body>")));
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    answerUser(Response.json({ id: "late" }));
+    expect(bootOf(first + rest)).toEqual({ reportTimeZone: { timeZone: "Asia/Manila", today: "2026-11-26" } });
+    expect((first + rest).endsWith("</body></html>")).toBe(true);
   }, 30_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { userQuery } from "@/lib/auth";
+import { userQuery, type CurrentUser } from "@/lib/auth";
 import { reportTimeZoneQuery } from "@/lib/report-zone-query";
 import { BOOT_ELEMENT_ID } from "../../../worker/src/boot-parts";
 import { seedBootData } from "./boot-data";
@@ -13,7 +13,7 @@ const USER = {
   twoFactorEnabled: false,
   mustSetUpTwoFactor: false,
   accessKey: "k1",
-};
+} satisfies CurrentUser; // the API's answer's shape: a field added there fails to compile here
 const ZONE = { timeZone: "Asia/Manila", today: "2026-11-26" };
 
 function pageWith(text: string) {

@@ -15,7 +15,8 @@ export function onDemand<T>(load: () => Promise<T>) {
     pending ??= load().then(
       (m) => (loaded = m),
       (err: unknown) => {
-        // A failed fetch (offline, or a deploy replaced the chunk) is tried again next time.
+        // Asked again next time (a browser may keep a failed module's answer for the page's life:
+        // the control then says to reload).
         pending = undefined;
         throw err;
       },
@@ -39,7 +40,7 @@ export function onDemand<T>(load: () => Promise<T>) {
         live = false;
       };
     }, [wanted, module]);
-    return { module: module ?? loaded, failed };
+    return { module: module ?? loaded, failed: wanted && failed };
   }
 
   return { preload, useModule };

@@ -10,36 +10,54 @@
  * `</body>` (its contract: boot-parts.ts): the browser fetches the scripts the head names
  * meanwhile, and runs them (module scripts wait for the whole document) with the answers there.
  * A signed-out visitor, a call that is refused, or one slower than BOOT_WAIT_MS leaves its part
- * out, and the app asks as before.
+ * out, and the app asks as before. Only a page load gets them (not a script or a prefetch that
+ * fell back to the document), and the page is then kept by no cache.
  */
 import { SESSION_COOKIE } from "../auth/session";
 import { BOOT_CALLS, BOOT_ELEMENT_ID, type BootPart } from "../boot-parts";
 
-const BOOT_WAIT_MS = 1000;
+/** How long the document waits for each call before it goes without that part. */
+const BOOT_WAIT_MS = 500;
 
-/** The document request's headers minus what describes a navigation, for the API calls. */
+/** What the API calls carry of the document request: who it is, and where from (nothing else). */
+const FORWARDED = ["cookie", "user-agent", "accept-language", "cf-connecting-ip", "x-forwarded-for"];
+
 function callHeaders(req: Request): Headers {
-  const headers = new Headers(req.headers);
-  for (const name of ["accept", "if-none-match", "if-modified-since", "range", "upgrade-insecure-requests"]) headers.delete(name);
-  for (const name of [...headers.keys()]) if (name.startsWith("sec-fetch-")) headers.delete(name);
-  headers.set("accept", "application/json");
+  const headers = new Headers({ accept: "application/json" });
+  for (const name of FORWARDED) {
+    const value = req.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
   return headers;
 }
 
+/** A page load (not a script, image or prefetch that fell back to the app's document). */
+function isNavigation(req: Request): boolean {
+  const dest = req.headers.get("sec-fetch-dest");
+  return dest !== null ? dest === "document" : (req.headers.get("accept") ?? "").includes("text/html");
+}
+
+const hasSession = (req: Request) => (req.headers.get("cookie") ?? "").split(/;\s*/).some((c) => c.startsWith(`${SESSION_COOKIE}=`));
+
+/** One call's answer as a part, or nothing when it is refused, fails or takes longer than BOOT_WAIT_MS. */
+async function part(req: Request, path: string, call: (req: Request) => Promise<Response>): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), BOOT_WAIT_MS)));
+  const answer = (async () => {
+    const res = await call(new Request(new URL(path, req.url), { headers: callHeaders(req) }));
+    if (res.status !== 200 || !res.headers.get("content-type")?.includes("application/json")) return undefined;
+    return (await res.json()) as unknown;
+  })().catch(() => undefined);
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function bootData(req: Request, call: (req: Request) => Promise<Response>): Promise<Partial<Record<BootPart, unknown>>> {
-  const headers = callHeaders(req);
-  const parts = await Promise.all(
-    Object.entries(BOOT_CALLS).map(async ([part, path]) => {
-      try {
-        const res = await call(new Request(new URL(path, req.url), { headers }));
-        if (res.status !== 200 || !res.headers.get("content-type")?.includes("application/json")) return [];
-        return [[part, (await res.json()) as unknown] as const];
-      } catch {
-        return [];
-      }
-    }),
-  );
-  return Object.fromEntries(parts.flat());
+  const parts = await Promise.all(Object.entries(BOOT_CALLS).map(async ([name, path]) => [name, await part(req, path, call)] as const));
+  return Object.fromEntries(parts.filter(([, value]) => value !== undefined));
 }
 
 /** JSON safe inside a `<script>` element: no `<` can close it. */
@@ -50,28 +68,22 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u0
  * carries a session cookie. `call` answers an API request as the Worker does.
  */
 export async function withBootData(req: Request, res: Response, call: (req: Request) => Promise<Response>): Promise<Response> {
-  if (req.method !== "GET" || res.status !== 200 || !res.headers.get("content-type")?.startsWith("text/html")) return res;
-  if (!(req.headers.get("cookie") ?? "").split(/;\s*/).some((c) => c.startsWith(`${SESSION_COOKIE}=`))) return res;
+  if (res.status !== 200 || !res.headers.get("content-type")?.startsWith("text/html") || !hasSession(req)) return res;
+  if (req.method === "HEAD") return new Response(null, { status: res.status, statusText: res.statusText, headers: privateHeaders(res) });
+  if (req.method !== "GET" || !isNavigation(req)) return res;
   const html = await res.text();
   // The app's own document only (another page among the assets is not the app's): sent as it came.
   const end = html.includes('<div id="root">') ? html.lastIndexOf("</body>") : -1;
   if (end < 0) return new Response(html, res);
-  const headers = new Headers(res.headers);
-  headers.delete("content-length");
-  headers.delete("etag");
-  // The page now holds the user's own data: this browser's only, and asked again every time.
-  headers.set("Cache-Control", "private, no-cache");
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<Partial<Record<BootPart, unknown>>>((resolve) => (timer = setTimeout(() => resolve({}), BOOT_WAIT_MS)));
-  const data = bootData(req, call).finally(() => clearTimeout(timer));
+  const data = bootData(req, call);
   const encoder = new TextEncoder();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   void (async () => {
     try {
       await writer.write(encoder.encode(html.slice(0, end)));
-      const parts = await Promise.race([data, timeout]);
+      const parts = await data;
       const block = Object.keys(parts).length ? `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptJson(parts)}</script>` : "";
       await writer.write(encoder.encode(block + html.slice(end)));
       await writer.close();
@@ -79,5 +91,17 @@ export async function withBootData(req: Request, res: Response, call: (req: Requ
       await writer.abort(err).catch(() => undefined);
     }
   })();
-  return new Response(readable, { status: res.status, statusText: res.statusText, headers });
+  return new Response(readable, { status: res.status, statusText: res.statusText, headers: privateHeaders(res) });
+}
+
+/**
+ * A signed-in visitor's document holds their own data: kept by no cache, not even the browser's
+ * (a stored page reopened later, after a sign-out or under another account, would seed the app
+ * with the wrong user), and never revalidated by an ETag. A HEAD gets the same headers.
+ */
+function privateHeaders(res: Response): Headers {
+  const headers = new Headers(res.headers);
+  for (const name of ["content-length", "etag", "last-modified"]) headers.delete(name);
+  headers.set("Cache-Control", "no-store");
+  return headers;
 }

@@ -76,7 +76,7 @@ export function DateRangePicker({ value, onChange, today: todayOverride, classNa
             // The calendar's size, so the popover does not jump when it arrives.
             <div className="grid h-96 w-[min(40rem,calc(100vw-1rem))] place-items-center p-6 text-sm text-slate-500">
               {calendar.failed ? (
-                <p role="alert">Could not load the calendar. Check your connection and open it again.</p>
+                <p role="alert">Could not load the calendar. Check your connection and reload the page.</p>
               ) : (
                 <Spinner label="Loading the calendar" />
               )}

@@ -84,7 +84,7 @@ export function TikTokEvents() {
   useEffect(() => {
     if (!settings.failed) return;
     setEditing(false);
-    toast({ title: "Could not open the settings", description: "Check your connection and try again.", variant: "destructive" });
+    toast({ title: "Could not open the settings", description: "Check your connection and reload the page.", variant: "destructive" });
   }, [settings.failed]);
   const data = status.data;
   const time = useReportTime();
