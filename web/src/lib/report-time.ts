@@ -1,5 +1,3 @@
-import { TZDate } from "@date-fns/tz";
-import { format } from "date-fns";
 import { useReportDays } from "./report-days";
 
 /**
@@ -10,11 +8,43 @@ import { useReportDays } from "./report-days";
  * header, a tooltip).
  */
 
+/**
+ * The clock of `timeZone` at `iso`, in parts. One formatter per zone, kept: a list shows an
+ * instant per row, and making a zoned date and formatting it for each cost the Click Log's first
+ * render about a third of its time (docs/screens.md "The web app: state in the URL, days and speed").
+ */
+const clocks = new Map<string, Intl.DateTimeFormat>();
+function clockParts(iso: string, timeZone: string): Record<"month" | "day" | "year" | "hour" | "minute" | "second", string> {
+  let clock = clocks.get(timeZone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      month: "short",
+      day: "2-digit",
+      year: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+    });
+    clocks.set(timeZone, clock);
+  }
+  const parts = { month: "", day: "", year: "", hour: "", minute: "", second: "" };
+  for (const { type, value } of clock.formatToParts(Date.parse(iso))) if (type in parts) parts[type as keyof typeof parts] = value;
+  return parts;
+}
+
 /** "Nov 26, 2026 00:23:05": the instant `iso` on the clock of `timeZone`. */
-export const formatInstant = (iso: string, timeZone: string) => format(new TZDate(Date.parse(iso), timeZone), "MMM dd, yyyy HH:mm:ss");
+export const formatInstant = (iso: string, timeZone: string) => {
+  const p = clockParts(iso, timeZone);
+  return `${p.month} ${p.day}, ${p.year} ${p.hour}:${p.minute}:${p.second}`;
+};
 
 /** "Nov 26, 2026": the day the instant `iso` falls on in `timeZone`. */
-export const formatInstantDay = (iso: string, timeZone: string) => format(new TZDate(Date.parse(iso), timeZone), "MMM dd, yyyy");
+export const formatInstantDay = (iso: string, timeZone: string) => {
+  const p = clockParts(iso, timeZone);
+  return `${p.month} ${p.day}, ${p.year}`;
+};
 
 /** "Nov 26, 2026 00:23:05 (Asia/Manila)": an instant with its zone named, for tooltips and sentences. */
 export const formatInstantNamed = (iso: string, timeZone: string) => `${formatInstant(iso, timeZone)} (${timeZone})`;
