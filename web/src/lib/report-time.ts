@@ -10,8 +10,9 @@ import { useReportDays } from "./report-days";
 
 /**
  * The clock of `timeZone` at `iso`, in parts. One formatter per zone, kept: a list shows an
- * instant per row, and making a zoned date and formatting it for each cost the Click Log's first
- * render about a third of its time (docs/screens.md "The web app: state in the URL, days and speed").
+ * instant per row, and making a zoned date and formatting it for each took about a third of the
+ * Click Log's first render in a profiling build of React
+ * (docs/screens.md "The web app: state in the URL, days and speed").
  */
 const clocks = new Map<string, Intl.DateTimeFormat>();
 function clockParts(iso: string, timeZone: string): Record<"month" | "day" | "year" | "hour" | "minute" | "second", string> {
