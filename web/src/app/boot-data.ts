@@ -2,10 +2,9 @@ import type { QueryClient } from "@tanstack/react-query";
 import { userQuery, type CurrentUser } from "@/lib/auth";
 import { reportTimeZoneQuery } from "@/lib/report-zone-query";
 import { BOOT_ELEMENT_ID, type BootPart } from "../../../worker/src/boot-parts";
+import { isRecord } from "../../../worker/src/integrations/http";
 
 type ReportTimeZone = Awaited<ReturnType<typeof reportTimeZoneQuery.queryFn>>;
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 // Checked by hand, not with the API's zod schemas: zod would join the entry script, which the
 // sign-in screen's size budget counts (docs/screens.md "The web app: state in the URL, days and speed").

@@ -15,7 +15,7 @@ import { useReportDays } from "./report-days";
  * (docs/screens.md "The web app: state in the URL, days and speed").
  */
 const clocks = new Map<string, Intl.DateTimeFormat>();
-function clockParts(iso: string, timeZone: string): Record<"month" | "day" | "year" | "hour" | "minute" | "second", string> {
+function clockParts(iso: string, timeZone: string) {
   let clock = clocks.get(timeZone);
   if (!clock) {
     clock = new Intl.DateTimeFormat("en-US", {

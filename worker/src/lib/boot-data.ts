@@ -13,6 +13,7 @@
  * out, and the app asks as before. Only a page load gets them (not a script or a prefetch that
  * fell back to the document), and the page is then kept by no cache.
  */
+import { parse as parseCookies } from "hono/utils/cookie";
 import { SESSION_COOKIE } from "../auth/session";
 import { BOOT_CALLS, BOOT_ELEMENT_ID, type BootPart } from "../boot-parts";
 
@@ -37,7 +38,8 @@ function isNavigation(req: Request): boolean {
   return dest !== null ? dest === "document" : (req.headers.get("accept") ?? "").includes("text/html");
 }
 
-const hasSession = (req: Request) => (req.headers.get("cookie") ?? "").split(/;\s*/).some((c) => c.startsWith(`${SESSION_COOKIE}=`));
+/** Whether the request carries a session cookie, read as the session middleware reads it (Hono's getCookie). */
+const hasSession = (req: Request) => parseCookies(req.headers.get("cookie") ?? "", SESSION_COOKIE)[SESSION_COOKIE] !== undefined;
 
 /** One call's answer as a part, or nothing when it is refused, fails or takes longer than BOOT_WAIT_MS. */
 async function part(req: Request, path: string, call: (req: Request) => Promise<Response>): Promise<unknown> {

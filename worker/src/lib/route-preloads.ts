@@ -6,6 +6,8 @@
  * the document goes out as it is. Measured in
  * docs/screens.md "The web app: state in the URL, days and speed".
  */
+import { isRecord } from "../integrations/http";
+
 const LIST = "/route-preloads.json";
 
 type RoutePreloads = Record<string, string[]>;
@@ -30,8 +32,10 @@ function listOf(assets: Fetcher, origin: string): Promise<RoutePreloads> {
 }
 
 function isRoutePreloads(body: unknown): body is RoutePreloads {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-  return Object.values(body).every((files) => Array.isArray(files) && files.every((f) => typeof f === "string" && /^\/assets\/[\w.~-]+\.(js|css)$/.test(f)));
+  return (
+    isRecord(body) &&
+    Object.values(body).every((files) => Array.isArray(files) && files.every((f) => typeof f === "string" && /^\/assets\/[\w.~-]+\.(js|css)$/.test(f)))
+  );
 }
 
 /** `res` (the SPA's answer for `req`) with the screen's chunks and styles linked in its head. */
