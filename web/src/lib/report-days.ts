@@ -26,7 +26,8 @@ export interface ReportDays {
   todayDay: string;
 }
 
-const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+let browserZoneName: string | undefined;
+const browserZone = () => (browserZoneName ??= Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC");
 
 /** The report time zone's days, computed at `now`. */
 export function reportDaysAt(timeZone: string, known: boolean, now: Date | number = Date.now()): ReportDays {
@@ -37,4 +38,13 @@ export function reportDaysAt(timeZone: string, known: boolean, now: Date | numbe
 export function useReportDays(): ReportDays {
   const zone = useQuery(reportTimeZoneQuery);
   return reportDaysAt(zone.data?.timeZone ?? browserZone(), zone.data !== undefined);
+}
+
+/**
+ * The report time zone alone (the browser's until the API answers), for what shows instants rather
+ * than days: no today to work out, so a list can call it once per row.
+ */
+export function useReportTimeZone(): string {
+  const zone = useQuery({ ...reportTimeZoneQuery, select: (data) => data.timeZone });
+  return zone.data ?? browserZone();
 }

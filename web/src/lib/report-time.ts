@@ -1,4 +1,5 @@
-import { useReportDays } from "./report-days";
+import { useMemo } from "react";
+import { useReportTimeZone } from "./report-days";
 
 /**
  * Instants (a click, an audit entry, a code's arrival) as the clock reads them in the report time
@@ -52,11 +53,14 @@ export const formatInstantNamed = (iso: string, timeZone: string) => `${formatIn
 
 /** The report time zone and its formatters (the browser's zone stands in until the API answers). */
 export function useReportTime() {
-  const { timeZone } = useReportDays();
-  return {
-    timeZone,
-    dateTime: (iso: string) => formatInstant(iso, timeZone),
-    day: (iso: string) => formatInstantDay(iso, timeZone),
-    named: (iso: string) => formatInstantNamed(iso, timeZone),
-  };
+  const timeZone = useReportTimeZone();
+  return useMemo(
+    () => ({
+      timeZone,
+      dateTime: (iso: string) => formatInstant(iso, timeZone),
+      day: (iso: string) => formatInstantDay(iso, timeZone),
+      named: (iso: string) => formatInstantNamed(iso, timeZone),
+    }),
+    [timeZone],
+  );
 }
