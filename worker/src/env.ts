@@ -3,6 +3,7 @@ import type * as schema from "./db/schema";
 import type { Feature, Role, SessionStage } from "./db/schema";
 import type { ArchiveRunParams } from "./retention/config";
 import type { ClickMessage } from "./tracking/click-queue";
+import type { ClickShard } from "./tracking/click-shard";
 import type { WebhookMessage } from "./webhooks/queue";
 
 export type Db = DrizzleD1Database<typeof schema>;
@@ -93,6 +94,8 @@ export interface ClickStoreBindings {
   ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
   /** Clicks and exits on their way to D1 (tracking/click-queue.ts). */
   CLICKS_QUEUE: Queue<ClickMessage>;
+  /** Raw clicks' shard-days, one SQLite Durable Object each (tracking/click-shard.ts); not yet on the click path. */
+  CLICK_SHARDS: DurableObjectNamespace<ClickShard>;
   /** Per-IP limits of /r/ and /click, and of the CAKE postback. */
   CLICK_LIMITER?: RateLimit;
   POSTBACK_LIMITER?: RateLimit;

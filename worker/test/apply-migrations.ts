@@ -10,6 +10,7 @@ declare global {
       ARCHIVE: R2Bucket;
       ARCHIVE_WORKFLOW: Workflow<import("../src/retention/config").ArchiveRunParams>;
       CLICKS_QUEUE: Queue<import("../src/tracking/click-queue").ClickMessage>;
+      CLICK_SHARDS: DurableObjectNamespace<import("../src/tracking/click-shard").ClickShard>;
       CLICK_LIMITER: RateLimit;
       POSTBACK_LIMITER: RateLimit;
       // Webhooks out (src/env.ts WebhookBindings).

@@ -11,13 +11,22 @@
  * - `8` at digit 12: UUID version 8; `8` at digit 16: the RFC variant (its two free bits zero);
  * - `L` at digit 13: the layout. `0` is this one: 20 random digits (80 bits: among 3 billion
  *   clicks, 90 days at a billion a month, a repeat has odds of about 4 in a million, and the
- *   clicks table's unique index would catch it). A later layout can spend random digits on
- *   naming where the click is stored (a shard and a day); the check covers them too, so a forged
+ *   clicks table's unique index would catch it). Layout `1` spends five of them on naming where
+ *   the click is stored, its UTC day and shard (below); the check covers them too, so a forged
  *   name fails it like any made-up id;
  * - `C`: the check, the first 36 bits of HMAC-SHA-256 over the 23 digits before it (as text), keyed
  *   with a key derived from SESSION_SECRET. A guessed id passes once in 2^36 (69 billion) tries.
  *
  * The check is load shedding, not authentication: a real id is in every offer URL a visitor sees.
+ *
+ * Layout 1 (docs/click-storage.md "The click id that names its shard"):
+ *
+ *   RRRRRRRR-RRRR-81RR-8DDD-SSRCCCCCCCCC
+ *
+ * `DDD`: the click's UTC day as days since 2020-01-01, modulo 4,096 (11 years: the day is the newest
+ * one with that remainder that is not after tomorrow); `SS`: its shard that day, 0-255; 15 random
+ * digits (60 bits within one shard-day). Such an id is made only by a store that writes the click
+ * to that shard-day, so its id is where it is looked up.
  *
  * Old ids (before this layout: `crypto.randomUUID()`, version 4) are still in landers' sessions
  * and in CAKE's sub2 of conversions to come, so they stay valid: `legacy` ids take the old path,
@@ -32,7 +41,15 @@ const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
 
 const VERSION = "8";
 const LAYOUT = "0";
+const SHARDED_LAYOUT = "1";
 const VARIANT = "8";
+/** Day 0 of a layout-1 id's day: 2020-01-01 UTC. */
+const DAY_ZERO = Date.UTC(2020, 0, 1);
+const DAY_MS = 86_400_000;
+/** A layout-1 id holds its day modulo this (three hex digits). */
+const DAY_CYCLE = 4096;
+/** Shards a day can have at most (two hex digits). */
+export const MAX_SHARDS = 256;
 /** Digits before the check, and of the check. */
 const SIGNED_DIGITS = 23;
 const CHECK_DIGITS = 9;
@@ -76,26 +93,77 @@ async function checkOf(secret: string, signed: string): Promise<string> {
 
 const dashed = (digits: string) => `${digits.slice(0, 8)}-${digits.slice(8, 12)}-${digits.slice(12, 16)}-${digits.slice(16, 20)}-${digits.slice(20)}`;
 
-/** A new click's id (layout 0). */
-export async function newClickId(secret: string): Promise<string> {
-  const random = hex(crypto.getRandomValues(new Uint8Array(10)));
-  const signed = `${random.slice(0, 12)}${VERSION}${LAYOUT}${random.slice(12, 14)}${VARIANT}${random.slice(14)}`;
+/** Where a layout-1 id's click is stored: its UTC day (days since 2020-01-01) and its shard that day. */
+export interface ClickPlace {
+  day: number;
+  shard: number;
+}
+
+/** The UTC day (days since 2020-01-01) of an instant, as a layout-1 id counts it. */
+export const clickDayOf = (at: number) => Math.floor((at - DAY_ZERO) / DAY_MS);
+
+/** The first instant of such a day. */
+export const clickDayStart = (day: number) => DAY_ZERO + day * DAY_MS;
+
+/**
+ * A new click's id: layout 0, or layout 1 naming `place` (a day not before 2020-01-01 and a shard
+ * below MAX_SHARDS).
+ */
+export async function newClickId(secret: string, place?: ClickPlace): Promise<string> {
+  if (!place) {
+    const random = hex(crypto.getRandomValues(new Uint8Array(10)));
+    const signed = `${random.slice(0, 12)}${VERSION}${LAYOUT}${random.slice(12, 14)}${VARIANT}${random.slice(14)}`;
+    return dashed(signed + (await checkOf(secret, signed)));
+  }
+  const { day, shard } = place;
+  if (!Number.isInteger(day) || day < 0 || !Number.isInteger(shard) || shard < 0 || shard >= MAX_SHARDS) {
+    throw new RangeError(`no layout-1 click id names day ${day}, shard ${shard}`);
+  }
+  const random = hex(crypto.getRandomValues(new Uint8Array(8)));
+  const named = (day % DAY_CYCLE).toString(16).padStart(3, "0") + shard.toString(16).padStart(2, "0");
+  const signed = `${random.slice(0, 12)}${VERSION}${SHARDED_LAYOUT}${random.slice(12, 14)}${VARIANT}${named}${random.slice(14, 15)}`;
   return dashed(signed + (await checkOf(secret, signed)));
 }
 
-export type ClickIdKind = "current" | "legacy";
+/**
+ * The day a layout-1 id's three day digits mean, read on day `today`: the newest day with that
+ * remainder that is not after tomorrow (a visitor's clock may be a day ahead of the store's).
+ */
+export function dayOfDigits(digits: number, today: number): number {
+  const tomorrow = today + 1;
+  return tomorrow - ((((tomorrow - digits) % DAY_CYCLE) + DAY_CYCLE) % DAY_CYCLE);
+}
+
+export type ClickIdKind = "current" | "legacy" | "sharded";
+
+/** A click id that can be ours; a layout-1 (`sharded`) one with where its click is stored. */
+export type CheckedClickId = { clickId: string; kind: "current" | "legacy" } | { clickId: string; kind: "sharded"; place: ClickPlace };
 
 /**
- * What a click id from outside (a query parameter, CAKE's sub2) can be: one of ours (`current`),
- * an id from before the check (`legacy`), or null: it cannot be ours, and nothing is looked up.
- * Upper-case hex is read as lower case (the id as stored).
+ * What a click id from outside (a query parameter, CAKE's sub2) can be: one of ours (`current`,
+ * or `sharded` with its day and shard, the day read on the UTC day of `now`), an id from before
+ * the check (`legacy`), or null: it cannot be ours, and nothing is looked up. Upper-case hex is
+ * read as lower case (the id as stored). Whether a sharded id's day is still kept and its shard
+ * within that day's count is the store's question (`isKeptPlace`).
  */
-export async function checkClickId(secret: string, raw: string): Promise<{ clickId: string; kind: ClickIdKind } | null> {
+export async function checkClickId(secret: string, raw: string, now = Date.now()): Promise<CheckedClickId | null> {
   const clickId = raw.toLowerCase();
   if (!UUID_SHAPE.test(clickId)) return null;
   if (LEGACY_SHAPE.test(clickId)) return { clickId, kind: "legacy" };
   const digits = clickId.replace(/-/g, "");
-  if (digits[12] !== VERSION || digits[13] !== LAYOUT || digits[16] !== VARIANT) return null;
+  if (digits[12] !== VERSION || digits[16] !== VARIANT || (digits[13] !== LAYOUT && digits[13] !== SHARDED_LAYOUT)) return null;
   const expected = await checkOf(secret, digits.slice(0, SIGNED_DIGITS));
-  return constantTimeEqual(encoder.encode(expected), encoder.encode(digits.slice(SIGNED_DIGITS))) ? { clickId, kind: "current" } : null;
+  if (!constantTimeEqual(encoder.encode(expected), encoder.encode(digits.slice(SIGNED_DIGITS)))) return null;
+  if (digits[13] === LAYOUT) return { clickId, kind: "current" };
+  const day = dayOfDigits(parseInt(digits.slice(17, 20), 16), clickDayOf(now));
+  return { clickId, kind: "sharded", place: { day, shard: parseInt(digits.slice(20, 22), 16) } };
+}
+
+/**
+ * Whether a sharded id's place can hold a click on day `today`: its day kept (not older than
+ * `keptDays` before today; tomorrow's at most, which `checkClickId` already ensures) and its shard
+ * below that day's count. An id failing this is looked up nowhere, like a malformed one.
+ */
+export function isKeptPlace(place: ClickPlace, today: number, keptDays: number, shardsOn: (day: number) => number): boolean {
+  return place.day >= today - keptDays && place.day <= today + 1 && place.shard < shardsOn(place.day);
 }

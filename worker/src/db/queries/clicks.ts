@@ -9,8 +9,8 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 
 export type NewClick = typeof clicks.$inferInsert;
 
-/** Every column but the rowid, in the order each row's JSON tuple lists its values. */
-const INSERTED = Object.entries(getTableColumns(clicks)).filter(([key]) => key !== "id") as [
+/** Every column but the rowid, in the order each row's JSON tuple lists its values (a shard-day's insert binds them in it too: tracking/click-shard.ts). */
+export const INSERTED = Object.entries(getTableColumns(clicks)).filter(([key]) => key !== "id") as [
   Exclude<keyof NewClick, "id">,
   { name: string; default?: unknown },
 ][];
@@ -70,13 +70,11 @@ const adColumns = {
   creativeName: clicks.creativeName,
 };
 
+/** What an exit reads of its click: its campaign, offer and the ad-platform values its offer template needs. */
+export const CLICK_FOR_EXIT = { clickId: clicks.clickId, campaignId: clicks.campaignId, offerId: clicks.offerId, ...adColumns };
+
 /** The recorded click an exit refers to, with the ad-platform values its offer template needs. */
-export const findClick = (db: Db, clickId: string) =>
-  db
-    .select({ clickId: clicks.clickId, campaignId: clicks.campaignId, offerId: clicks.offerId, ...adColumns })
-    .from(clicks)
-    .where(eq(clicks.clickId, clickId))
-    .get();
+export const findClick = (db: Db, clickId: string) => db.select(CLICK_FOR_EXIT).from(clicks).where(eq(clicks.clickId, clickId)).get();
 
 export type ClickForExit = NonNullable<Awaited<ReturnType<typeof findClick>>>;
 

@@ -1,0 +1,209 @@
+/**
+ * One shard-day of raw clicks: a SQLite Durable Object holding the clicks of one UTC day that the
+ * click store gave one shard, with their exits (docs/click-storage.md "The two designs", design A).
+ * An object is named `clicks/<day>/<shard>` (`shardName`), so a day's objects come into being with
+ * their first write, and a layout-1 click id (tracking/click-id.ts) names the one object that
+ * holds its click.
+ *
+ * Its tables: D1's own `clicks`, created here from the same definition (db/schema.ts) with its
+ * indexes and without the foreign key (the campaigns live in D1); `exits`, a row per exit keyed by
+ * click id and time (the layout docs/click-storage.md "What a click costs, measured" chose: smaller
+ * than `lander_clicks` with its two indexes, and an exit's repeat is its key); and `pending_exits`,
+ * keyed the same way: exits that arrived before their click (the click still in the queue),
+ * applied by the write that brings the click. The shard is the one place for that id, so the
+ * order the two arrive in does not matter.
+ *
+ * Every method can be called again with the same input and changes nothing the second time: a
+ * queue message delivered twice, or a write retried after a failure part way, stores each click
+ * and each exit once. A different click under an id already stored (60 random bits within a
+ * shard-day: docs/click-storage.md "The click id that names its shard") is counted as a conflict,
+ * not taken for a repeat.
+ *
+ * Not yet on the click path: the steps that put it there are docs/click-storage.md
+ * "Steps to build it".
+ */
+import { DurableObject } from "cloudflare:workers";
+import { and, eq, getTableColumns, sql, type Table } from "drizzle-orm";
+import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { getTableConfig, integer, primaryKey, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { clicks } from "../db/schema";
+import { CLICK_FOR_EXIT, INSERTED, type ExitRecord, type NewClick } from "../db/queries/clicks";
+import type { ClickPlace } from "./click-id";
+
+/** The object holding a shard-day's clicks. */
+export const shardName = ({ day, shard }: ClickPlace) => `clicks/${day}/${shard}`;
+
+/** An exit's columns, keyed by its click and time: the shard's exits, and the ones still waiting for their click. */
+const exitColumns = {
+  clickId: text("click_id").notNull(),
+  at: integer("at").notNull(),
+  offerId: integer("offer_id").notNull(),
+  ipAddress: text("ip_address"),
+  userAgent: text("user_agent"),
+};
+export const shardExits = sqliteTable("exits", exitColumns, (t) => [primaryKey({ columns: [t.clickId, t.at] })]);
+export const pendingExits = sqliteTable("pending_exits", exitColumns, (t) => [primaryKey({ columns: [t.clickId, t.at] })]);
+/** Both without a rowid: the key is the row's place (docs/click-storage.md "What a click costs, measured"). */
+const createExits = (name: string) =>
+  `create table if not exists "${name}" (click_id text not null, at integer not null, offer_id integer not null, ` +
+  `ip_address text, user_agent text, primary key (click_id, at)) without rowid`;
+
+/** A stored click as an exit needs it (the columns D1's lookup reads: db/queries/clicks.ts). */
+export type ShardClickForExit = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_FOR_EXIT>;
+
+/** What a write did: clicks stored now, repeats of stored ones, different clicks under a stored id, and pending exits applied. */
+export interface ShardWrite {
+  written: number;
+  repeated: number;
+  conflicts: string[];
+  exitsApplied: number;
+}
+
+/** What an exit found: the click it belongs to, or nothing yet (kept as pending). */
+export type ShardExit = { click: ShardClickForExit; recorded: boolean } | { click: null; pending: true };
+
+/** The shard's size (SQLite's pages, as Cloudflare counts a Durable Object's storage) and its rows. */
+export interface ShardSize {
+  bytes: number;
+  clicks: number;
+  exits: number;
+  pendingExits: number;
+}
+
+/**
+ * What creates a Drizzle table as D1's migrations did: `create table` with its columns' names,
+ * types, primary key and not-null (no foreign keys), then a unique index per unique column and
+ * each declared index (plain columns only, as db/schema.ts declares them), under the same names.
+ */
+function createTable(table: SQLiteTable): string[] {
+  const { name, indexes } = getTableConfig(table);
+  const columns = Object.values(getTableColumns(table));
+  const defined = columns.map((c) => [`"${c.name}"`, c.getSQLType(), c.primary ? "primary key" : "", c.notNull ? "not null" : ""].filter(Boolean).join(" "));
+  return [
+    `create table if not exists "${name}" (${defined.join(", ")})`,
+    ...columns.filter((c) => c.isUnique).map((c) => `create unique index if not exists "${c.uniqueName}" on "${name}" ("${c.name}")`),
+    ...indexes.map(({ config }) => {
+      const on = config.columns.map((c) => `"${"name" in c ? c.name : ""}"`).join(", ");
+      return `create ${config.unique ? "unique " : ""}index if not exists "${config.name}" on "${name}" (${on})`;
+    }),
+  ];
+}
+
+const INSERT_CLICK = `insert into clicks (${INSERTED.map(([, c]) => `"${c.name}"`).join(", ")}) values (${INSERTED.map(() => "?").join(", ")}) on conflict (click_id) do nothing`;
+
+/** A stored click is this one again when its time, address and campaign are the message's. */
+const sameClick = (stored: { clickedAt: number; ipAddress: string | null; campaignId: number }, row: NewClick) =>
+  stored.clickedAt === row.clickedAt && stored.ipAddress === (row.ipAddress ?? null) && stored.campaignId === row.campaignId;
+
+export class ClickShard extends DurableObject {
+  private readonly db: DrizzleSqliteDODatabase;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.db = drizzle(ctx.storage);
+    // Before any call is delivered: every statement is idempotent, so each start runs them all.
+    void ctx.blockConcurrencyWhile(async () => {
+      for (const statement of [...createTable(clicks), createExits("exits"), createExits("pending_exits")]) {
+        ctx.storage.sql.exec(statement);
+      }
+    });
+  }
+
+  /** Stores clicks once each (see the module comment), then applies the exits that waited for them. */
+  write(rows: NewClick[]): ShardWrite {
+    return this.ctx.storage.transactionSync(() => {
+      const result: ShardWrite = { written: 0, repeated: 0, conflicts: [], exitsApplied: 0 };
+      const stored: string[] = [];
+      for (const row of rows) {
+        const values = INSERTED.map(([key, column]) => {
+          const value = row[key] ?? column.default ?? null;
+          return typeof value === "boolean" ? Number(value) : (value as string | number | null);
+        });
+        if (this.ctx.storage.sql.exec(INSERT_CLICK, ...values).rowsWritten > 0) {
+          result.written++;
+          stored.push(row.clickId);
+          continue;
+        }
+        const before = this.db
+          .select({ clickedAt: clicks.clickedAt, ipAddress: clicks.ipAddress, campaignId: clicks.campaignId })
+          .from(clicks)
+          .where(eq(clicks.clickId, row.clickId))
+          .get();
+        if (before && sameClick(before, row)) result.repeated++;
+        else result.conflicts.push(row.clickId);
+      }
+      for (const id of stored) result.exitsApplied += this.applyPending(id);
+      return result;
+    });
+  }
+
+  /**
+   * An exit: recorded on its click (the first exit time kept, one `exits` row per exit time)
+   * and the click returned, or kept as pending while the click is not stored yet.
+   */
+  recordExit(exit: ExitRecord): ShardExit {
+    return this.ctx.storage.transactionSync((): ShardExit => {
+      const click = this.db.select(CLICK_FOR_EXIT).from(clicks).where(eq(clicks.clickId, exit.clickId)).get();
+      if (!click) {
+        this.insertExit("pending_exits", exit);
+        return { click: null, pending: true };
+      }
+      return { click, recorded: this.applyExit(exit) };
+    });
+  }
+
+  /**
+   * The stored clicks among these ids, as exits and conversions need them. The ids go as one JSON
+   * parameter: a query binds at most 100 (docs/click-storage.md "Cloudflare's limits and prices").
+   */
+  lookup(clickIds: string[]): ShardClickForExit[] {
+    if (!clickIds.length) return [];
+    return this.db
+      .select(CLICK_FOR_EXIT)
+      .from(clicks)
+      .where(sql`${clicks.clickId} in (select value from json_each(${JSON.stringify(clickIds)}))`)
+      .all();
+  }
+
+  size(): ShardSize {
+    const count = (table: Table) =>
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(table)
+        .get()?.n ?? 0;
+    return { bytes: this.ctx.storage.sql.databaseSize, clicks: count(clicks), exits: count(shardExits), pendingExits: count(pendingExits) };
+  }
+
+  /** Records an exit of a stored click; false when that exit (its click and time) is there already. */
+  private applyExit(exit: ExitRecord): boolean {
+    if (this.insertExit("exits", exit) === 0) return false;
+    // The first exit time: an earlier exit arriving later (a retried message) moves it back.
+    this.db
+      .update(clicks)
+      .set({ exitedAt: exit.at })
+      .where(and(eq(clicks.clickId, exit.clickId), sql`(${clicks.exitedAt} is null or ${clicks.exitedAt} > ${exit.at})`))
+      .run();
+    return true;
+  }
+
+  /** An exit into one of the exit tables, unless it is there (its click and time); the rows written. */
+  private insertExit(table: "exits" | "pending_exits", { clickId, at, offerId, ipAddress, userAgent }: ExitRecord): number {
+    return this.ctx.storage.sql.exec(
+      `insert into ${table} (click_id, at, offer_id, ip_address, user_agent) values (?, ?, ?, ?, ?) on conflict do nothing`,
+      clickId,
+      at,
+      offerId,
+      ipAddress,
+      userAgent,
+    ).rowsWritten;
+  }
+
+  /** Applies and forgets the exits that waited for this click; how many were new. */
+  private applyPending(clickId: string): number {
+    const waiting = this.db.select().from(pendingExits).where(eq(pendingExits.clickId, clickId)).all();
+    let applied = 0;
+    for (const p of waiting) if (this.applyExit(p)) applied++;
+    if (waiting.length) this.db.delete(pendingExits).where(eq(pendingExits.clickId, clickId)).run();
+    return applied;
+  }
+}

@@ -1,0 +1,177 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { NewClick } from "../src/db/queries/clicks";
+import { checkClickId, clickDayOf, clickDayStart, dayOfDigits, isKeptPlace, MAX_SHARDS, newClickId, type ClickPlace } from "../src/tracking/click-id";
+import { shardName, type ClickShard } from "../src/tracking/click-shard";
+
+const DAY = clickDayOf(Date.UTC(2026, 10, 25));
+let shards = 0;
+/** A shard-day of its own for each test (the objects' storage lasts the file). */
+const freshShard = () => env.CLICK_SHARDS.getByName(shardName({ day: DAY, shard: shards++ }));
+
+const click = (clickId: string, over: Partial<NewClick> = {}): NewClick => ({
+  clickId,
+  campaignId: 7,
+  clickedAt: clickDayStart(DAY) + 3_600_000,
+  ipAddress: "198.51.100.7",
+  userAgent: "Mozilla/5.0",
+  placement: "feed",
+  campaignName: "Spring",
+  bot: false,
+  ...over,
+});
+const exit = (clickId: string, at: number) => ({ clickId, offerId: 3, ipAddress: "198.51.100.7", userAgent: "Mozilla/5.0", at });
+
+/** A column of every row of a shard's table, read inside the object. */
+const column = (stub: DurableObjectStub<ClickShard>, query: string) => runInDurableObject(stub, (_shard, state) => state.storage.sql.exec(query).toArray());
+
+describe("a shard-day of clicks (SQLite Durable Object)", () => {
+  it("stores each click once however often its batch is written", async () => {
+    const shard = freshShard();
+    const rows = [click("a-1"), click("a-2", { bot: true, botReason: "datacenter" }), click("a-3", { campaignId: 8 })];
+    expect(await shard.write(rows)).toEqual({ written: 3, repeated: 0, conflicts: [], exitsApplied: 0 });
+    expect(await shard.write(rows)).toEqual({ written: 0, repeated: 3, conflicts: [], exitsApplied: 0 });
+    expect(await shard.write([...rows.slice(1), click("a-4")])).toEqual({ written: 1, repeated: 2, conflicts: [], exitsApplied: 0 });
+    const size = await shard.size();
+    expect(size).toMatchObject({ clicks: 4, exits: 0, pendingExits: 0 });
+    expect(size.bytes).toBeGreaterThan(0);
+    expect(await column(shard, "select click_id, bot, bot_reason from clicks order by click_id")).toEqual([
+      { click_id: "a-1", bot: 0, bot_reason: null },
+      { click_id: "a-2", bot: 1, bot_reason: "datacenter" },
+      { click_id: "a-3", bot: 0, bot_reason: null },
+      { click_id: "a-4", bot: 0, bot_reason: null },
+    ]);
+  });
+
+  it("counts a different click under a stored id as a conflict and keeps the first", async () => {
+    const shard = freshShard();
+    await shard.write([click("b-1")]);
+    const other = click("b-1", { campaignId: 9, ipAddress: "203.0.113.5" });
+    expect(await shard.write([other, click("b-2")])).toEqual({ written: 1, repeated: 0, conflicts: ["b-1"], exitsApplied: 0 });
+    expect((await shard.lookup(["b-1"]))[0]).toMatchObject({ clickId: "b-1", campaignId: 7 });
+  });
+
+  it("returns the click to its exit, records each exit once, and keeps the first exit time", async () => {
+    const shard = freshShard();
+    const at = clickDayStart(DAY) + 3_700_000;
+    await shard.write([click("c-1", { offerId: 3, tiktokAdGroupId: "ag-1" })]);
+    const first = await shard.recordExit(exit("c-1", at));
+    expect(first).toEqual({
+      click: expect.objectContaining({ clickId: "c-1", campaignId: 7, offerId: 3, tiktokAdGroupId: "ag-1", placement: "feed" }),
+      recorded: true,
+    });
+    expect(await shard.recordExit(exit("c-1", at))).toMatchObject({ recorded: false });
+    // An earlier exit delivered later (a retried message): a row of its own, and the first time moves back.
+    expect(await shard.recordExit(exit("c-1", at - 60_000))).toMatchObject({ recorded: true });
+    expect(await column(shard, "select exited_at from clicks")).toEqual([{ exited_at: at - 60_000 }]);
+    expect(await column(shard, "select at, offer_id from exits order by at")).toEqual([
+      { at: at - 60_000, offer_id: 3 },
+      { at, offer_id: 3 },
+    ]);
+  });
+
+  it("keeps an exit that came before its click and applies it when the click is written, once", async () => {
+    const shard = freshShard();
+    const at = clickDayStart(DAY) + 3_650_000;
+    expect(await shard.recordExit(exit("d-1", at))).toEqual({ click: null, pending: true });
+    expect(await shard.recordExit(exit("d-1", at))).toEqual({ click: null, pending: true });
+    expect(await shard.size()).toMatchObject({ clicks: 0, exits: 0, pendingExits: 1 });
+    expect(await shard.write([click("d-1")])).toMatchObject({ written: 1, exitsApplied: 1 });
+    expect(await shard.write([click("d-1")])).toMatchObject({ written: 0, repeated: 1, exitsApplied: 0 });
+    expect(await shard.size()).toMatchObject({ clicks: 1, exits: 1, pendingExits: 0 });
+    expect(await column(shard, "select exited_at from clicks")).toEqual([{ exited_at: at }]);
+  });
+
+  it("looks up only the stored ids", async () => {
+    const shard = freshShard();
+    await shard.write([click("e-1"), click("e-2")]);
+    expect((await shard.lookup(["e-2", "e-9", "e-1"])).map((c) => c.clickId).sort()).toEqual(["e-1", "e-2"]);
+    expect(await shard.lookup([])).toEqual([]);
+    // More ids than a query may bind (100).
+    const many = Array.from({ length: 300 }, (_, i) => `e-many-${i}`);
+    await shard.write(many.map((id) => click(id)));
+    expect(await shard.lookup([...many, "e-1"])).toHaveLength(301);
+  });
+
+  it("has D1's clicks table and indexes, and its exits keyed by click and time", async () => {
+    const shard = freshShard();
+    await shard.size();
+    const columns = (rows: Record<string, unknown>[]) => rows.map((r) => [r.name, r.type, r.notnull, r.pk]);
+    const info = `select name, type, "notnull", pk from pragma_table_info('clicks')`;
+    expect(columns(await column(shard, info))).toEqual(columns((await env.DB.prepare(info).all<Record<string, unknown>>()).results));
+    const indexes = `select name from pragma_index_list('clicks') where origin = 'c' order by name`;
+    const d1Indexes = (await env.DB.prepare(indexes).all<{ name: string }>()).results;
+    expect((await column(shard, indexes)).map((r) => r.name)).toEqual(d1Indexes.map((r) => r.name));
+    expect(d1Indexes.length).toBeGreaterThan(2);
+    for (const table of ["exits", "pending_exits"]) {
+      expect(await column(shard, `select wr from pragma_table_list where name = '${table}'`)).toEqual([{ wr: 1 }]);
+      expect(await column(shard, `select name, pk from pragma_table_info('${table}') where pk > 0 order by pk`)).toEqual([
+        { name: "click_id", pk: 1 },
+        { name: "at", pk: 2 },
+      ]);
+    }
+  });
+});
+
+describe("click ids that name their shard-day (layout 1)", () => {
+  const secret = env.SESSION_SECRET;
+  const now = clickDayStart(DAY) + 43_200_000;
+
+  it("carry their day and shard through the check, and every older layout is still taken", async () => {
+    for (const place of [
+      { day: DAY, shard: 0 },
+      { day: DAY, shard: MAX_SHARDS - 1 },
+      { day: DAY + 1, shard: 15 },
+      { day: DAY - 89, shard: 3 },
+    ]) {
+      const id = await newClickId(secret, place);
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-81[0-9a-f]{2}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(await checkClickId(secret, id.toUpperCase(), now)).toEqual({ clickId: id, kind: "sharded", place });
+    }
+    const layout0 = await newClickId(secret);
+    expect(await checkClickId(secret, layout0, now)).toEqual({ clickId: layout0, kind: "current" });
+    const v4 = crypto.randomUUID();
+    expect(await checkClickId(secret, v4, now)).toEqual({ clickId: v4, kind: "legacy" });
+  });
+
+  it("refuse a forged day, shard or layout like any made-up id", async () => {
+    const id = await newClickId(secret, { day: DAY, shard: 4 });
+    const digits = id.replace(/-/g, "");
+    const swap = (at: number) => {
+      const d = digits.slice(0, at) + (digits[at] === "0" ? "1" : "0") + digits.slice(at + 1);
+      return `${d.slice(0, 8)}-${d.slice(8, 12)}-${d.slice(12, 16)}-${d.slice(16, 20)}-${d.slice(20)}`;
+    };
+    // The day's digits (17-19), the shard's (20-21), the layout (13), a random digit (22), the check (31).
+    for (const at of [17, 19, 20, 21, 13, 22, 31]) expect(await checkClickId(secret, swap(at), now)).toBeNull();
+    expect(await checkClickId("another-secret-that-is-long-enough-to-use", id, now)).toBeNull();
+    await expect(newClickId(secret, { day: DAY, shard: MAX_SHARDS })).rejects.toThrow(RangeError);
+    await expect(newClickId(secret, { day: -1, shard: 0 })).rejects.toThrow(RangeError);
+  });
+
+  it("read the day as the newest one with those digits that is not after tomorrow", () => {
+    expect(dayOfDigits(DAY % 4096, DAY)).toBe(DAY);
+    expect(dayOfDigits((DAY + 1) % 4096, DAY)).toBe(DAY + 1);
+    // Two days ahead is eleven years back, which no store keeps.
+    expect(dayOfDigits((DAY + 2) % 4096, DAY)).toBe(DAY + 2 - 4096);
+    expect(dayOfDigits((DAY - 90) % 4096, DAY)).toBe(DAY - 90);
+    // Across the cycle's turn.
+    expect(dayOfDigits(4095, 4096)).toBe(4095);
+    expect(dayOfDigits(0, 4095)).toBe(4096);
+  });
+
+  it("name a place that is looked up only while its day is kept and its shard within that day's count", () => {
+    const sixteen = () => 16;
+    const kept = (place: ClickPlace) => isKeptPlace(place, DAY, 90, sixteen);
+    expect(kept({ day: DAY, shard: 15 })).toBe(true);
+    expect(kept({ day: DAY + 1, shard: 0 })).toBe(true);
+    expect(kept({ day: DAY - 90, shard: 0 })).toBe(true);
+    expect(kept({ day: DAY - 91, shard: 0 })).toBe(false);
+    expect(kept({ day: DAY + 2, shard: 0 })).toBe(false);
+    expect(kept({ day: DAY, shard: 16 })).toBe(false);
+    // The count is the day's own: raised from tomorrow, yesterday's ids still name 16.
+    const raised = (day: number) => (day > DAY ? 32 : 16);
+    expect(isKeptPlace({ day: DAY + 1, shard: 20 }, DAY, 90, raised)).toBe(true);
+    expect(isKeptPlace({ day: DAY - 1, shard: 20 }, DAY, 90, raised)).toBe(false);
+  });
+});
