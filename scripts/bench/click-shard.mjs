@@ -1,0 +1,148 @@
+// Benchmark: raw clicks written to a shard-day's SQLite Durable Object (worker/src/tracking/click-shard.ts)
+// against the same clicks written to the one D1 as the clicks queue's consumer writes them today,
+// in the same run (docs/click-storage.md "What a click costs, measured").
+//
+// One `wrangler dev` of scripts/bench/workers/shard-writes.js. BENCH_CLICKS (default 40,000) clicks
+// of one day, with the values /r/ and the consumer store (TikTok's ad values and ttclid, the
+// visitor's place and device), go in batches of 100 (a queue batch's share of one shard), 4 calls
+// in flight, to:
+//   1. D1 (insertClicksOnce, the consumer's write);
+//   2. one shard-day object;
+//   3. 16 shard-day objects, each batch to the next (a day's objects at the design's count).
+// Prints clicks per second for each and the shard's against D1's, then the bytes per click the
+// object reports (SQLite's pages, as Cloudflare bills them) and what a shard-day at the design's
+// load comes to against the 10 GB an object may hold, and checks that writing a batch again stores
+// nothing. The load generator is this process (fetch): its CPU is printed.
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { benchDirs, campaignOn, fmt } from "../lib/click-bench.mjs";
+import { freePort, ROOT, startServer } from "../lib/server.mjs";
+
+const COUNT = Number(process.env.BENCH_CLICKS ?? 40_000);
+const BATCH = 100;
+const IN_FLIGHT = 4;
+const SHARDS = 16;
+/** The design's load per shard-day: 33,300,000 clicks a day over 16 objects (docs/click-storage.md "The load"). */
+const PER_SHARD_DAY = 33_300_000 / 16;
+const OBJECT_LIMIT = 10e9;
+const DAY = Math.floor((Date.UTC(2026, 10, 25) - Date.UTC(2020, 0, 1)) / 86_400_000);
+const START = Date.UTC(2026, 10, 25);
+
+const ENTRY = path.join(ROOT, "scripts", "bench", "workers", "shard-writes.js");
+const { tmp, removeAll } = benchDirs("trackyard-bench-click-shard");
+
+const hex = (n) => randomBytes(n).toString("hex");
+const uuid = () => {
+  const h = hex(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-81${h.slice(14, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+const UA = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 musical_ly_34.1.0";
+
+/** `count` clicks of one day, shaped as the consumer writes them. */
+function clicksFor(campaignId, count) {
+  return Array.from({ length: count }, (_, i) => ({
+    clickId: uuid(),
+    campaignId,
+    tiktokCampaignId: `17990000${i % 20}`,
+    tiktokAdGroupId: `17991000${i % 40}`,
+    tiktokCreativeId: `17992000${i % 80}`,
+    placement: i % 2 ? "tiktok_feed" : "pangle",
+    campaignName: `Spring sale ${i % 20}`,
+    adGroupName: `Broad 18-34 ${i % 2}`,
+    creativeName: `Video ${i % 4}`,
+    ipAddress: `10.${i % 250}.${Math.floor(i / 250) % 250}.${Math.floor(i / 62500) % 250}`,
+    userAgent: UA,
+    clickedAt: START + Math.floor((i * 86_400_000) / count),
+    ttclid: `E.C.P.${hex(16)}${hex(16)}${hex(10)}`,
+    country: ["US", "PH", "GB", "BR"][i % 4],
+    region: `Region ${i % 40}`,
+    city: `City ${i % 300}`,
+    asn: 7000 + (i % 500),
+    asOrganization: `Carrier network ${i % 500}`,
+    deviceType: i % 10 === 0 ? "desktop" : "mobile",
+    os: i % 3 ? "iOS" : "Android",
+    browser: i % 2 ? "TikTok" : "Mobile Safari",
+    bot: i % 50 === 0,
+  }));
+}
+
+async function post(url, rows) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(rows) });
+  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+/** Writes `rows` in batches, IN_FLIGHT calls at a time, batch i to `target(i)`; clicks per second and what was stored. */
+async function writeAll(rows, target) {
+  const batches = [];
+  for (let i = 0; i < rows.length; i += BATCH) batches.push(rows.slice(i, i + BATCH));
+  let next = 0;
+  let written = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < batches.length) {
+        const i = next++;
+        const stored = await post(target(i), batches[i]);
+        written += stored.written;
+      }
+    }),
+  );
+  return { perSecond: rows.length / ((performance.now() - started) / 1000), written };
+}
+
+const server = await startServer({ port: await freePort(), stateDir: tmp("state"), stdio: "pipe", script: ENTRY });
+const cpuBefore = process.cpuUsage();
+let failed = false;
+try {
+  const { campaignId } = await campaignOn(server.url);
+  const write = (query) => `${server.url}/__bench/write?${query}`;
+  // Warm both paths (the object's first call creates its tables; D1's first write opens it).
+  await post(write("to=d1"), clicksFor(campaignId, 10));
+  await post(write(`to=shard&day=${DAY}&shard=99`), clicksFor(campaignId, 10));
+  const empty = await (await fetch(`${server.url}/__bench/size?day=${DAY}&shard=98`)).json();
+
+  console.log(`${fmt(COUNT)} clicks each, batches of ${BATCH}, ${IN_FLIGHT} calls in flight; ${os.cpus().length} cores`);
+  const d1 = await writeAll(clicksFor(campaignId, COUNT), () => write("to=d1"));
+  const one = await writeAll(clicksFor(campaignId, COUNT), () => write(`to=shard&day=${DAY}&shard=0`));
+  const many = await writeAll(clicksFor(campaignId, COUNT), (i) => write(`to=shard&day=${DAY}&shard=${1 + (i % SHARDS)}`));
+  for (const [name, r] of [
+    ["D1 (the consumer's write today)", d1],
+    ["one shard-day object", one],
+    [`${SHARDS} shard-day objects`, many],
+  ]) {
+    console.log(`  ${name.padEnd(34)} ${fmt(r.perSecond).padStart(7)} clicks/s (${fmt(r.perSecond / d1.perSecond, 2)}x D1), ${fmt(r.written)} stored`);
+    if (r.written !== COUNT) failed = true;
+  }
+
+  const size = await (await fetch(`${server.url}/__bench/size?day=${DAY}&shard=0`)).json();
+  const perClick = (size.bytes - empty.bytes) / size.clicks;
+  const shardDay = perClick * PER_SHARD_DAY;
+  console.log(
+    `one object: ${fmt(size.clicks)} clicks in ${fmt(size.bytes / 1e6, 1)} MB (an empty one ${fmt(empty.bytes / 1e3)} KB): ${fmt(perClick)} bytes a click with its indexes; ` +
+      `a shard-day at the design's ${fmt(PER_SHARD_DAY)} clicks is ${fmt(shardDay / 1e9, 2)} GB, ${fmt((shardDay / OBJECT_LIMIT) * 100)}% of an object's 10 GB`,
+  );
+
+  // A message delivered again: the same batch stores nothing.
+  const repeat = clicksFor(campaignId, BATCH);
+  const firstTime = await post(write(`to=shard&day=${DAY}&shard=0`), repeat);
+  const secondTime = await post(write(`to=shard&day=${DAY}&shard=0`), repeat);
+  const onceEach = firstTime.written === BATCH && secondTime.written === 0 && secondTime.repeated === BATCH;
+  console.log(
+    `a batch written twice: ${firstTime.written} stored, then ${secondTime.written} stored and ${secondTime.repeated} repeats${onceEach ? "" : " (WRONG)"}`,
+  );
+  if (!onceEach) failed = true;
+  const cpu = process.cpuUsage(cpuBefore);
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}; this process's CPU ${fmt((cpu.user + cpu.system) / 1e6, 1)} s`,
+  );
+  console.log(failed ? "FAIL: a write stored a click twice or lost one" : "PASS: every click stored once in each store");
+  process.exitCode = failed ? 1 : 0;
+} finally {
+  await server.stop();
+  removeAll();
+}
