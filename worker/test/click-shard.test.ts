@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { NewClick } from "../src/db/queries/clicks";
 import { checkClickId, clickDayOf, clickDayStart, dayOfDigits, isKeptPlace, MAX_SHARDS, newClickId, type ClickPlace } from "../src/tracking/click-id";
-import { shardName, type ClickShard } from "../src/tracking/click-shard";
+import { ensureTables, shardName, type ClickShard } from "../src/tracking/click-shard";
 
 const DAY = clickDayOf(Date.UTC(2026, 10, 25));
 let shards = 0;
@@ -52,7 +52,7 @@ describe("a shard-day of clicks (SQLite Durable Object)", () => {
     expect((await shard.lookup(["b-1"]))[0]).toMatchObject({ clickId: "b-1", campaignId: 7 });
   });
 
-  it("returns the click to its exit, records each exit once, and keeps the first exit time", async () => {
+  it("returns the click to its exit, records each exit once, and keeps the first recorded exit time (as D1)", async () => {
     const shard = freshShard();
     const at = clickDayStart(DAY) + 3_700_000;
     await shard.write([click("c-1", { offerId: 3, tiktokAdGroupId: "ag-1" })]);
@@ -62,9 +62,10 @@ describe("a shard-day of clicks (SQLite Durable Object)", () => {
       recorded: true,
     });
     expect(await shard.recordExit(exit("c-1", at))).toMatchObject({ recorded: false });
-    // An earlier exit delivered later (a retried message): a row of its own, and the first time moves back.
+    // An earlier exit delivered later (a retried message): a row of its own; the click's exit time
+    // stays the one the rollup may have counted already.
     expect(await shard.recordExit(exit("c-1", at - 60_000))).toMatchObject({ recorded: true });
-    expect(await column(shard, "select exited_at from clicks")).toEqual([{ exited_at: at - 60_000 }]);
+    expect(await column(shard, "select exited_at from clicks")).toEqual([{ exited_at: at }]);
     expect(await column(shard, "select at, offer_id from exits order by at")).toEqual([
       { at: at - 60_000, offer_id: 3 },
       { at, offer_id: 3 },
@@ -100,10 +101,12 @@ describe("a shard-day of clicks (SQLite Durable Object)", () => {
     const columns = (rows: Record<string, unknown>[]) => rows.map((r) => [r.name, r.type, r.notnull, r.pk]);
     const info = `select name, type, "notnull", pk from pragma_table_info('clicks')`;
     expect(columns(await column(shard, info))).toEqual(columns((await env.DB.prepare(info).all<Record<string, unknown>>()).results));
-    const indexes = `select name from pragma_index_list('clicks') where origin = 'c' order by name`;
-    const d1Indexes = (await env.DB.prepare(indexes).all<{ name: string }>()).results;
-    expect((await column(shard, indexes)).map((r) => r.name)).toEqual(d1Indexes.map((r) => r.name));
+    // Names, uniqueness and partial indexes (the exit time's holds only exited clicks) alike.
+    const indexes = `select name, "unique", partial from pragma_index_list('clicks') where origin = 'c' order by name`;
+    const d1Indexes = (await env.DB.prepare(indexes).all<Record<string, unknown>>()).results;
+    expect(await column(shard, indexes)).toEqual(d1Indexes);
     expect(d1Indexes.length).toBeGreaterThan(2);
+    expect(d1Indexes.some((i) => i.partial === 1)).toBe(true);
     for (const table of ["exits", "pending_exits"]) {
       expect(await column(shard, `select wr from pragma_table_list where name = '${table}'`)).toEqual([{ wr: 1 }]);
       expect(await column(shard, `select name, pk from pragma_table_info('${table}') where pk > 0 order by pk`)).toEqual([
@@ -112,6 +115,18 @@ describe("a shard-day of clicks (SQLite Durable Object)", () => {
       ]);
     }
   });
+});
+
+it("gives an object made by older code the columns clicks gained since, keeping its clicks", async () => {
+  const shard = freshShard();
+  await shard.write([click("f-1", { browser: "TikTok" })]);
+  await runInDurableObject(shard, (_shard, state) => {
+    state.storage.sql.exec("alter table clicks drop column browser");
+    ensureTables(state.storage.sql);
+  });
+  expect(await column(shard, "select click_id, browser from clicks")).toEqual([{ click_id: "f-1", browser: null }]);
+  expect(await shard.write([click("f-2", { browser: "Chrome" })])).toMatchObject({ written: 1 });
+  expect(await column(shard, "select browser from clicks where click_id = 'f-2'")).toEqual([{ browser: "Chrome" }]);
 });
 
 describe("click ids that name their shard-day (layout 1)", () => {

@@ -13,7 +13,7 @@ import { insertOffer } from "../src/db/queries/offers";
 import { campaigns, clicks, landerClicks } from "../src/db/schema";
 import worker from "../src/index";
 import { invalidateTrackedCampaigns } from "../src/tracking/campaign-cache";
-import { checkClickId, newClickId } from "../src/tracking/click-id";
+import { checkClickId, clickDayOf, newClickId } from "../src/tracking/click-id";
 import { BATCH_MAX_WAIT_MS } from "../src/tracking/click-writer";
 import { countD1 } from "./d1-counter";
 import { clicksWritten, db } from "./helpers";
@@ -86,6 +86,18 @@ describe("GET /click with made-up click ids", () => {
       expect(queries, clickId).toBe(0);
       expect(answeredIn, clickId).toBeLessThan(BATCH_MAX_WAIT_MS);
     }
+  });
+
+  it("looks nothing up for an id naming a shard-day, and sends it on to the offer", { timeout: 30_000 }, async () => {
+    const clickId = await newClickId(SECRET, { day: clickDayOf(Date.now()), shard: 3 });
+    const alone = await visit(`/click?clickId=${clickId}`);
+    expect(alone.res.status).toBe(404);
+    expect(alone.queries).toBe(0);
+    const campaignId = await campaignWithOffer();
+    const { res, answeredIn } = await visit(`/click?clickId=${clickId}&cid=${campaignId}`);
+    expect(res.headers.get("location")).toBe(`https://offer.test/go?s2=${clickId}&plc=`);
+    expect(answeredIn).toBeLessThan(BATCH_MAX_WAIT_MS);
+    expect(await db().select().from(landerClicks).where(eq(landerClicks.clickId, clickId))).toHaveLength(0);
   });
 
   it("looks an old-layout id up once, without the second look", { timeout: 30_000 }, async () => {

@@ -184,7 +184,7 @@ async function distribute(
  * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
  * lookup, or LOOKUP_FAILED when D1 fails to answer. Null: no such click.
  */
-async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: ClickIdKind }, limit: VisitorLimit) {
+async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: Exclude<ClickIdKind, "sharded"> }, limit: VisitorLimit) {
   const recent = recentClick(clickId);
   if (recent) return recent;
   if (!(await limit.allowed())) return LOOKUP_REFUSED;
@@ -281,7 +281,11 @@ export const trackingRoutes = new Hono<AppEnv>()
     const limit = visitorLimit(c.env.CLICK_LIMITER, c.req.header("cf-connecting-ip"), "exit");
     // An id that cannot be ours costs no lookup (tracking/click-id.ts).
     const checked = await checkClickId(c.env.SESSION_SECRET, q.get("clickId") ?? "");
-    const found = checked ? await clickForExit(db, checked, limit) : null;
+    // A layout-1 id names the shard-day its click is stored in, which this release does not read
+    // yet (docs/click-storage.md "Steps to build it"): it is not looked for in D1, and goes on to
+    // the offer as an id that could not be looked up.
+    const unread = checked?.kind === "sharded";
+    const found = checked && checked.kind !== "sharded" ? await clickForExit(db, checked, limit) : null;
     const click = found === LOOKUP_REFUSED || found === LOOKUP_FAILED ? null : found;
     // The stored click decides the campaign; cid only serves when the click is unknown.
     const campaignId = click?.campaignId ?? parseCampaignId(q.get("cid"));
@@ -296,7 +300,7 @@ export const trackingRoutes = new Hono<AppEnv>()
     // Only ever the configured offer URL: nothing from this request's query chooses the destination.
     const location = click
       ? offerLocation(offer, campaign, click)
-      : (found === LOOKUP_REFUSED || found === LOOKUP_FAILED) && checked
+      : (found === LOOKUP_REFUSED || found === LOOKUP_FAILED || unread) && checked
         ? // Over the limit (or with D1 failing) the click is not looked up, but its checked id still
           // goes on (sub2), so a conversion is credited to it; its ad values are not known here.
           appendQuery(

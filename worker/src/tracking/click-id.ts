@@ -127,7 +127,8 @@ export async function newClickId(secret: string, place?: ClickPlace): Promise<st
 
 /**
  * The day a layout-1 id's three day digits mean, read on day `today`: the newest day with that
- * remainder that is not after tomorrow (a visitor's clock may be a day ahead of the store's).
+ * remainder that is not after tomorrow (around midnight UTC, the Worker that made an id may already
+ * be on the next day when another reads it).
  */
 export function dayOfDigits(digits: number, today: number): number {
   const tomorrow = today + 1;
@@ -162,7 +163,9 @@ export async function checkClickId(secret: string, raw: string, now = Date.now()
 /**
  * Whether a sharded id's place can hold a click on day `today`: its day kept (not older than
  * `keptDays` before today; tomorrow's at most, which `checkClickId` already ensures) and its shard
- * below that day's count. An id failing this is looked up nowhere, like a malformed one.
+ * below that day's count. An id failing this is looked up nowhere, like a malformed one. The
+ * day digits repeat every 4,096 days, so `keptDays` must stay below 4,095 (the retention's longest,
+ * 3,650 days, is).
  */
 export function isKeptPlace(place: ClickPlace, today: number, keptDays: number, shardsOn: (day: number) => number): boolean {
   return place.day >= today - keptDays && place.day <= today + 1 && place.shard < shardsOn(place.day);

@@ -23,9 +23,9 @@
  * "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, getTableColumns, sql, type Table } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
-import { getTableConfig, integer, primaryKey, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { clicks } from "../db/schema";
 import { CLICK_FOR_EXIT, INSERTED, type ExitRecord, type NewClick } from "../db/queries/clicks";
 import type { ClickPlace } from "./click-id";
@@ -70,23 +70,53 @@ export interface ShardSize {
   pendingExits: number;
 }
 
+const dialect = new SQLiteSyncDialect();
+
 /**
  * What creates a Drizzle table as D1's migrations did: `create table` with its columns' names,
  * types, primary key and not-null (no foreign keys), then a unique index per unique column and
- * each declared index (plain columns only, as db/schema.ts declares them), under the same names.
+ * each declared index, partial ones with their condition, under the same names. An index on an
+ * expression is not made here (db/schema.ts declares none on `clicks`): it throws.
  */
-function createTable(table: SQLiteTable): string[] {
+function createTable(table: SQLiteTable): { create: string; indexes: string[] } {
   const { name, indexes } = getTableConfig(table);
   const columns = Object.values(getTableColumns(table));
   const defined = columns.map((c) => [`"${c.name}"`, c.getSQLType(), c.primary ? "primary key" : "", c.notNull ? "not null" : ""].filter(Boolean).join(" "));
-  return [
-    `create table if not exists "${name}" (${defined.join(", ")})`,
-    ...columns.filter((c) => c.isUnique).map((c) => `create unique index if not exists "${c.uniqueName}" on "${name}" ("${c.name}")`),
-    ...indexes.map(({ config }) => {
-      const on = config.columns.map((c) => `"${"name" in c ? c.name : ""}"`).join(", ");
-      return `create ${config.unique ? "unique " : ""}index if not exists "${config.name}" on "${name}" (${on})`;
-    }),
-  ];
+  return {
+    create: `create table if not exists "${name}" (${defined.join(", ")})`,
+    indexes: [
+      ...columns.filter((c) => c.isUnique).map((c) => `create unique index if not exists "${c.uniqueName}" on "${name}" ("${c.name}")`),
+      ...indexes.map(({ config }) => {
+        const on = config.columns.map((c) => {
+          if (!("name" in c)) throw new Error(`index ${config.name}: an expression, which a shard does not make`);
+          return `"${c.name}"`;
+        });
+        const where = config.where ? ` where ${dialect.sqlToQuery(config.where, "indexes").sql}` : "";
+        return `create ${config.unique ? "unique " : ""}index if not exists "${config.name}" on "${name}" (${on.join(", ")})${where}`;
+      }),
+    ],
+  };
+}
+
+/**
+ * A shard-day's tables as the code that opens it expects them. `create ... if not exists` makes a
+ * new object's; an object made by older code gets the columns `clicks` gained since (D1's
+ * migrations add columns that may be null, and so does this), then any new index. Run on every
+ * start of an object, before a call is delivered.
+ */
+export function ensureTables(storage: SqlStorage) {
+  const { create, indexes } = createTable(clicks);
+  storage.exec(create);
+  const present = new Set(
+    storage
+      .exec<{ name: string }>("select name from pragma_table_info('clicks')")
+      .toArray()
+      .map((c) => c.name),
+  );
+  for (const column of Object.values(getTableColumns(clicks))) {
+    if (!present.has(column.name)) storage.exec(`alter table clicks add column "${column.name}" ${column.getSQLType()}`);
+  }
+  for (const statement of [...indexes, createExits("exits"), createExits("pending_exits")]) storage.exec(statement);
 }
 
 const INSERT_CLICK = `insert into clicks (${INSERTED.map(([, c]) => `"${c.name}"`).join(", ")}) values (${INSERTED.map(() => "?").join(", ")}) on conflict (click_id) do nothing`;
@@ -95,18 +125,14 @@ const INSERT_CLICK = `insert into clicks (${INSERTED.map(([, c]) => `"${c.name}"
 const sameClick = (stored: { clickedAt: number; ipAddress: string | null; campaignId: number }, row: NewClick) =>
   stored.clickedAt === row.clickedAt && stored.ipAddress === (row.ipAddress ?? null) && stored.campaignId === row.campaignId;
 
-export class ClickShard extends DurableObject {
+export class ClickShard extends DurableObject<unknown> {
   private readonly db: DrizzleSqliteDODatabase;
 
   constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
+    super(ctx, env);
     this.db = drizzle(ctx.storage);
     // Before any call is delivered: every statement is idempotent, so each start runs them all.
-    void ctx.blockConcurrencyWhile(async () => {
-      for (const statement of [...createTable(clicks), createExits("exits"), createExits("pending_exits")]) {
-        ctx.storage.sql.exec(statement);
-      }
-    });
+    void ctx.blockConcurrencyWhile(async () => ensureTables(ctx.storage.sql));
   }
 
   /** Stores clicks once each (see the module comment), then applies the exits that waited for them. */
@@ -117,7 +143,7 @@ export class ClickShard extends DurableObject {
       for (const row of rows) {
         const values = INSERTED.map(([key, column]) => {
           const value = row[key] ?? column.default ?? null;
-          return typeof value === "boolean" ? Number(value) : (value as string | number | null);
+          return typeof value === "boolean" ? Number(value) : (value as SqlStorageValue);
         });
         if (this.ctx.storage.sql.exec(INSERT_CLICK, ...values).rowsWritten > 0) {
           result.written++;
@@ -138,7 +164,7 @@ export class ClickShard extends DurableObject {
   }
 
   /**
-   * An exit: recorded on its click (the first exit time kept, one `exits` row per exit time)
+   * An exit: recorded on its click (the first one recorded sets its exit time; one `exits` row per exit time)
    * and the click returned, or kept as pending while the click is not stored yet.
    */
   recordExit(exit: ExitRecord): ShardExit {
@@ -155,6 +181,7 @@ export class ClickShard extends DurableObject {
   /**
    * The stored clicks among these ids, as exits and conversions need them. The ids go as one JSON
    * parameter: a query binds at most 100 (docs/click-storage.md "Cloudflare's limits and prices").
+   * Callers ask per batch (a queue batch, a page of conversions), well within a parameter's size.
    */
   lookup(clickIds: string[]): ShardClickForExit[] {
     if (!clickIds.length) return [];
@@ -165,8 +192,9 @@ export class ClickShard extends DurableObject {
       .all();
   }
 
+  /** For benchmarks and checks, not the click path: each count reads every row of its table (rows read are billed). */
   size(): ShardSize {
-    const count = (table: Table) =>
+    const count = (table: SQLiteTable) =>
       this.db
         .select({ n: sql<number>`count(*)` })
         .from(table)
@@ -177,11 +205,12 @@ export class ClickShard extends DurableObject {
   /** Records an exit of a stored click; false when that exit (its click and time) is there already. */
   private applyExit(exit: ExitRecord): boolean {
     if (this.insertExit("exits", exit) === 0) return false;
-    // The first exit time: an earlier exit arriving later (a retried message) moves it back.
+    // The first exit recorded sets the click's exit time, as D1's does (db/queries/clicks.ts
+    // recordExit): the click rollup counts an exit once, by that time, past its watermark.
     this.db
       .update(clicks)
       .set({ exitedAt: exit.at })
-      .where(and(eq(clicks.clickId, exit.clickId), sql`(${clicks.exitedAt} is null or ${clicks.exitedAt} > ${exit.at})`))
+      .where(and(eq(clicks.clickId, exit.clickId), isNull(clicks.exitedAt)))
       .run();
     return true;
   }
@@ -193,8 +222,8 @@ export class ClickShard extends DurableObject {
       clickId,
       at,
       offerId,
-      ipAddress,
-      userAgent,
+      ipAddress ?? null,
+      userAgent ?? null,
     ).rowsWritten;
   }
 

@@ -115,8 +115,9 @@ function BotBadge({ reason }: { reason: string | null }) {
 
 /**
  * Memoised: the screen draws again as each of its other calls answers (filters, totals, notices)
- * and every 10 s, while a row's click keeps its identity as long as its data is the same (the query
- * cache shares unchanged parts of an answer), so the rows are drawn once.
+ * and every 10 s. A row's click keeps its identity while the answer holds it unchanged at the same
+ * place (the query cache shares unchanged parts of an answer), so those draws skip the rows; a
+ * new click at the top of the page moves every row, and they are drawn again.
  */
 const ClickRow = memo(function ClickRow({ click }: { click: Click }) {
   return (
