@@ -11,18 +11,22 @@
 //   3. 16 shard-day objects, each batch to the next (a day's objects at the design's count).
 // Prints clicks per second for each and the shard's against D1's, then the bytes per click the
 // object reports (SQLite's pages, as Cloudflare bills them) and what a shard-day at the design's
-// load comes to against the 10 GB an object may hold, and checks that writing a batch again stores
-// nothing. The load generator is this process (fetch): its CPU is printed.
+// load comes to against the 10 GB an object may hold, then times a click's lookup by id (what an
+// exit and a conversion do), one call at a time, LOOKUPS times against each store (p50, p99), and
+// checks that writing a batch again stores nothing. The load generator is this process (fetch):
+// its CPU is printed.
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { benchDirs, campaignOn, fmt } from "../lib/click-bench.mjs";
+import { median, pct } from "../lib/percentiles.mjs";
 import { freePort, ROOT, startServer } from "../lib/server.mjs";
 
 const COUNT = Number(process.env.BENCH_CLICKS ?? 40_000);
 const BATCH = 100;
 const IN_FLIGHT = 4;
 const SHARDS = 16;
+const LOOKUPS = 200;
 /** The design's load per shard-day: 33,300,000 clicks a day over 16 objects (docs/click-storage.md "The load"). */
 const PER_SHARD_DAY = 33_300_000 / 16;
 const OBJECT_LIMIT = 10e9;
@@ -89,7 +93,7 @@ async function writeAll(rows, target) {
       }
     }),
   );
-  return { perSecond: rows.length / ((performance.now() - started) / 1000), written };
+  return { perSecond: rows.length / ((performance.now() - started) / 1000), written, rows };
 }
 
 const server = await startServer({ port: await freePort(), stateDir: tmp("state"), stdio: "pipe", script: ENTRY });
@@ -124,6 +128,34 @@ try {
       `a shard-day at the design's ${fmt(PER_SHARD_DAY)} clicks is ${fmt(shardDay / 1e9, 2)} GB, ${fmt((shardDay / OBJECT_LIMIT) * 100)}% of an object's 10 GB`,
   );
 
+  // A click's lookup by id, as an exit or a conversion makes it: stored clicks, a different one each call.
+  const lookup = async (query, ids) => {
+    const times = [];
+    for (const id of ids) {
+      const started = performance.now();
+      const { found } = await (await fetch(`${server.url}/__bench/lookup?id=${id}&${query}`)).json();
+      times.push(performance.now() - started);
+      if (!found) failed = true;
+    }
+    return times;
+  };
+  const pick = (rows) => Array.from({ length: LOOKUPS }, (_, i) => rows[Math.floor((i * rows.length) / LOOKUPS)].clickId);
+  const d1Ids = pick(d1.rows);
+  const shardIds = pick(one.rows);
+  // Warm each path once, then alternate, so a busy moment falls on both.
+  await lookup("to=d1", d1Ids.slice(0, 1));
+  await lookup(`to=shard&day=${DAY}&shard=0`, shardIds.slice(0, 1));
+  const d1Times = [];
+  const shardTimes = [];
+  for (let i = 0; i < LOOKUPS; i++) {
+    d1Times.push(...(await lookup("to=d1", [d1Ids[i]])));
+    shardTimes.push(...(await lookup(`to=shard&day=${DAY}&shard=0`, [shardIds[i]])));
+  }
+  const ms = (xs) => `p50 ${fmt(median(xs), 1)} ms, p99 ${fmt(pct(xs, 99), 1)} ms`;
+  console.log(
+    `a click's lookup by id, ${LOOKUPS} each: D1 ${ms(d1Times)}; its shard-day object ${ms(shardTimes)} (${fmt(median(shardTimes) / median(d1Times), 2)}x D1 at p50)`,
+  );
+
   // A message delivered again: the same batch stores nothing.
   const repeat = clicksFor(campaignId, BATCH);
   const firstTime = await post(write(`to=shard&day=${DAY}&shard=0`), repeat);
@@ -140,7 +172,11 @@ try {
       .map((x) => x.toFixed(1))
       .join(" ")}; this process's CPU ${fmt((cpu.user + cpu.system) / 1e6, 1)} s`,
   );
-  console.log(failed ? "FAIL: a write stored a click twice or lost one" : "PASS: every click stored once in each store");
+  console.log(
+    failed
+      ? "FAIL: a write stored a click twice or lost one, or a lookup missed its click"
+      : "PASS: every click stored once in each store, and found by its id",
+  );
   process.exitCode = failed ? 1 : 0;
 } finally {
   await server.stop();
