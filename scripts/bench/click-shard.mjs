@@ -11,9 +11,11 @@
 //   3. 16 shard-day objects, each batch to the next (a day's objects at the design's count).
 // Prints clicks per second for each and the shard's against D1's, then the bytes per click the
 // object reports (SQLite's pages, as Cloudflare bills them) and what a shard-day at the design's
-// load comes to against the 10 GB an object may hold, then times a click's lookup by id (what an
-// exit and a conversion do), one call at a time, LOOKUPS times against each store (p50, p99), and
-// checks that writing a batch again stores nothing. The load generator is this process (fetch):
+// load comes to against the 10 GB an object may hold, then times, one call at a time, taking turns
+// (p50, p99): a click's lookup by id (what an exit and a conversion do), LOOKUPS times against each
+// store; and the Click Log's pages of the day (40 rows, newest first, each after the last), PAGES of
+// them from D1 and from the 16 objects (each page asks all 16 and merges). Last it checks that
+// writing a batch again stores nothing. The load generator is this process (fetch):
 // its CPU is printed.
 import os from "node:os";
 import path from "node:path";
@@ -27,6 +29,7 @@ const BATCH = 100;
 const IN_FLIGHT = 4;
 const SHARDS = 16;
 const LOOKUPS = 200;
+const PAGES = 100;
 /** The design's load per shard-day: 33,300,000 clicks a day over 16 objects (docs/click-storage.md "The load"). */
 const PER_SHARD_DAY = 33_300_000 / 16;
 const OBJECT_LIMIT = 10e9;
@@ -156,6 +159,26 @@ try {
     `a click's lookup by id, ${LOOKUPS} each: D1 ${ms(d1Times)}; its shard-day object ${ms(shardTimes)} (${fmt(median(shardTimes) / median(d1Times), 2)}x D1 at p50)`,
   );
 
+  // The day's Click Log, page after page: D1's one query against the 16 objects' merged answers.
+  const pageTimes = { d1: [], shards: [] };
+  const cursors = { d1: null, shards: null };
+  const pageOf = async (store, query) => {
+    const after = cursors[store] ? `&after=${encodeURIComponent(JSON.stringify(cursors[store]))}` : "";
+    const started = performance.now();
+    const page = await (await fetch(`${server.url}/__bench/page?day=${DAY}&${query}${after}`)).json();
+    pageTimes[store].push(performance.now() - started);
+    if (page.rows !== 40) failed = true;
+    cursors[store] = page.next;
+  };
+  for (let i = 0; i < PAGES; i++) {
+    await pageOf("d1", "to=d1");
+    await pageOf("shards", `to=shards&from=1&count=${SHARDS}`);
+  }
+  console.log(
+    `the day's Click Log, ${PAGES} pages of 40 each: D1 ${ms(pageTimes.d1)}; ${SHARDS} shard-day objects ${ms(pageTimes.shards)} ` +
+      `(${fmt(median(pageTimes.shards) / median(pageTimes.d1), 2)}x D1 at p50)`,
+  );
+
   // A message delivered again: the same batch stores nothing.
   const repeat = clicksFor(campaignId, BATCH);
   const firstTime = await post(write(`to=shard&day=${DAY}&shard=0`), repeat);
@@ -174,8 +197,8 @@ try {
   );
   console.log(
     failed
-      ? "FAIL: a write stored a click twice or lost one, or a lookup missed its click"
-      : "PASS: every click stored once in each store, and found by its id",
+      ? "FAIL: a write stored a click twice or lost one, a lookup missed its click, or a page came short"
+      : "PASS: every click stored once in each store, found by its id, and every page full",
   );
   process.exitCode = failed ? 1 : 0;
 } finally {

@@ -1,9 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { NewClick } from "../src/db/queries/clicks";
 import { checkClickId, clickDayOf, clickDayStart, dayOfDigits, isKeptPlace, MAX_SHARDS, newClickId, type ClickPlace } from "../src/tracking/click-id";
-import { ensureTables, shardName, type ClickShard } from "../src/tracking/click-shard";
+import type { ClickFilter, NewClick } from "../src/db/queries/clicks";
+import { ensureTables, shardName, type ClickShard, type LogCursor } from "../src/tracking/click-shard";
+import { pageAcrossShards } from "../src/tracking/click-shards";
 
 const DAY = clickDayOf(Date.UTC(2026, 10, 25));
 let shards = 0;
@@ -115,6 +116,38 @@ describe("a shard-day of clicks (SQLite Durable Object)", () => {
       ]);
     }
   });
+});
+
+it("pages a day's clicks across its shard-days newest first, ties by click id, the filter applied", async () => {
+  const places = [0, 1, 2].map(() => ({ day: DAY, shard: shards++ }));
+  const base = clickDayStart(DAY) + 7_200_000;
+  // 30 clicks over three objects, nine at each time (three in each object), so pages end inside a tie.
+  const all = Array.from({ length: 30 }, (_, i) =>
+    click(`g-${String(i).padStart(2, "0")}`, { clickedAt: base + Math.floor(i / 9) * 1000, campaignId: i % 3 === 0 ? 8 : 7 }),
+  );
+  await Promise.all(places.map((place, k) => env.CLICK_SHARDS.getByName(shardName(place)).write(all.filter((_, i) => i % 3 === k))));
+  const newestFirst = [...all].sort((a, b) => b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : -1));
+  const walk = async (filter: ClickFilter, limit: number, on = places) => {
+    const seen: string[] = [];
+    let after: LogCursor | null = null;
+    for (let pages = 0; pages < 40; pages++) {
+      const page = await pageAcrossShards(env.CLICK_SHARDS, on, filter, after, limit);
+      expect(page.rows.length).toBeLessThanOrEqual(limit);
+      seen.push(...page.rows.map((r) => r.clickId));
+      if (!page.next) return seen;
+      after = page.next;
+    }
+    throw new Error("the pages did not end");
+  };
+  const day = { startMs: clickDayStart(DAY), endMs: clickDayStart(DAY + 1) };
+  expect(await walk(day, 4)).toEqual(newestFirst.map((c) => c.clickId));
+  expect(await walk(day, 30)).toEqual(newestFirst.map((c) => c.clickId));
+  // One object, a click a page: each page ends inside a tie of that object's own.
+  expect(await walk(day, 1, places.slice(0, 1))).toEqual(newestFirst.filter((c) => all.indexOf(c) % 3 === 0).map((c) => c.clickId));
+  expect(await walk({ ...day, campaignId: 8 }, 3)).toEqual(newestFirst.filter((c) => c.campaignId === 8).map((c) => c.clickId));
+  expect(await walk({ startMs: base + 1_000, endMs: base + 3_000 }, 4)).toEqual(
+    newestFirst.filter((c) => c.clickedAt >= base + 1_000 && c.clickedAt < base + 3_000).map((c) => c.clickId),
+  );
 });
 
 it("gives an object made by older code the columns clicks gained since, keeping its clicks", async () => {

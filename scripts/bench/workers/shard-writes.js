@@ -2,11 +2,15 @@
 // /__bench/write?to=d1 stores a JSON batch of clicks in the one D1 as the clicks queue's consumer
 // does (insertClicksOnce), ?to=shard&day=D&shard=S in that shard-day's Durable Object
 // (worker/src/tracking/click-shard.ts); GET /__bench/size?day=D&shard=S answers the object's size;
-// GET /__bench/lookup?id=...&to=d1 (or &to=shard&day=D&shard=S) looks one click up as an exit does.
+// GET /__bench/lookup?id=...&to=d1 (or &to=shard&day=D&shard=S) looks one click up as an exit does;
+// GET /__bench/page?to=d1&after=JSON (or &to=shards&day=D&from=S&count=N) reads a Click Log page of
+// 40 rows of day D, newest first, after the cursor.
 // Only the bench runs this entry (wrangler dev with it as the script); the deployed Worker is
 // worker/src/index.ts. Deliberately not .mjs, so scripts/bench.mjs does not mistake it for a benchmark.
 import worker from "../../../worker/src/index.ts";
-import { findClick, insertClicksOnce } from "../../../worker/src/db/queries/clicks.ts";
+import { clickRowsAfter, findClick, insertClicksOnce } from "../../../worker/src/db/queries/clicks.ts";
+import { clickDayStart } from "../../../worker/src/tracking/click-id.ts";
+import { pageAcrossShards } from "../../../worker/src/tracking/click-shards.ts";
 import { createDb } from "../../../worker/src/middleware/database.ts";
 import { shardName } from "../../../worker/src/tracking/click-shard.ts";
 
@@ -29,6 +33,20 @@ export default {
       const id = url.searchParams.get("id");
       const found = url.searchParams.get("to") === "d1" ? await findClick(createDb(env.DB), id) : (await shardOf(url.searchParams, env).lookup([id]))[0];
       return Response.json({ found: found?.clickId === id });
+    }
+    if (url.pathname === "/__bench/page") {
+      const q = url.searchParams;
+      const day = Number(q.get("day"));
+      const filter = { startMs: clickDayStart(day), endMs: clickDayStart(day + 1) };
+      const after = q.get("after") ? JSON.parse(q.get("after")) : null;
+      if (q.get("to") === "d1") {
+        const rows = await clickRowsAfter(createDb(env.DB), filter, after, 40);
+        const last = rows.at(-1);
+        return Response.json({ rows: rows.length, next: last ? { clickedAt: last.clickedAt, id: last.id } : null });
+      }
+      const places = Array.from({ length: Number(q.get("count")) }, (_, i) => ({ day, shard: Number(q.get("from")) + i }));
+      const page = await pageAcrossShards(env.CLICK_SHARDS, places, filter, after, 40);
+      return Response.json({ rows: page.rows.length, next: page.next });
     }
     return worker.fetch(request, env, ctx);
   },

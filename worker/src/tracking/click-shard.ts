@@ -23,11 +23,11 @@
  * "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { clicks } from "../db/schema";
-import { CLICK_FOR_EXIT, INSERTED, type ExitRecord, type NewClick } from "../db/queries/clicks";
+import { CLICK_FOR_EXIT, CLICK_LOG_COLUMNS, INSERTED, matching, type ClickFilter, type ExitRecord, type NewClick } from "../db/queries/clicks";
 import type { ClickPlace } from "./click-id";
 
 /** The object holding a shard-day's clicks. */
@@ -50,6 +50,18 @@ const createExits = (name: string) =>
 
 /** A stored click as an exit needs it (the columns D1's lookup reads: db/queries/clicks.ts). */
 export type ShardClickForExit = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_FOR_EXIT>;
+
+/** A Click Log row as a shard-day holds it (the campaign's name is D1's). */
+export type ShardLogRow = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_LOG_COLUMNS>;
+
+/**
+ * Where a page of the Click Log ended: its last row's time and click id. Newest first, ties broken
+ * by click id, which is unique across every shard (a row's id is only its object's).
+ */
+export interface LogCursor {
+  clickedAt: number;
+  clickId: string;
+}
 
 /** What a write did: clicks stored now, repeats of stored ones, different clicks under a stored id, and pending exits applied. */
 export interface ShardWrite {
@@ -189,6 +201,26 @@ export class ClickShard extends DurableObject<unknown> {
       .select(CLICK_FOR_EXIT)
       .from(clicks)
       .where(sql`${clicks.clickId} in (select value from json_each(${JSON.stringify(clickIds)}))`)
+      .all();
+  }
+
+  /**
+   * The filter's clicks after `after`, newest first (ties by click id), at most `limit`: this
+   * object's part of a Click Log page or an export's chunk, merged across a day's objects by
+   * tracking/click-shards.ts. A walk of the time index, as D1's page is.
+   */
+  rowsAfter(filter: ClickFilter, after: LogCursor | null, limit: number): ShardLogRow[] {
+    return this.db
+      .select(CLICK_LOG_COLUMNS)
+      .from(clicks)
+      .where(
+        and(
+          matching(filter),
+          after === null ? undefined : or(lt(clicks.clickedAt, after.clickedAt), and(eq(clicks.clickedAt, after.clickedAt), lt(clicks.clickId, after.clickId))),
+        ),
+      )
+      .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
+      .limit(limit)
       .all();
   }
 

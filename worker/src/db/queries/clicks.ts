@@ -151,7 +151,8 @@ export interface ClickFilter {
 const valueIs = (column: AnySQLiteColumn, value: string | null | undefined) =>
   value === undefined ? undefined : value === null ? isNull(column) : eq(column, value);
 
-const matching = (f: ClickFilter) =>
+/** The filter's condition on `clicks` (a shard-day's table too: tracking/click-shard.ts). */
+export const matching = (f: ClickFilter) =>
   and(
     gte(clicks.clickedAt, f.startMs),
     lt(clicks.clickedAt, f.endMs),
@@ -163,11 +164,11 @@ const matching = (f: ClickFilter) =>
     valueIs(clicks.browser, f.browser),
   );
 
-const logColumns = {
+/** A Click Log row's columns of the click itself (a shard-day holds these; the campaign's name is D1's). */
+export const CLICK_LOG_COLUMNS = {
   id: clicks.id,
   clickId: clicks.clickId,
   campaignId: clicks.campaignId,
-  campaign: campaigns.name,
   ...adColumns,
   ipAddress: clicks.ipAddress,
   userAgent: clicks.userAgent,
@@ -185,6 +186,7 @@ const logColumns = {
   bot: clicks.bot,
   botReason: clicks.botReason,
 };
+const logColumns = { ...CLICK_LOG_COLUMNS, campaign: campaigns.name };
 
 export type ClickLogRow = Awaited<ReturnType<typeof clickLogPage>>["rows"][number];
 
