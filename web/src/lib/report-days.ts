@@ -40,12 +40,12 @@ export function useReportDays(): ReportDays {
   return reportDaysAt(zone.data?.timeZone ?? browserZone(), zone.data !== undefined);
 }
 
+const zoneOf = (data: { timeZone: string }) => data.timeZone;
+
 /**
  * The report time zone alone (the browser's until the API answers), for what shows instants rather
  * than days: no today to work out, so a list can call it once per row.
  */
-const zoneOf = (data: { timeZone: string }) => data.timeZone;
-
 export function useReportTimeZone(): string {
   const zone = useQuery({ ...reportTimeZoneQuery, select: zoneOf });
   return zone.data ?? browserZone();
