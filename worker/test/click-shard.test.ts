@@ -1,10 +1,14 @@
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { checkClickId, clickDayOf, clickDayStart, dayOfDigits, isKeptPlace, MAX_SHARDS, newClickId, type ClickPlace } from "../src/tracking/click-id";
 import type { ClickFilter, NewClick } from "../src/db/queries/clicks";
 import { ensureTables, shardName, type ClickShard, type LogCursor } from "../src/tracking/click-shard";
 import { pageAcrossShards } from "../src/tracking/click-shards";
+import { CLICKS_QUEUE_NAME, consumeClicks, type ClickMessage } from "../src/tracking/click-queue";
+import { clicks as d1Clicks } from "../src/db/schema";
+import { inArray } from "drizzle-orm";
+import { db } from "./helpers";
 
 const DAY = clickDayOf(Date.UTC(2026, 10, 25));
 let shards = 0;
@@ -160,6 +164,68 @@ it("gives an object made by older code the columns clicks gained since, keeping 
   expect(await column(shard, "select click_id, browser from clicks")).toEqual([{ click_id: "f-1", browser: null }]);
   expect(await shard.write([click("f-2", { browser: "Chrome" })])).toMatchObject({ written: 1 });
   expect(await column(shard, "select browser from clicks where click_id = 'f-2'")).toEqual([{ browser: "Chrome" }]);
+});
+
+describe("the clicks queue's consumer and shard-days", () => {
+  const secret = env.SESSION_SECRET;
+  const message = (id: string, body: ClickMessage, attempts = 1) => ({ id, timestamp: new Date(), attempts, body });
+  const consume = async (...messages: ReturnType<typeof message>[]) => {
+    const batch = createMessageBatch(CLICKS_QUEUE_NAME, messages);
+    await consumeClicks(batch, env);
+    return getQueueResult(batch, createExecutionContext());
+  };
+
+  it("writes a click whose id names a shard-day to that object, once however often it comes, and the others to D1", async () => {
+    const place = { day: DAY, shard: 200 };
+    const at = clickDayStart(DAY) + 3_600_000;
+    const sharded = await Promise.all([0, 1, 2].map(async (i) => click(await newClickId(secret, place), { clickedAt: at + i })));
+    const other = click(await newClickId(secret, { day: DAY, shard: 201 }), { clickedAt: at });
+    const body: ClickMessage = { kind: "clicks", clicks: [...sharded, other] };
+    expect((await consume(message("a", body), message("b", body))).explicitAcks.sort()).toEqual(["a", "b"]);
+    expect((await consume(message("c", body, 2))).explicitAcks).toEqual(["c"]);
+    const stub = env.CLICK_SHARDS.getByName(shardName(place));
+    expect((await stub.lookup(sharded.map((c) => c.clickId))).map((c) => c.clickId).sort()).toEqual(sharded.map((c) => c.clickId).sort());
+    expect(await stub.size()).toMatchObject({ clicks: 3 });
+    expect(await env.CLICK_SHARDS.getByName(shardName({ day: DAY, shard: 201 })).size()).toMatchObject({ clicks: 1 });
+    const inD1 = await db()
+      .select()
+      .from(d1Clicks)
+      .where(
+        inArray(
+          d1Clicks.clickId,
+          [...sharded, other].map((c) => c.clickId),
+        ),
+      );
+    expect(inD1).toEqual([]);
+  });
+
+  it("gives an exit to its click's shard-day, which keeps it until the click comes", async () => {
+    const place = { day: DAY, shard: 202 };
+    const at = clickDayStart(DAY) + 3_600_000;
+    const early = click(await newClickId(secret, place), { clickedAt: at });
+    expect((await consume(message("exit", { kind: "exit", exit: exit(early.clickId, at + 5_000) }))).explicitAcks).toEqual(["exit"]);
+    const stub = env.CLICK_SHARDS.getByName(shardName(place));
+    expect(await stub.size()).toMatchObject({ clicks: 0, pendingExits: 1 });
+    expect((await consume(message("click", { kind: "clicks", clicks: [early] }))).explicitAcks).toEqual(["click"]);
+    expect(await stub.size()).toMatchObject({ clicks: 1, exits: 1, pendingExits: 0 });
+  });
+
+  it("retries the batch when a shard-day fails, and stores it once when it answers", async () => {
+    const place = { day: DAY, shard: 203 };
+    const c = click(await newClickId(secret, place), { clickedAt: clickDayStart(DAY) + 3_600_000 });
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const real = env.CLICK_SHARDS.getByName.bind(env.CLICK_SHARDS);
+    const down = vi.spyOn(env.CLICK_SHARDS, "getByName").mockImplementation((name) => {
+      const stub = real(name);
+      return new Proxy(stub, { get: (target, key) => (key === "write" ? () => Promise.reject(new Error("shard unavailable")) : Reflect.get(target, key)) });
+    });
+    const failed = await consume(message("m", { kind: "clicks", clicks: [c] }));
+    expect(failed.retryMessages).toEqual([{ msgId: "m" }]);
+    down.mockRestore();
+    error.mockRestore();
+    expect((await consume(message("m", { kind: "clicks", clicks: [c] }, 2))).explicitAcks).toEqual(["m"]);
+    expect(await env.CLICK_SHARDS.getByName(shardName(place)).size()).toMatchObject({ clicks: 1 });
+  });
 });
 
 describe("click ids that name their shard-day (layout 1)", () => {

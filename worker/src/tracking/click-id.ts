@@ -155,9 +155,23 @@ export async function checkClickId(secret: string, raw: string, now = Date.now()
   if (digits[12] !== VERSION || digits[16] !== VARIANT || (digits[13] !== LAYOUT && digits[13] !== SHARDED_LAYOUT)) return null;
   const expected = await checkOf(secret, digits.slice(0, SIGNED_DIGITS));
   if (!constantTimeEqual(encoder.encode(expected), encoder.encode(digits.slice(SIGNED_DIGITS)))) return null;
-  if (digits[13] === LAYOUT) return { clickId, kind: "current" };
-  const day = dayOfDigits(parseInt(digits.slice(17, 20), 16), clickDayOf(now));
-  return { clickId, kind: "sharded", place: { day, shard: parseInt(digits.slice(20, 22), 16) } };
+  const place = placeOfDigits(digits, now);
+  return place ? { clickId, kind: "sharded", place } : { clickId, kind: "current" };
+}
+
+/** The place a layout-1 id's 32 digits name, read on the UTC day of `now`; null for another layout. */
+function placeOfDigits(digits: string, now: number): ClickPlace | null {
+  if (digits[12] !== VERSION || digits[13] !== SHARDED_LAYOUT || digits[16] !== VARIANT) return null;
+  return { day: dayOfDigits(parseInt(digits.slice(17, 20), 16), clickDayOf(now)), shard: parseInt(digits.slice(20, 22), 16) };
+}
+
+/**
+ * Where the click of one of our own ids is stored (a layout-1 id: its day and shard), without the
+ * check: for ids this Worker made and sent itself (the clicks queue's messages). Null for an id of
+ * another layout, whose click D1 holds.
+ */
+export function placeOfClickId(clickId: string, now = Date.now()): ClickPlace | null {
+  return UUID_SHAPE.test(clickId) ? placeOfDigits(clickId.replace(/-/g, ""), now) : null;
 }
 
 /**

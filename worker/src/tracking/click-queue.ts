@@ -12,11 +12,15 @@
  *   after the queue's last retry (about 20 minutes) it goes to the dead-letter queue,
  *   `trackyard-clicks-dlq`, whose consumer tries every 30 minutes for half a day and then logs what
  *   it could not store, by clickId. Pausing that queue's delivery keeps its messages for a replay.
+ * A click whose id names a shard-day (a layout-1 id: tracking/click-id.ts) is written to that
+ * Durable Object instead, and its exits too (tracking/click-shards.ts), with the same retries.
  */
 import { insertClicksOnce, recordExitOnce, storedClickIds, type ExitRecord, type NewClick } from "../db/queries/clicks";
 import { recordClicksFailed, recordClicksStored } from "../db/queries/click-pipeline";
 import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
+import { placeOfClickId, type ClickPlace } from "./click-id";
+import { exitToShard, writeToShards } from "./click-shards";
 
 export const CLICKS_QUEUE_NAME = "trackyard-clicks";
 export const CLICKS_DLQ_NAME = "trackyard-clicks-dlq";
@@ -132,10 +136,17 @@ const exitsOf = (m: ClickMessage) => (m.kind === "exit" ? [m.exit] : (m.exits ??
 const describe = (m: ClickMessage) =>
   m.kind === "exit" ? `the exit of click ${m.exit.clickId}` : `${m.clicks.length} clicks and ${m.exits?.length ?? 0} exits`;
 
-/** Records exits in order; returns those whose click is not stored yet. */
-async function writeExits(db: Db, exits: ExitRecord[]) {
+type Stores = { db: Db; shards: Bindings["CLICK_SHARDS"] };
+
+/** Records exits in order; returns those whose click is not stored yet (a shard-day keeps its own). */
+async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
   const waiting: ExitRecord[] = [];
   for (const exit of exits) {
+    const place = placeOfClickId(exit.clickId, exit.at);
+    if (place) {
+      await exitToShard(shards, place, exit);
+      continue;
+    }
     const outcome = await recordExitOnce(db, exit);
     if (outcome === "no click") waiting.push(exit);
     // An expected outcome, noted in a line, not a failure.
@@ -146,12 +157,21 @@ async function writeExits(db: Db, exits: ExitRecord[]) {
 }
 
 /**
- * Writes clicks by clickId. Fewer stored than given means repeats (already stored) or clicks whose
- * campaign was deleted after they were answered: the latter are noted, as the campaign's stored
- * clicks went with it.
+ * Writes clicks by clickId: a click whose id names a shard-day to that object, the others to D1.
+ * Fewer stored in D1 than given means repeats (already stored) or clicks whose campaign was
+ * deleted after they were answered: the latter are noted, as the campaign's stored clicks went
+ * with it.
  */
-async function writeClicks(db: Db, clicks: QueuedClick[]) {
-  if ((await insertClicksOnce(db, clicks)) === clicks.length) return;
+async function writeClicks({ db, shards }: Stores, all: QueuedClick[]) {
+  const placed: { place: ClickPlace; click: QueuedClick }[] = [];
+  const clicks: QueuedClick[] = [];
+  for (const click of all) {
+    const place = placeOfClickId(click.clickId, click.clickedAt);
+    if (place) placed.push({ place, click });
+    else clicks.push(click);
+  }
+  if (placed.length) await writeToShards(shards, placed);
+  if (!clicks.length || (await insertClicksOnce(db, clicks)) === clicks.length) return;
   const stored = await storedClickIds(
     db,
     clicks.map((c) => c.clickId),
@@ -217,12 +237,13 @@ async function recordLag(db: Db, parsed: Parsed[], clicks: number, stored: boole
  * is idempotent, so a message retried after a failure part way (its clicks stored, its exits not)
  * is simply written again.
  */
-export async function consumeClicks(batch: MessageBatch<unknown>, env: Pick<Bindings, "DB" | "CLICKS_QUEUE">) {
+export async function consumeClicks(batch: MessageBatch<unknown>, env: Pick<Bindings, "DB" | "CLICKS_QUEUE" | "CLICK_SHARDS">) {
   const db = createDb(env.DB);
+  const stores = { db, shards: env.CLICK_SHARDS };
   const parsed = parse(batch, CLICKS_QUEUE_NAME);
   const clicks = parsed.flatMap(({ body }) => (body.kind === "clicks" ? body.clicks : []));
   try {
-    await writeClicks(db, clicks);
+    await writeClicks(stores, clicks);
   } catch (err) {
     console.error(`clicks queue: ${clicks.length} clicks not stored yet (try ${batch.messages[0]?.attempts ?? 1})`, err);
     await recordLag(db, parsed, clicks.length, false);
@@ -232,7 +253,7 @@ export async function consumeClicks(batch: MessageBatch<unknown>, env: Pick<Bind
   await recordLag(db, parsed, clicks.length, true);
   for (const { message, body } of parsed) {
     try {
-      const waiting = await writeExits(db, exitsOf(body));
+      const waiting = await writeExits(stores, exitsOf(body));
       if (!waiting.length) done(message);
       else if (body.kind === "exit") message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
       else {
@@ -255,13 +276,13 @@ export async function consumeClicks(batch: MessageBatch<unknown>, env: Pick<Bind
  * `trackyard-clicks-dlq`: what the clicks queue gave up on, tried every 30 minutes; after the last
  * try the clicks and exits are logged by clickId (the only record left of them) and let go.
  */
-export async function consumeClickDeadLetters(batch: MessageBatch<unknown>, env: Pick<Bindings, "DB">) {
-  const db = createDb(env.DB);
+export async function consumeClickDeadLetters(batch: MessageBatch<unknown>, env: Pick<Bindings, "DB" | "CLICK_SHARDS">) {
+  const stores = { db: createDb(env.DB), shards: env.CLICK_SHARDS };
   for (const { message, body } of parse(batch, CLICKS_DLQ_NAME)) {
     let failure: unknown = "its click was never stored";
     try {
-      if (body.kind === "clicks") await writeClicks(db, body.clicks);
-      if (!(await writeExits(db, exitsOf(body))).length) {
+      if (body.kind === "clicks") await writeClicks(stores, body.clicks);
+      if (!(await writeExits(stores, exitsOf(body))).length) {
         done(message);
         continue;
       }

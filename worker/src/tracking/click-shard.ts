@@ -19,8 +19,9 @@
  * shard-day: docs/click-storage.md "The click id that names its shard") is counted as a conflict,
  * not taken for a repeat.
  *
- * Not yet on the click path: the steps that put it there are docs/click-storage.md
- * "Steps to build it".
+ * The clicks queue's consumer writes here the clicks and exits whose ids name a shard-day
+ * (tracking/click-shards.ts), but `/r/` makes no such id yet and nothing reads the objects: the
+ * steps left are docs/click-storage.md "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
 import { and, desc, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";

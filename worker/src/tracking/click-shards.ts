@@ -1,11 +1,13 @@
 /**
- * Reading raw clicks across shard-days, as docs/click-storage.md "The Click Log: browse, filter and CSV over a range"
- * plans it: each object of the range gives its newest rows after the cursor, and the rows are
- * merged newest first, so a page asks every object of its days once, at the same time.
- * Not yet on the click path: the Click Log reads D1 until the shards hold the clicks
- * (docs/click-storage.md "Steps to build it").
+ * Raw clicks across shard-days. Writing (the clicks queue's consumer, tracking/click-queue.ts):
+ * a batch's clicks grouped by the object their id names, one call per object, all at once; an
+ * exit to its click's object, which keeps it until the click arrives. Reading, as
+ * docs/click-storage.md "The Click Log: browse, filter and CSV over a range" plans it: each object of the range gives its
+ * newest rows after the cursor, and the rows are merged newest first, so a page asks every object
+ * of its days once, at the same time. Only layout-1 ids name an object, and `/r/` does not make
+ * them yet, so no click reaches a shard-day today (docs/click-storage.md "Steps to build it").
  */
-import type { ClickFilter } from "../db/queries/clicks";
+import type { ClickFilter, ExitRecord, NewClick } from "../db/queries/clicks";
 import type { ClickPlace } from "./click-id";
 import { shardName, type ClickShard, type LogCursor, type ShardLogRow } from "./click-shard";
 
@@ -29,4 +31,29 @@ export async function pageAcrossShards(
   const rows = merged.slice(0, limit);
   const last = rows.at(-1);
   return { rows, next: merged.length > limit && last ? { clickedAt: last.clickedAt, clickId: last.clickId } : null };
+}
+
+/**
+ * Clicks to the shard-days their ids name (`places` gives each click's), one call per object, all
+ * at once. Throws when an object fails: the queue retries the message, and a repeat stores
+ * nothing. A different click under a stored id is logged, never taken for a repeat.
+ */
+export async function writeToShards(shards: DurableObjectNamespace<ClickShard>, placed: { place: ClickPlace; click: NewClick }[]) {
+  const byObject = new Map<string, NewClick[]>();
+  for (const { place, click } of placed) {
+    const name = shardName(place);
+    byObject.set(name, [...(byObject.get(name) ?? []), click]);
+  }
+  await Promise.all(
+    [...byObject].map(async ([name, rows]) => {
+      const { conflicts } = await shards.getByName(name).write(rows);
+      if (conflicts.length)
+        console.error(`clicks: ${name} holds other clicks under ${conflicts.length} of these ids, kept as they were: ${conflicts.join(", ")}`);
+    }),
+  );
+}
+
+/** An exit to its click's shard-day: recorded there, or kept there until its click arrives. */
+export async function exitToShard(shards: DurableObjectNamespace<ClickShard>, place: ClickPlace, exit: ExitRecord) {
+  await shards.getByName(shardName(place)).recordExit(exit);
 }
