@@ -24,11 +24,21 @@
  * steps left are docs/click-storage.md "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, desc, eq, getTableColumns, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull, lt, sql } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { clicks } from "../db/schema";
-import { CLICK_FOR_EXIT, CLICK_LOG_COLUMNS, INSERTED, matching, type ClickFilter, type ExitRecord, type NewClick } from "../db/queries/clicks";
+import {
+  CLICK_FOR_EXIT,
+  CLICK_LOG_COLUMNS,
+  clickValues,
+  INSERTED,
+  matching,
+  olderThan,
+  type ClickFilter,
+  type ExitRecord,
+  type NewClick,
+} from "../db/queries/clicks";
 import type { ClickPlace } from "./click-id";
 
 /** The object holding a shard-day's clicks. */
@@ -44,10 +54,6 @@ const exitColumns = {
 };
 export const shardExits = sqliteTable("exits", exitColumns, (t) => [primaryKey({ columns: [t.clickId, t.at] })]);
 export const pendingExits = sqliteTable("pending_exits", exitColumns, (t) => [primaryKey({ columns: [t.clickId, t.at] })]);
-/** Both without a rowid: the key is the row's place (docs/click-storage.md "What a click costs, measured"). */
-const createExits = (name: string) =>
-  `create table if not exists "${name}" (click_id text not null, at integer not null, offer_id integer not null, ` +
-  `ip_address text, user_agent text, primary key (click_id, at)) without rowid`;
 
 /** A stored click as an exit needs it (the columns D1's lookup reads: db/queries/clicks.ts). */
 export type ShardClickForExit = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_FOR_EXIT>;
@@ -87,16 +93,19 @@ const dialect = new SQLiteSyncDialect();
 
 /**
  * What creates a Drizzle table as D1's migrations did: `create table` with its columns' names,
- * types, primary key and not-null (no foreign keys), then a unique index per unique column and
- * each declared index, partial ones with their condition, under the same names. An index on an
- * expression is not made here (db/schema.ts declares none on `clicks`): it throws.
+ * types, primary key (a column's, or the table's over several) and not-null (no foreign keys),
+ * then a unique index per unique column and each declared index, partial ones with their
+ * condition, under the same names. An index on an expression is not made here (db/schema.ts
+ * declares none on `clicks`): it throws. A table keyed over several columns is made without a
+ * rowid: the key is the row's place (docs/click-storage.md "What a click costs, measured").
  */
 function createTable(table: SQLiteTable): { create: string; indexes: string[] } {
-  const { name, indexes } = getTableConfig(table);
+  const { name, indexes, primaryKeys } = getTableConfig(table);
   const columns = Object.values(getTableColumns(table));
   const defined = columns.map((c) => [`"${c.name}"`, c.getSQLType(), c.primary ? "primary key" : "", c.notNull ? "not null" : ""].filter(Boolean).join(" "));
+  const keys = primaryKeys.map((key) => `primary key (${key.columns.map((c) => `"${c.name}"`).join(", ")})`);
   return {
-    create: `create table if not exists "${name}" (${defined.join(", ")})`,
+    create: `create table if not exists "${name}" (${[...defined, ...keys].join(", ")})${keys.length ? " without rowid" : ""}`,
     indexes: [
       ...columns.filter((c) => c.isUnique).map((c) => `create unique index if not exists "${c.uniqueName}" on "${name}" ("${c.name}")`),
       ...indexes.map(({ config }) => {
@@ -129,7 +138,7 @@ export function ensureTables(storage: SqlStorage) {
   for (const column of Object.values(getTableColumns(clicks))) {
     if (!present.has(column.name)) storage.exec(`alter table clicks add column "${column.name}" ${column.getSQLType()}`);
   }
-  for (const statement of [...indexes, createExits("exits"), createExits("pending_exits")]) storage.exec(statement);
+  for (const statement of [...indexes, createTable(shardExits).create, createTable(pendingExits).create]) storage.exec(statement);
 }
 
 const INSERT_CLICK = `insert into clicks (${INSERTED.map(([, c]) => `"${c.name}"`).join(", ")}) values (${INSERTED.map(() => "?").join(", ")}) on conflict (click_id) do nothing`;
@@ -154,11 +163,7 @@ export class ClickShard extends DurableObject<unknown> {
       const result: ShardWrite = { written: 0, repeated: 0, conflicts: [], exitsApplied: 0 };
       const stored: string[] = [];
       for (const row of rows) {
-        const values = INSERTED.map(([key, column]) => {
-          const value = row[key] ?? column.default ?? null;
-          return typeof value === "boolean" ? Number(value) : (value as SqlStorageValue);
-        });
-        if (this.ctx.storage.sql.exec(INSERT_CLICK, ...values).rowsWritten > 0) {
+        if (this.ctx.storage.sql.exec(INSERT_CLICK, ...clickValues(row)).rowsWritten > 0) {
           result.written++;
           stored.push(row.clickId);
           continue;
@@ -214,12 +219,7 @@ export class ClickShard extends DurableObject<unknown> {
     return this.db
       .select(CLICK_LOG_COLUMNS)
       .from(clicks)
-      .where(
-        and(
-          matching(filter),
-          after === null ? undefined : or(lt(clicks.clickedAt, after.clickedAt), and(eq(clicks.clickedAt, after.clickedAt), lt(clicks.clickId, after.clickId))),
-        ),
-      )
+      .where(and(matching(filter), after === null ? undefined : olderThan(after.clickedAt, lt(clicks.clickId, after.clickId))))
       .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
       .limit(limit)
       .all();

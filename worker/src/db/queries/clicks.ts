@@ -26,10 +26,20 @@ const INSERT_FROM_JSON = sql.raw(
     `select ${INSERTED.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ")}`,
 );
 
+/**
+ * A click's values in INSERTED's order: a value left out takes the column's default (the bot
+ * flag), as a VALUES insert would, and a flag is 0 or 1, as SQLite stores it. D1's inserts send
+ * them as JSON tuples; a shard-day binds them (tracking/click-shard.ts).
+ */
+export const clickValues = (row: NewClick) =>
+  INSERTED.map(([key, column]) => {
+    const value = row[key] ?? column.default ?? null;
+    return typeof value === "boolean" ? Number(value) : (value as string | number | null);
+  });
+
 /** Many clicks in one round trip and one transaction: all stored, or none. */
 export async function insertClicks(db: Db, rows: NewClick[]) {
-  // A value left out takes the column's default (the bot flag), as a VALUES insert would.
-  const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key, column]) => row[key] ?? column.default ?? null)));
+  const chunks = jsonChunks(rows.map(clickValues));
   if (chunks.length)
     await rawBatch(
       db,
@@ -46,7 +56,7 @@ const CAMPAIGN_AT = INSERTED.findIndex(([key]) => key === "campaignId");
  * Returns how many were stored now.
  */
 export async function insertClicksOnce(db: Db, rows: NewClick[]) {
-  const chunks = jsonChunks(rows.map((row) => INSERTED.map(([key, column]) => row[key] ?? column.default ?? null)));
+  const chunks = jsonChunks(rows.map(clickValues));
   if (!chunks.length) return 0;
   const results = await rawBatch(
     db,
@@ -330,6 +340,12 @@ export async function clickLogPage(db: Db, filter: ClickFilter, page: number, pa
 }
 
 /**
+ * Clicks after a page's last row, newest first: older than its time, or as old and past it by
+ * `tie` (the row id here; the click id across a shard-day's objects: tracking/click-shard.ts).
+ */
+export const olderThan = (clickedAt: number, tie: SQL) => or(lt(clicks.clickedAt, clickedAt), and(eq(clicks.clickedAt, clickedAt), tie));
+
+/**
  * The rows after `after` (keyset paging: newest first, ties broken by id), for exports that walk
  * the whole filtered set one bounded page at a time.
  */
@@ -338,12 +354,7 @@ export const clickRowsAfter = (db: Db, filter: ClickFilter, after: { clickedAt: 
     .select(logColumns)
     .from(clicks)
     .leftJoin(campaigns, eq(campaigns.id, clicks.campaignId))
-    .where(
-      and(
-        matching(filter),
-        after === null ? undefined : or(lt(clicks.clickedAt, after.clickedAt), and(eq(clicks.clickedAt, after.clickedAt), lt(clicks.id, after.id))),
-      ),
-    )
+    .where(and(matching(filter), after === null ? undefined : olderThan(after.clickedAt, lt(clicks.id, after.id))))
     .orderBy(...newestFirst)
     .limit(limit);
 
