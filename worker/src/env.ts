@@ -102,6 +102,8 @@ export interface ClickStoreBindings {
   /** Per-key limit of Bearer API requests (auth/api-key-limit.ts). */
   API_KEY_LIMITER?: RateLimit;
   CLICKS_RETENTION_DAYS?: string;
+  /** Shard-day objects per UTC day for new days' clicks; 0 or unset keeps them in D1 (tracking/shard-days.ts). */
+  CLICK_SHARDS_PER_DAY?: string;
 }
 
 /** The notification channels' binding and [vars] (docs/alerts.md "Configuration"); all optional: unset turns email off and uses the real Slack and Telegram. */

@@ -10,7 +10,7 @@
  * - D1 always enforces foreign keys, so the cascade / set-null rules below are real.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { CHANNEL_KINDS, type AlertTarget, type ChannelDelivery } from "../schemas/alerts";
 import {
   RULE_ACTIONS,
@@ -718,6 +718,36 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
   exitWatermark: integer("exit_watermark").notNull().default(0),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * How many shard-day objects each UTC day's clicks are spread over (docs/click-storage.md "The click
+ * id that names its shard"), days counted from 2020-01-01 as layout-1 click ids count them. The
+ * cron fixes today's and tomorrow's count from `CLICK_SHARDS_PER_DAY` (jobs/shard-days.ts) and never
+ * changes a day's count once set, so every id a day handed out names one of that day's objects.
+ * No row for a day: its clicks are D1's (`/r/` makes layout-0 ids).
+ */
+export const clickShardDays = sqliteTable("click_shard_days", {
+  day: integer("day").primaryKey(),
+  shards: integer("shards").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+/**
+ * How far the click rollup has counted each shard-day (jobs/roll-up-clicks.ts): the object's last
+ * click rowid and exit time counted, as click_rollup_state holds them for D1's clicks. Emptied with
+ * the rollup when it is rebuilt.
+ */
+export const clickShardRollups = sqliteTable(
+  "click_shard_rollups",
+  {
+    day: integer("day").notNull(),
+    shard: integer("shard").notNull(),
+    clickWatermark: integer("click_watermark").notNull().default(0),
+    exitWatermark: integer("exit_watermark").notNull().default(0),
+    rolledAt: integer("rolled_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.shard] })],
+);
 
 /**
  * Who changed what (docs/accounts-security.md "Audit log"): one row per change an admin or member makes, written in

@@ -1,7 +1,13 @@
 import { anchorHolds, chunkEnd, readRollupState, resetRollup, rollUpStep, type RollupState, type RollupTarget } from "../db/queries/click-rollup";
 import { archivedFrontier } from "../db/queries/click-archives";
 import { reportTimeZone } from "../db/queries/settings";
-import type { Db } from "../env";
+import type { Bindings, Db } from "../env";
+import { applyShardRollup, shardRollupMarks, type ShardWatermarks } from "../db/queries/shard-rollup";
+import { offsetSpans } from "../lib/calendar-days";
+import { clicksRetention } from "../retention/config";
+import { clickDayOf, clickDayStart } from "../tracking/click-id";
+import { shardName } from "../tracking/click-shard";
+import { shardDaysFrom } from "../tracking/shard-days";
 import type { Job } from "./index";
 
 /**
@@ -67,11 +73,82 @@ export async function rollUpClicks(
   }
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface ShardRollupRun {
+  /** Shard-day objects asked, and steps applied. */
+  asked: number;
+  steps: number;
+  /** Whether some object still has clicks past its watermark (the budget ran out, or another run moved it). */
+  behind: boolean;
+}
+
+/**
+ * Brings the rollups up to date with the shard-days' clicks (docs/click-storage.md "The rollups and
+ * the reports"), after rollUpClicks has brought them up to date with D1's (and rebuilt them, which
+ * starts every shard-day over): today's and yesterday's objects every run, each older kept one once
+ * a day (an exit on an old click lands in that click's object). Each object is asked a step at a
+ * time and D1 applies each step atomically (db/queries/shard-rollup.ts). Days archived by the
+ * retention are D1's alone today: no shard-day is archived yet.
+ */
+export async function rollUpShardDays(
+  db: Db,
+  shards: Bindings["CLICK_SHARDS"],
+  { now, keptDays, chunk = ROLLUP_CHUNK, budgetMs = ROLLUP_BUDGET_MS }: { now: number; keptDays: number; chunk?: number; budgetMs?: number },
+): Promise<ShardRollupRun> {
+  const started = Date.now();
+  const run: ShardRollupRun = { asked: 0, steps: 0, behind: false };
+  const state = await readRollupState(db);
+  if (!state) return run;
+  const today = clickDayOf(now);
+  const oldest = today - keptDays;
+  const [days, marks] = await Promise.all([shardDaysFrom(db, oldest), shardRollupMarks(db, oldest)]);
+  const toExit = now - EXIT_LAG_MS;
+  for (const { day, shards: count } of days) {
+    if (day > today) break;
+    const spans = offsetSpans(clickDayStart(day), clickDayStart(day + 1), state.timeZone);
+    const places = Array.from({ length: count }, (_, shard) => ({ day, shard, mark: marks.get(`${day}/${shard}`) }));
+    const due = places.filter(({ mark }) => day >= today - 1 || !mark || mark.rolledAt <= now - DAY_MS);
+    if (Date.now() - started > budgetMs) {
+      run.behind ||= due.length > 0;
+      continue;
+    }
+    await Promise.all(
+      due.map(async ({ shard, mark }) => {
+        run.asked++;
+        const object = shards.getByName(shardName({ day, shard }));
+        let from: ShardWatermarks = { clickWatermark: mark?.clickWatermark ?? 0, exitWatermark: mark?.exitWatermark ?? 0 };
+        for (;;) {
+          const exitWatermark = Math.max(from.exitWatermark, toExit);
+          const counts = await object.rollUp({ ...from, toExit: exitWatermark, chunk, spans });
+          const to = { clickWatermark: counts.toClick, exitWatermark };
+          if (!(await applyShardRollup(db, { day, shard }, from, to, counts, state.timeZone, now))) {
+            // Another run moved this object's watermarks first; it carries on from there.
+            run.behind = true;
+            return;
+          }
+          run.steps++;
+          from = to;
+          if (!counts.more) return;
+          if (Date.now() - started > budgetMs) {
+            run.behind = true;
+            return;
+          }
+        }
+      }),
+    );
+  }
+  return run;
+}
+
 export const rollUpClicksJob: Job = {
   name: "roll-up-clicks",
-  async run({ db, now }) {
+  async run({ db, env, now }) {
     const run = await rollUpClicks(db, { now });
     if (run.rebuilt) console.log(`roll-up-clicks: rebuilt for ${run.state.timeZone}, ${run.steps} steps`);
     if (run.behind) console.log(`roll-up-clicks: stopped at click ${run.state.clickWatermark}; the next run continues`);
+    const shardRun = await rollUpShardDays(db, env.CLICK_SHARDS, { now, keptDays: clicksRetention(env.CLICKS_RETENTION_DAYS).days });
+    if (shardRun.behind)
+      console.log(`roll-up-clicks: shard-days not all counted (${shardRun.steps} steps over ${shardRun.asked} objects); the next run continues`);
   },
 };

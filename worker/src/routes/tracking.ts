@@ -6,7 +6,8 @@ import { sleep } from "../lib/retry";
 import { createDb } from "../middleware/database";
 import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
 import { LOOKUP_REFUSED, trackedCampaign } from "../tracking/campaign-cache";
-import { checkClickId, newClickId, type ClickIdKind } from "../tracking/click-id";
+import { checkClickId, newClickId, type CheckedClickId, type ClickPlace } from "../tracking/click-id";
+import { shardName } from "../tracking/click-shard";
 import { chooseVariants, choosePath, stickySeeds, visitOf, type Choice, type LiveCampaign, type TrackedOffer } from "../tracking/distribution";
 import { CLICKS_QUEUE_WAIT_MS } from "../tracking/click-queue";
 import { BATCH_MAX_WAIT_MS, recentClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
@@ -14,6 +15,8 @@ import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { exitBase, type LinkSettings } from "../tracking/links";
 import { countRefusal, storeIfAllowed, visitorLimit, type VisitorLimit } from "../tracking/rate-limit";
 import { trackingSettings } from "../tracking/settings-cache";
+import { isStoredPlace, placeForClick, shardCounts, type ShardCounts } from "../tracking/shard-days";
+import { clicksRetention } from "../retention/config";
 import { appendQuery, fillTemplate } from "../tracking/urls";
 import { isUnfilledMacro, recordedValue } from "../tracking/values";
 import { describeVisitor } from "../tracking/visitor";
@@ -106,6 +109,21 @@ let waitingExits = 0;
 
 /** D1 failed to look the exit's click up (an outage): the visitor goes on all the same. */
 const LOOKUP_FAILED = "lookup-failed";
+/**
+ * A layout-1 id's click is not in its shard-day yet (still in the queue): the exit goes on by
+ * `cid`, and the object keeps it until the click comes (tracking/click-shard.ts).
+ */
+const NOT_YET = "not-yet";
+
+/** The shard counts, or none when D1 fails to give them: a click then goes to D1, an exit by its `cid`. */
+async function countsOrNone(db: Db): Promise<ShardCounts> {
+  try {
+    return await shardCounts(db);
+  } catch (err) {
+    console.warn(`shard counts not read; new clicks go to D1 (${err instanceof Error ? err.message : String(err)})`);
+    return new Map();
+  }
+}
 
 /**
  * Exit times in this isolate, each at least a millisecond after the one before: the clicks queue's
@@ -184,7 +202,7 @@ async function distribute(
  * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
  * lookup, or LOOKUP_FAILED when D1 fails to answer. Null: no such click.
  */
-async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: Exclude<ClickIdKind, "sharded"> }, limit: VisitorLimit) {
+async function clickForExit(db: Db, { clickId, kind }: Exclude<CheckedClickId, { kind: "sharded" }>, limit: VisitorLimit) {
   const recent = recentClick(clickId);
   if (recent) return recent;
   if (!(await limit.allowed())) return LOOKUP_REFUSED;
@@ -209,25 +227,45 @@ async function clickForExit(db: Db, { clickId, kind }: { clickId: string; kind: 
 }
 
 /**
+ * The click a layout-1 id names, from the one shard-day object its id names (one call, no wait):
+ * answered in this isolate lately, or stored there, or NOT_YET while it is still in the queue; or
+ * LOOKUP_REFUSED / LOOKUP_FAILED as for D1.
+ */
+async function shardClickForExit(shards: AppEnv["Bindings"]["CLICK_SHARDS"], clickId: string, place: ClickPlace, limit: VisitorLimit) {
+  const recent = recentClick(clickId);
+  if (recent) return recent;
+  if (!(await limit.allowed())) return LOOKUP_REFUSED;
+  try {
+    const [stored] = await shards.getByName(shardName(place)).lookup([clickId]);
+    return stored ?? NOT_YET;
+  } catch (err) {
+    console.warn(`exit of click ${clickId}: its shard-day failed to look it up; sent on by its cid (${err instanceof Error ? err.message : String(err)})`);
+    return LOOKUP_FAILED;
+  }
+}
+
+/**
  * The public routes ad traffic hits, on any host (tracking domains point at this Worker). Outside
  * /api: no session, no CSRF guard, and the visitor never waits on a write (docs/product-rules.md "Tracking").
  */
 export const trackingRoutes = new Hono<AppEnv>()
   .get("/r/:campaignId", async (c) => {
     const db = createDb(c.env.DB);
+    const stores = { db, shards: c.env.CLICK_SHARDS };
     const id = parseCampaignId(c.req.param("campaignId"));
     if (id === null) return unknownLink(c);
     const limit = visitorLimit(c.env.CLICK_LIMITER, c.req.header("cf-connecting-ip"), "click");
-    const campaign = await trackedCampaign(db, id, limit.allowed);
+    const [campaign, counts] = await Promise.all([trackedCampaign(db, id, limit.allowed), countsOrNone(db)]);
     if (campaign === LOOKUP_REFUSED) return tooManyRequests(c);
     if (!campaign) return unknownLink(c);
 
-    const clickId = await newClickId(c.env.SESSION_SECRET);
+    const clickedAt = Date.now();
+    // Today's shard-day objects when the day has a count (tracking/shard-days.ts), else D1.
+    const clickId = await newClickId(c.env.SESSION_SECRET, placeForClick(counts, clickedAt));
     const q = new URL(c.req.url).searchParams;
     const ip = cut(c.req.header("cf-connecting-ip"));
     const userAgent = cut(c.req.header("user-agent"));
     const place = placeOf(c.req.raw.cf as IncomingRequestCfProperties | undefined);
-    const clickedAt = Date.now();
     const choice = await distribute(c, campaign, { place, q, ip, userAgent, at: clickedAt });
     const lander = choice ? choice.lander : { id: campaign.landerId, url: campaign.landerUrl };
     const offer = choice ? choice.offer : campaign.offer;
@@ -258,11 +296,11 @@ export const trackingRoutes = new Hono<AppEnv>()
     if (c.req.method !== "HEAD") {
       // Over the per-IP limit the visitor is sent on all the same; the click is only counted.
       storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "click" }, () => {
-        recordClickLater(c.executionCtx, db, click, c.env.CLICKS_QUEUE);
+        recordClickLater(c.executionCtx, stores, click, c.env.CLICKS_QUEUE);
         // Straight to the offer: the visit is its own exit, recorded as /click records one.
         if (direct && offer) {
           const exit = { clickId, offerId: offer.id, ipAddress: ip, userAgent, at: clickedAt };
-          recordExitLater(c.executionCtx, db, exit, c.env.CLICKS_QUEUE);
+          recordExitLater(c.executionCtx, stores, exit, c.env.CLICKS_QUEUE);
         }
       });
     }
@@ -277,16 +315,21 @@ export const trackingRoutes = new Hono<AppEnv>()
 
   .get("/click", async (c) => {
     const db = createDb(c.env.DB);
+    const stores = { db, shards: c.env.CLICK_SHARDS };
     const q = new URL(c.req.url).searchParams;
     const limit = visitorLimit(c.env.CLICK_LIMITER, c.req.header("cf-connecting-ip"), "exit");
-    // An id that cannot be ours costs no lookup (tracking/click-id.ts).
-    const checked = await checkClickId(c.env.SESSION_SECRET, q.get("clickId") ?? "");
-    // A layout-1 id names the shard-day its click is stored in, which this release does not read
-    // yet (docs/click-storage.md "Steps to build it"): it is not looked for in D1, and goes on to
-    // the offer as an id that could not be looked up.
-    const unread = checked?.kind === "sharded";
-    const found = checked && checked.kind !== "sharded" ? await clickForExit(db, checked, limit) : null;
-    const click = found === LOOKUP_REFUSED || found === LOOKUP_FAILED ? null : found;
+    // An id that cannot be ours costs no lookup (tracking/click-id.ts), nor does a layout-1 id
+    // naming a day no longer kept or a shard its day did not have.
+    const given = await checkClickId(c.env.SESSION_SECRET, q.get("clickId") ?? "");
+    const checked =
+      given?.kind === "sharded" && !isStoredPlace(await countsOrNone(db), given.place, clicksRetention(c.env.CLICKS_RETENTION_DAYS).days) ? null : given;
+    const found = !checked
+      ? null
+      : checked.kind === "sharded"
+        ? await shardClickForExit(c.env.CLICK_SHARDS, checked.clickId, checked.place, limit)
+        : await clickForExit(db, checked, limit);
+    const unknownYet = found === LOOKUP_REFUSED || found === LOOKUP_FAILED || found === NOT_YET;
+    const click = unknownYet ? null : found;
     // The stored click decides the campaign; cid only serves when the click is unknown.
     const campaignId = click?.campaignId ?? parseCampaignId(q.get("cid"));
     const campaign = campaignId === null ? null : await trackedCampaign(db, campaignId, limit.allowed);
@@ -300,9 +343,10 @@ export const trackingRoutes = new Hono<AppEnv>()
     // Only ever the configured offer URL: nothing from this request's query chooses the destination.
     const location = click
       ? offerLocation(offer, campaign, click)
-      : (found === LOOKUP_REFUSED || found === LOOKUP_FAILED || unread) && checked
-        ? // Over the limit (or with D1 failing) the click is not looked up, but its checked id still
-          // goes on (sub2), so a conversion is credited to it; its ad values are not known here.
+      : unknownYet && checked
+        ? // Over the limit (or with its store failing, or its click not in its shard-day yet) the click
+          // is not known here, but its checked id still goes on (sub2), so a conversion is credited
+          // to it; its ad values are not known here.
           appendQuery(
             offer.url,
             fillTemplate(offer.template, { ...NO_AD_VALUES, clickId: checked.clickId, mediaBuyer: campaign.mediaBuyer, spark: campaign.spark }),
@@ -314,14 +358,15 @@ export const trackingRoutes = new Hono<AppEnv>()
       if (click) {
         const exit = exitOf(c, click.clickId, offer.id);
         storeIfAllowed(c.executionCtx, db, limit, { campaignId: campaign.id, event: "exit" }, () =>
-          recordExitLater(c.executionCtx, db, exit, c.env.CLICKS_QUEUE),
+          recordExitLater(c.executionCtx, stores, exit, c.env.CLICKS_QUEUE),
         );
       } else if (found === LOOKUP_REFUSED) {
         countRefusal(c.executionCtx, db, campaign.id, "exit");
-      } else if (found === LOOKUP_FAILED && checked) {
-        // The queue's consumer records it once the click is stored (tracking/click-queue.ts).
+      } else if ((found === LOOKUP_FAILED || found === NOT_YET) && checked) {
+        // The queue's consumer records it once the click is stored (tracking/click-queue.ts); a
+        // shard-day keeps it until then. Its offer is the one this visitor was sent to.
         const exit = exitOf(c, checked.clickId, offer.id);
-        recordExitLater(c.executionCtx, db, exit, c.env.CLICKS_QUEUE);
+        recordExitLater(c.executionCtx, stores, exit, c.env.CLICKS_QUEUE);
       }
     }
     return redirect(c, location);

@@ -136,10 +136,11 @@ const exitsOf = (m: ClickMessage) => (m.kind === "exit" ? [m.exit] : (m.exits ??
 const describe = (m: ClickMessage) =>
   m.kind === "exit" ? `the exit of click ${m.exit.clickId}` : `${m.clicks.length} clicks and ${m.exits?.length ?? 0} exits`;
 
-type Stores = { db: Db; shards: Bindings["CLICK_SHARDS"] };
+/** Where clicks are written: D1, and the shard-day objects (a layout-1 id names one). */
+export type Stores = { db: Db; shards: Bindings["CLICK_SHARDS"] };
 
 /** Records exits in order; returns those whose click is not stored yet (a shard-day keeps its own). */
-async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
+export async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
   const waiting: ExitRecord[] = [];
   for (const exit of exits) {
     const place = placeOfClickId(exit.clickId, exit.at);
@@ -162,7 +163,7 @@ async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
  * deleted after they were answered: the latter are noted, as the campaign's stored clicks went
  * with it.
  */
-async function writeClicks({ db, shards }: Stores, all: QueuedClick[]) {
+export async function writeClicks({ db, shards }: Stores, all: QueuedClick[]) {
   const placed: { place: ClickPlace; click: QueuedClick }[] = [];
   const clicks: QueuedClick[] = [];
   for (const click of all) {

@@ -39,6 +39,8 @@ import {
   type ExitRecord,
   type NewClick,
 } from "../db/queries/clicks";
+import { shardRollupQueries, type AudienceCount, type DailyCount, type ShardRollupAsk, type ShardRollupCounts } from "../db/queries/shard-rollup";
+import type { SQL } from "drizzle-orm";
 import type { ClickPlace } from "./click-id";
 
 /** The object holding a shard-day's clicks. */
@@ -223,6 +225,28 @@ export class ClickShard extends DurableObject<unknown> {
       .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
       .limit(limit)
       .all();
+  }
+
+  /**
+   * The click rollup's step for this object (db/queries/shard-rollup.ts): its clicks past the click
+   * watermark, at most `chunk` of them, and the exits past the exit watermark up to `toExit`,
+   * counted by the rollups' keys. Reads only; D1 records how far it got.
+   */
+  rollUp(ask: ShardRollupAsk): ShardRollupCounts {
+    const sqlOf = this.ctx.storage.sql;
+    const idAt = (query: string, ...params: number[]) => sqlOf.exec<{ id: number | null }>(query, ...params).toArray()[0]?.id ?? null;
+    const toClick =
+      idAt("select id from clicks where id > ? order by id limit 1 offset ?", ask.clickWatermark, Math.max(0, ask.chunk - 1)) ??
+      idAt("select max(id) as id from clicks where id > ?", ask.clickWatermark) ??
+      ask.clickWatermark;
+    const more = idAt("select id from clicks where id > ? order by id limit 1", toClick) !== null;
+    const run = <T>(statements: SQL[]) =>
+      statements.flatMap((statement) => {
+        const query = dialect.sqlToQuery(statement);
+        return sqlOf.exec(query.sql, ...query.params).toArray() as T[];
+      });
+    const { daily, audience } = shardRollupQueries(ask, toClick);
+    return { toClick, more, daily: run<DailyCount>(daily), audience: run<AudienceCount>(audience) };
   }
 
   /** For benchmarks and checks, not the click path: each count reads every row of its table (rows read are billed). */

@@ -1,7 +1,6 @@
-import { insertClicksOnce, recordExitOnce, type ExitRecord, type NewClick } from "../db/queries/clicks";
-import type { Db } from "../env";
+import type { ExitRecord, NewClick } from "../db/queries/clicks";
 import { withRetries, type RetryPolicy } from "../lib/retry";
-import { clickMessages, sendClickMessages, type ClickMessage } from "./click-queue";
+import { clickMessages, sendClickMessages, writeClicks, writeExits, type ClickMessage, type Stores } from "./click-queue";
 import { describeVisitor } from "./visitor";
 
 type Click = NewClick & { clickId: string };
@@ -62,15 +61,19 @@ function forgetOld(now: number) {
 }
 
 /**
- * The queue refused the batch after its retries: D1 is written instead (idempotently, so a send
- * that landed after all is no harm), and only if that fails too are the events lost, logged by id.
+ * The queue refused the batch after its retries: the stores are written instead, as the queue's
+ * consumer writes them (a click whose id names a shard-day to that object, the others to D1;
+ * idempotently, so a send that landed after all is no harm), and only if that fails too are the
+ * events lost, logged by id. An exit whose click is in no store yet is not kept here (D1 has no
+ * pending exits; a shard-day keeps its own): it is logged.
  */
-async function writeInstead(db: Db, batch: Batch, sendError?: unknown) {
+async function writeInstead(stores: Stores, batch: Batch, sendError?: unknown) {
   if (sendError !== undefined)
-    console.error(`clicks queue refused ${batch.clicks.length} clicks and ${batch.exits.length} exits; writing them to D1 instead`, sendError);
+    console.error(`clicks queue refused ${batch.clicks.length} clicks and ${batch.exits.length} exits; writing them to their stores instead`, sendError);
   try {
-    await insertClicksOnce(db, batch.clicks);
-    for (const exit of batch.exits) await recordExitOnce(db, exit);
+    await writeClicks(stores, batch.clicks);
+    const waiting = await writeExits(stores, batch.exits);
+    if (waiting.length) console.error(`exits not stored, their clicks not found: ${waiting.map((e) => e.clickId).join(", ")}`);
   } catch (err) {
     const ids = [...batch.clicks.map((c) => c.clickId), ...batch.exits.map((e) => `exit of ${e.clickId}`)];
     console.error(`clicks not queued and not stored: ${ids.join(", ")}`, err);
@@ -87,17 +90,17 @@ let unsent = 0;
 export const unsentEvents = () => unsent;
 
 /** Closes a batch and sends it, as the calling request's own I/O. */
-async function flush(batch: Batch, db: Db) {
+async function flush(batch: Batch, stores: Stores) {
   if (open === batch) open = null;
   try {
     // Parsed here, after every visitor of the batch was answered, never on /r/ itself.
     for (const click of batch.clicks) Object.assign(click, describeVisitor(click.userAgent, click.asn));
     const queue = batch.queue;
-    if (!queue) return await writeInstead(db, batch);
+    if (!queue) return await writeInstead(stores, batch);
     try {
       await withRetries(() => sendClickMessages(queue, clickMessages(batch.clicks, batch.exits)), SEND_RETRIES);
     } catch (err) {
-      await writeInstead(db, batch, err);
+      await writeInstead(stores, batch, err);
     }
   } finally {
     unsent -= batch.clicks.length + batch.exits.length;
@@ -109,14 +112,14 @@ async function flush(batch: Batch, db: Db) {
  * first, the lull or the longest wait (re-arming on every click would cost a timer per visitor),
  * until the batch is sent by that timer or filled and sent by another request.
  */
-function openBatch(ctx: Background, db: Db, now: number, queue: ClicksQueue): Batch {
+function openBatch(ctx: Background, stores: Stores, now: number, queue: ClicksQueue): Batch {
   const batch: Batch = { clicks: [], exits: [], firstAt: now, lastAt: now, queue };
   ctx.waitUntil(
     new Promise<void>((resolve) => {
       const check = () => {
         if (open !== batch) return resolve();
         const wait = Math.min(batch.lastAt + BATCH_IDLE_MS, batch.firstAt + BATCH_MAX_WAIT_MS) - Date.now();
-        if (wait <= 0) resolve(flush(batch, db));
+        if (wait <= 0) resolve(flush(batch, stores));
         else setTimeout(check, wait);
       };
       setTimeout(check, BATCH_IDLE_MS);
@@ -126,9 +129,9 @@ function openBatch(ctx: Background, db: Db, now: number, queue: ClicksQueue): Ba
 }
 
 /** The batch this event joins: the open one, or a new one. */
-function batchFor(ctx: Background, db: Db, queue: ClicksQueue) {
+function batchFor(ctx: Background, stores: Stores, queue: ClicksQueue) {
   const now = Date.now();
-  const batch = open ?? (open = openBatch(ctx, db, now, queue));
+  const batch = open ?? (open = openBatch(ctx, stores, now, queue));
   batch.lastAt = now;
   return batch;
 }
@@ -141,12 +144,12 @@ export function recentClick(clickId: string): Click | undefined {
 }
 
 /** Sends a click to the clicks queue after the response: the visitor never waits on it. */
-export function recordClickLater(ctx: Background, db: Db, click: Click, queue?: ClicksQueue) {
-  const batch = batchFor(ctx, db, queue);
+export function recordClickLater(ctx: Background, stores: Stores, click: Click, queue?: ClicksQueue) {
+  const batch = batchFor(ctx, stores, queue);
   batch.clicks.push(click);
   unsent++;
   recent.set(click.clickId, { click, until: Date.now() + SENT_KEPT_MS });
-  if (batch.clicks.length + batch.exits.length >= BATCH_MAX_CLICKS) ctx.waitUntil(flush(batch, db));
+  if (batch.clicks.length + batch.exits.length >= BATCH_MAX_CLICKS) ctx.waitUntil(flush(batch, stores));
 }
 
 /**
@@ -154,9 +157,9 @@ export function recordClickLater(ctx: Background, db: Db, click: Click, queue?: 
  * is still open (the consumer writes it right after the click), else in a later one (the consumer
  * waits for the click).
  */
-export function recordExitLater(ctx: Background, db: Db, exit: ExitRecord, queue?: ClicksQueue) {
-  const batch = batchFor(ctx, db, queue);
+export function recordExitLater(ctx: Background, stores: Stores, exit: ExitRecord, queue?: ClicksQueue) {
+  const batch = batchFor(ctx, stores, queue);
   batch.exits.push(exit);
   unsent++;
-  if (batch.clicks.length + batch.exits.length >= BATCH_MAX_CLICKS) ctx.waitUntil(flush(batch, db));
+  if (batch.clicks.length + batch.exits.length >= BATCH_MAX_CLICKS) ctx.waitUntil(flush(batch, stores));
 }

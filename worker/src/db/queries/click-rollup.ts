@@ -39,9 +39,9 @@ export const CLICK_FIELDS = [
 ] as const;
 export type ClickField = (typeof CLICK_FIELDS)[number];
 
-const KEY_COLUMNS = sql.raw(`date, campaign_id, ${CLICK_FIELDS.join(", ")}, bot`);
+export const KEY_COLUMNS = sql.raw(`date, campaign_id, ${CLICK_FIELDS.join(", ")}, bot`);
 const fieldValues = sql.raw(CLICK_FIELDS.map((f) => `coalesce(${f}, '')`).join(", "));
-const GROUP_ALL = sql.raw("group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10");
+export const GROUP_ALL = sql.raw("group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10");
 
 /**
  * A click's lander and offer as the stats name them. Clicks since traffic distribution store the
@@ -69,15 +69,15 @@ export const AUDIENCE_VALUE: Record<AudienceDim, (k: string) => string> = {
   lander: (k) => `coalesce(${clickLander(k)}, '')`,
   landerOffer: (k) => `coalesce(${clickLander(k)} || '|' || ${clickOffer(k)}, '')`,
 };
-const AUDIENCE_KEY = sql.raw("dim, date, campaign_id, tiktok_campaign_id, value, bot");
+export const AUDIENCE_KEY = sql.raw("dim, date, campaign_id, tiktok_campaign_id, value, bot");
 /**
  * Every click once per dimension of `dims`: `a.dim` names it, `audienceValue` reads its value ('' unknown).
  * A JSON array rather than a compound SELECT: D1 allows at most 5 terms in one.
  */
 export const dimsTable = (dims: readonly AudienceDim[]) => sql.raw(`(select value as dim from json_each('${JSON.stringify(dims)}')) a`);
 export const AUDIENCE_DIMS_TABLE = dimsTable(AUDIENCE_DIMS);
-export const audienceValue = (clicksAlias: string, dims: readonly AudienceDim[] = AUDIENCE_DIMS) =>
-  sql.raw(`case a.dim ${dims.map((d) => `when '${d}' then ${AUDIENCE_VALUE[d](clicksAlias)}`).join(" ")} end`);
+export const audienceValue = (clicksAlias: string, dims: readonly AudienceDim[] = AUDIENCE_DIMS, values = AUDIENCE_VALUE) =>
+  sql.raw(`case a.dim ${dims.map((d) => `when '${d}' then ${values[d](clicksAlias)}`).join(" ")} end`);
 
 export async function readRollupState(db: Db): Promise<RollupState | null> {
   const [row] = await db.all<RollupState>(sql`
@@ -122,6 +122,8 @@ export async function resetRollup(db: Db, timeZone: string, now: number, exitWat
   await rawBatch(db, [
     sql`delete from click_daily_stats where date > ${ARCHIVED_UNTIL}`,
     sql`delete from click_audience_daily where date > ${ARCHIVED_UNTIL}`,
+    // The shard-days' clicks are counted again from the start too (db/queries/shard-rollup.ts).
+    sql`delete from click_shard_rollups`,
     sql`
       insert into click_rollup_state (id, time_zone, click_watermark, anchor_click_id, exit_watermark, updated_at)
       values (${STATE_ID}, ${timeZone}, 0, null, ${exitWatermark}, ${now})
