@@ -413,60 +413,68 @@ export const settings = sqliteTable("settings", {
   updatedAt: integer("updated_at").notNull().default(nowMs),
 });
 
-export const clicks = sqliteTable(
-  "clicks",
-  {
-    id: integer("id").primaryKey(),
-    clickId: text("click_id").notNull().unique(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => campaigns.id, { onDelete: "cascade" }),
-    tiktokCampaignId: text("tiktok_campaign_id"),
-    tiktokAdGroupId: text("tiktok_ad_group_id"),
-    tiktokCreativeId: text("tiktok_creative_id"),
-    placement: text("placement"),
-    campaignName: text("campaign_name"),
-    adGroupName: text("ad_group_name"),
-    creativeName: text("creative_name"),
-    ipAddress: text("ip_address"),
-    userAgent: text("user_agent"),
-    clickedAt: integer("clicked_at").notNull(),
-    exitedAt: integer("exited_at"),
-    /** TikTok's click id (the `__CLICKID__` macro, or the `ttclid` TikTok appends), cut to 1,000 characters. */
-    ttclid: text("ttclid"),
-    /** From Cloudflare's request properties (`request.cf`); null where there are none (local runs). */
-    country: text("country"),
-    region: text("region"),
-    city: text("city"),
-    asn: integer("asn"),
-    asOrganization: text("as_organization"),
-    /** Parsed from the user agent when the click batch is written (tracking/user-agent.ts), never on /r/. */
-    deviceType: text("device_type"),
-    os: text("os"),
-    browser: text("browser"),
-    /** Flagged (tracking/bots.ts), never treated differently: every visitor gets the same redirect. */
-    bot: integer("bot", { mode: "boolean" }).notNull().default(false),
-    botReason: text("bot_reason"),
-    /**
-     * The traffic distribution's choice for this click (docs/traffic-distribution.md): its path, lander
-     * and offer. Null on clicks from before paths existed and on a campaign's implicit default path.
-     * Not foreign keys: a click is history, and deleting a path (or, later, a lander) must not
-     * rewrite millions of rows; the stats name a gone one "deleted".
-     */
-    pathId: integer("path_id"),
-    landerId: integer("lander_id"),
-    offerId: integer("offer_id"),
-  },
-  (t) => [
-    index("clicks_clicked_at_idx").on(t.clickedAt),
-    index("clicks_campaign_clicked_at_idx").on(t.campaignId, t.clickedAt),
-    // The click rollup finds the exits since its last run here. Partial, so recording a click
-    // (exitedAt still null) does not write to it.
-    index("clicks_exited_at_idx")
-      .on(t.exitedAt)
-      .where(sql`exited_at is not null`),
-  ],
-);
+/** A raw click's columns: D1's `clicks`, and the copies in `attributed_clicks`. */
+const clickColumns = () => ({
+  id: integer("id").primaryKey(),
+  clickId: text("click_id").notNull().unique(),
+  campaignId: integer("campaign_id")
+    .notNull()
+    .references(() => campaigns.id, { onDelete: "cascade" }),
+  tiktokCampaignId: text("tiktok_campaign_id"),
+  tiktokAdGroupId: text("tiktok_ad_group_id"),
+  tiktokCreativeId: text("tiktok_creative_id"),
+  placement: text("placement"),
+  campaignName: text("campaign_name"),
+  adGroupName: text("ad_group_name"),
+  creativeName: text("creative_name"),
+  ipAddress: text("ip_address"),
+  userAgent: text("user_agent"),
+  clickedAt: integer("clicked_at").notNull(),
+  exitedAt: integer("exited_at"),
+  /** TikTok's click id (the `__CLICKID__` macro, or the `ttclid` TikTok appends), cut to 1,000 characters. */
+  ttclid: text("ttclid"),
+  /** From Cloudflare's request properties (`request.cf`); null where there are none (local runs). */
+  country: text("country"),
+  region: text("region"),
+  city: text("city"),
+  asn: integer("asn"),
+  asOrganization: text("as_organization"),
+  /** Parsed from the user agent when the click batch is written (tracking/user-agent.ts), never on /r/. */
+  deviceType: text("device_type"),
+  os: text("os"),
+  browser: text("browser"),
+  /** Flagged (tracking/bots.ts), never treated differently: every visitor gets the same redirect. */
+  bot: integer("bot", { mode: "boolean" }).notNull().default(false),
+  botReason: text("bot_reason"),
+  /**
+   * The traffic distribution's choice for this click (docs/traffic-distribution.md): its path, lander
+   * and offer. Null on clicks from before paths existed and on a campaign's implicit default path.
+   * Not foreign keys: a click is history, and deleting a path (or, later, a lander) must not
+   * rewrite millions of rows; the stats name a gone one "deleted".
+   */
+  pathId: integer("path_id"),
+  landerId: integer("lander_id"),
+  offerId: integer("offer_id"),
+});
+
+export const clicks = sqliteTable("clicks", clickColumns(), (t) => [
+  index("clicks_clicked_at_idx").on(t.clickedAt),
+  index("clicks_campaign_clicked_at_idx").on(t.campaignId, t.clickedAt),
+  // The click rollup finds the exits since its last run here. Partial, so recording a click
+  // (exitedAt still null) does not write to it.
+  index("clicks_exited_at_idx")
+    .on(t.exitedAt)
+    .where(sql`exited_at is not null`),
+]);
+
+/**
+ * Copies of the shard-day clicks CAKE reports (its sub2 is our click id), made when the postback or
+ * the pull sees them (tracking/attributed-clicks.ts), so the CAKE attribution and the Events API
+ * join a click by its id in D1 as they join `clicks` (docs/click-storage.md "Exits, postbacks and
+ * conversions sent to TikTok"). Only the clicks that reached an offer and that CAKE reported; they
+ * are deleted with the kept days, and with their campaign.
+ */
+export const attributedClicks = sqliteTable("attributed_clicks", clickColumns(), (t) => [index("attributed_clicks_clicked_at_idx").on(t.clickedAt)]);
 
 export const tiktokSpend = sqliteTable(
   "tiktok_spend",

@@ -12,7 +12,7 @@ import { purgeOldNotifications } from "./purge-notifications";
 import { purgeExpiredSessions } from "./purge-sessions";
 import { purgeAbandonedStatementImports } from "./purge-statement-imports";
 import { rollUpClicksJob } from "./roll-up-clicks";
-import { fixShardDaysJob } from "./shard-days";
+import { shardDaysJob } from "./shard-days";
 import { purgeSyncRunsJob, syncCakeJob, syncTikTokJob } from "./sync-data-sources";
 import { sweepTikTokEventsJob } from "./tiktok-events";
 
@@ -29,7 +29,7 @@ export const JOBS: Job[] = [
   syncCakeJob,
   syncTikTokJob,
   purgeSyncRunsJob,
-  fixShardDaysJob,
+  shardDaysJob,
   rollUpClicksJob,
   finishDomainsJob,
   sweepTikTokEventsJob,

@@ -19,6 +19,7 @@ import { cakePostbackQuery } from "../schemas/performance";
 import { postbackSetup } from "../sync/config";
 import { produceSends } from "../tiktok-events/produce";
 import { constantTimeEqual } from "../lib/constant-time";
+import { copyAttributedClicks } from "../tracking/attributed-clicks";
 import { visitorKey } from "../tracking/rate-limit";
 import { emitConversionsCreated } from "../webhooks/emit";
 
@@ -72,6 +73,9 @@ export const postbackRoutes = new Hono<AppEnv>().get("/cake", getOnly, rateLimit
   const receivedAt = Date.now();
   // Dated by its arrival in the report time zone; the pull later files it under the network's day.
   const { report_timezone: timeZone } = await readSettings(db);
+  // A click in a shard-day object is copied into D1 first, so the conversion is credited to its
+  // campaign and ad (tracking/attributed-clicks.ts); failing that, the next pull credits it.
+  await copyAttributedClicks(db, c.env, [q.s2], receivedAt).catch((err: unknown) => console.error("postback: the click not copied for the attribution", err));
   const result = await recordPostback(db, {
     conversionId: q.leadid,
     date: dayIn(receivedAt, timeZone),

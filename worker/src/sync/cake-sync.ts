@@ -58,6 +58,12 @@ export interface CakeSyncInput {
   days: DayRange;
   /** Called with each written week's conversions (they go on to TikTok); its failure never fails the sync. */
   onConversions?: (conversions: CakeConversion[]) => Promise<unknown>;
+  /**
+   * Called before each week is written with the sub2 values it reports, so the clicks they name in
+   * shard-day objects are in D1 for the attribution (tracking/attributed-clicks.ts); its failure
+   * never fails the sync (those rows show as "Direct" until the next pull).
+   */
+  copyClicks?: (sub2s: string[]) => Promise<unknown>;
 }
 
 /**
@@ -85,7 +91,7 @@ export const CAKE_WRITE_CHUNK_DAYS = 7;
  * the weeks already written stay written (each is whole) and the error says which days those
  * are; when it fails at once, the ExternalApiError is thrown.
  */
-export async function syncCake({ db, config, http, runId, now, days: asked, onConversions }: CakeSyncInput) {
+export async function syncCake({ db, config, http, runId, now, days: asked, onConversions, copyClicks }: CakeSyncInput) {
   const days = await daysWithClicks(db, asked);
   if (!days) return { rowsFetched: 0, rowsUpserted: 0, error: null };
   const client = createCakeClient(config, http);
@@ -102,6 +108,9 @@ export async function syncCake({ db, config, http, runId, now, days: asked, onCo
       const error = `${err.message} (the days from ${savedFrom} to ${days.end} were saved before that)`;
       return { rowsFetched, rowsUpserted, error };
     }
+    await copyClicks?.([...clicks.map((c) => c.subid2), ...pulledConversions.map((c) => c.subid2)]).catch((err: unknown) =>
+      console.error("cake sync: shard-day clicks not copied for the attribution", err),
+    );
     rowsUpserted += await applyCakePull(db, {
       runId,
       now,

@@ -13,6 +13,7 @@ import { dayIn, shiftDay } from "../lib/calendar-days";
 import { ExternalApiError, type HttpOptions } from "../integrations/http";
 import { iso, isoOrNull } from "../lib/time";
 import type { CakeConversion } from "../integrations/cake";
+import { copyAttributedClicks } from "../tracking/attributed-clicks";
 import { produceSends, seenConversion } from "../tiktok-events/produce";
 import { emitConversionsCreated } from "../webhooks/emit";
 import { syncCake } from "./cake-sync";
@@ -94,7 +95,8 @@ function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { d
           input.now,
         ),
       ]);
-    return { problems, run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, onConversions })) };
+    const copyClicks = (sub2s: string[]) => copyAttributedClicks(input.db, env, sub2s, input.now);
+    return { problems, run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, onConversions, copyClicks })) };
   }
   const { problems, config } = tiktokSetup(env);
   return { problems, run: config && ((): Promise<SyncResult> => syncTikTok({ ...input, config })) };

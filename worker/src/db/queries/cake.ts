@@ -7,7 +7,8 @@
  * what the last pull's click report said. A pull rebuilds its days from that rule inside one
  * atomic batch; a postback adds its one conversion to the same rows in another.
  */
-import { sql, type SQL } from "drizzle-orm";
+import { getTableColumns, sql, type SQL } from "drizzle-orm";
+import { clicks } from "../schema";
 import type { Db } from "../../env";
 import { isCountedDisposition, type CakeClick, type CakeConversion } from "../../integrations/cake";
 import { jsonChunks } from "../../lib/json-chunks";
@@ -39,33 +40,77 @@ const CLICK_DIMENSIONS = sql.raw(
     "coalesce(k.ad_group_name, ''), coalesce(k.creative_name, '')",
 );
 
+/** Every column of a raw click, by name: D1's `clicks` and `attributed_clicks` hold the same ones, in different orders. */
+const CLICK_COLUMN_LIST = sql.raw(
+  Object.values(getTableColumns(clicks))
+    .map((c) => `"${c.name}"`)
+    .join(", "),
+);
+
+/**
+ * The click with this id as a table of one row or none, whichever store holds it: D1's `clicks`,
+ * or a shard-day click's copy in `attributed_clicks` (tracking/attributed-clicks.ts). Both arms are
+ * one lookup of a unique index.
+ */
+const clickById = (clickId: string) =>
+  sql`(select ${CLICK_COLUMN_LIST} from clicks where click_id = ${clickId}
+    union all select ${CLICK_COLUMN_LIST} from attributed_clicks where click_id = ${clickId})`;
+
+/**
+ * The cake_stats rows of the days joined (as `k`) to their clicks in one store: D1's `clicks`
+ * (and the rows of no click: campaign 0, "Direct"), or the copies of the shard-day clicks CAKE reports.
+ * The two never hold the same id, so the two joins together give each row once.
+ */
+function statsWithClicks(days: DayRange, store: "clicks" | "attributed_clicks"): { from: SQL; where: SQL } {
+  const inDays = sql`s.date between ${days.start} and ${days.end}`;
+  return store === "clicks"
+    ? {
+        from: sql`cake_stats s left join clicks k on s.subid2 <> '' and k.click_id = s.subid2`,
+        where: sql`${inDays} and not exists (select 1 from attributed_clicks c where s.subid2 <> '' and c.click_id = s.subid2)`,
+      }
+    : { from: sql`cake_stats s join attributed_clicks k on s.subid2 <> '' and k.click_id = s.subid2`, where: inDays };
+}
+
+const ATTRIBUTED_KEY = sql.raw(
+  "date, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement, campaign_name, ad_group_name, " +
+    "creative_name, offer_id, subid1, subid3",
+);
+
 /**
  * cake_attributed_daily for the days, rebuilt from cake_stats joined to our clicks through
- * sub2 = clickId (no match: campaign 0, the report's "Direct"). Exported for whoever seeds
- * cake_stats another way (benchmarks, backfills).
+ * sub2 = clickId (no match: campaign 0, the report's "Direct"), in D1 or copied from a shard-day.
+ * Exported for whoever seeds cake_stats another way (benchmarks, backfills).
  */
 export function rebuildAttributedStatements(days: DayRange): SQL[] {
+  const stores = ["clicks", "attributed_clicks"] as const;
   return [
     // The same rows over one audience value of the click at a time (country, device, OS, browser).
     sql`delete from cake_audience_daily where date between ${days.start} and ${days.end}`,
-    sql`
+    ...stores.map(
+      (store) => sql`
       insert into cake_audience_daily (${AUDIENCE_COLUMNS})
       select a.dim, s.date, coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), ${audienceValue("k")}, s.subid1, s.subid3,
         sum(s.clicks), sum(s.conversions), sum(s.revenue_cents)
-      from cake_stats s
-      left join clicks k on s.subid2 <> '' and k.click_id = s.subid2
-      cross join ${AUDIENCE_DIMS_TABLE}
-      where s.date between ${days.start} and ${days.end}
-      group by 1, 2, 3, 4, 5, 6, 7`,
+      from ${statsWithClicks(days, store).from} cross join ${AUDIENCE_DIMS_TABLE}
+      where ${statsWithClicks(days, store).where}
+      group by 1, 2, 3, 4, 5, 6, 7
+      on conflict (${AUDIENCE_KEY}) do update set clicks = cake_audience_daily.clicks + excluded.clicks,
+        conversions = cake_audience_daily.conversions + excluded.conversions,
+        revenue_cents = cake_audience_daily.revenue_cents + excluded.revenue_cents`,
+    ),
     sql`delete from cake_attributed_daily where date between ${days.start} and ${days.end}`,
-    sql`
+    ...stores.map(
+      (store) => sql`
       insert into cake_attributed_daily (${ATTRIBUTED_COLUMNS})
       select s.date, ${CLICK_DIMENSIONS}, s.offer_id, max(s.offer_name), s.subid1, s.subid3,
         sum(s.clicks), sum(s.conversions), sum(s.revenue_cents)
-      from cake_stats s
-      left join clicks k on s.subid2 <> '' and k.click_id = s.subid2
-      where s.date between ${days.start} and ${days.end}
-      group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13`,
+      from ${statsWithClicks(days, store).from}
+      where ${statsWithClicks(days, store).where}
+      group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13
+      on conflict (${ATTRIBUTED_KEY}) do update set clicks = cake_attributed_daily.clicks + excluded.clicks,
+        conversions = cake_attributed_daily.conversions + excluded.conversions,
+        revenue_cents = cake_attributed_daily.revenue_cents + excluded.revenue_cents`,
+    ),
   ];
 }
 
@@ -233,17 +278,16 @@ export async function recordPostback(db: Db, pb: PostbackConversion): Promise<Po
       insert into cake_attributed_daily (${ATTRIBUTED_COLUMNS})
       select ${pb.date}, ${CLICK_DIMENSIONS}, ${pb.offerId}, ${offerName}, ${pb.subid1}, ${pb.subid3},
         0, 1, ${pb.revenueCents}
-      from (select 1) left join clicks k on ${pb.subid2} <> '' and k.click_id = ${pb.subid2}
+      from (select 1) left join ${clickById(pb.subid2)} k on ${pb.subid2} <> ''
       where ${unknown}
-      on conflict (date, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement,
-        campaign_name, ad_group_name, creative_name, offer_id, subid1, subid3) do update set
+      on conflict (${ATTRIBUTED_KEY}) do update set
         conversions = cake_attributed_daily.conversions + 1,
         revenue_cents = cake_attributed_daily.revenue_cents + excluded.revenue_cents`,
     sql`
       insert into cake_audience_daily (${AUDIENCE_COLUMNS})
       select a.dim, ${pb.date}, coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), ${audienceValue("k")}, ${pb.subid1},
         ${pb.subid3}, 0, 1, ${pb.revenueCents}
-      from (select 1) left join clicks k on ${pb.subid2} <> '' and k.click_id = ${pb.subid2} cross join ${AUDIENCE_DIMS_TABLE}
+      from (select 1) left join ${clickById(pb.subid2)} k on ${pb.subid2} <> '' cross join ${AUDIENCE_DIMS_TABLE}
       where ${unknown}
       on conflict (${AUDIENCE_KEY}) do update set
         conversions = cake_audience_daily.conversions + 1, revenue_cents = cake_audience_daily.revenue_cents + excluded.revenue_cents`,

@@ -21,10 +21,12 @@ export const INSERTED = Object.entries(getTableColumns(clicks)).filter(([key]) =
  * need over a hundred statements. JSON keeps each value's type: text stays text, integers stay
  * integers, null stays null.
  */
-const INSERT_FROM_JSON = sql.raw(
-  `insert into "clicks" (${INSERTED.map(([, column]) => `"${column.name}"`).join(", ")}) ` +
-    `select ${INSERTED.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ")}`,
-);
+const insertFromJson = (table: "clicks" | "attributed_clicks") =>
+  sql.raw(
+    `insert into "${table}" (${INSERTED.map(([, column]) => `"${column.name}"`).join(", ")}) ` +
+      `select ${INSERTED.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ")}`,
+  );
+const INSERT_FROM_JSON = insertFromJson("clicks");
 
 /**
  * A click's values in INSERTED's order: a value left out takes the column's default (the bot
@@ -53,15 +55,17 @@ const CAMPAIGN_AT = INSERTED.findIndex(([key]) => key === "campaignId");
  * Clicks from the clicks queue (tracking/click-queue.ts): a click already stored (its message came
  * twice, or was retried after a failure part way) is left as it is, and a click whose
  * campaign was deleted meanwhile is dropped, so the write neither duplicates nor fails on them.
- * Returns how many were stored now.
+ * Returns how many were stored now. The same for the copies of the shard-day clicks CAKE reports
+ * (`attributed_clicks`: tracking/attributed-clicks.ts).
  */
-export async function insertClicksOnce(db: Db, rows: NewClick[]) {
+export async function insertClicksOnce(db: Db, rows: NewClick[], table: "clicks" | "attributed_clicks" = "clicks") {
   const chunks = jsonChunks(rows.map(clickValues));
   if (!chunks.length) return 0;
+  const insert = table === "clicks" ? INSERT_FROM_JSON : insertFromJson(table);
   const results = await rawBatch(
     db,
     chunks.map(
-      (chunk) => sql`${INSERT_FROM_JSON} from json_each(${chunk})
+      (chunk) => sql`${insert} from json_each(${chunk})
         where exists (select 1 from campaigns where id = json_extract(value, ${`$[${CAMPAIGN_AT}]`}))
         on conflict (click_id) do nothing`,
     ),

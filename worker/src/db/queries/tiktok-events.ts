@@ -119,12 +119,16 @@ export const CLICK_WINDOW_MS = 28 * 24 * 60 * 60 * 1000;
  * the conversions the next pull sees). Returns the ids the caller must enqueue.
  *
  * A conversion is TikTok's when its click (sub2) carries a ttclid, or at least TikTok's macros
- * (then it lacks the ttclid TikTok matches on). The click's values are copied in now.
+ * (then it lacks the ttclid TikTok matches on). The click's values are copied in now, from D1's
+ * clicks or a shard-day click's copy in attributed_clicks (the producer copies it first:
+ * tiktok-events/produce.ts).
  */
 export async function claimSends(db: Db, claims: SendClaim[], opts: ClaimOptions): Promise<number[]> {
   if (!claims.length) return [];
   const chunks = jsonChunks(claims.map((c) => [c.conversionId, c.event, c.subid2, c.valueCents, c.eventAt]));
   const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
+  // The click in D1's clicks (k0) or, for a shard-day click, its copy (k1: tracking/attributed-clicks.ts).
+  const k = (column: string) => sql.raw(`coalesce(k0.${column}, k1.${column})`);
   const results = await rawBatch(
     db,
     chunks.map(
@@ -134,17 +138,19 @@ export async function claimSends(db: Db, claims: SendClaim[], opts: ClaimOptions
         select cid, event, case when reason is null then 'queued' else 'skipped' end, reason, click_id, ttclid, ip_address,
           user_agent, page_url, value_cents, ${opts.currency}, event_at, ${opts.now}, ${opts.now}
         from (
-          select i.cid, i.event, i.value_cents, i.event_at, k.click_id, k.ttclid, k.ip_address, k.user_agent, l.url as page_url,
+          select i.cid, i.event, i.value_cents, i.event_at, ${k("click_id")} as click_id, ${k("ttclid")} as ttclid,
+            ${k("ip_address")} as ip_address, ${k("user_agent")} as user_agent, l.url as page_url,
             case
               when ${opts.configured ? 0 : 1} then 'not_configured'
-              when k.id is null or (k.ttclid is null and k.tiktok_campaign_id is null) then 'not_tiktok'
-              when k.ttclid is null then 'no_ttclid'
-              when i.event_at - k.clicked_at > ${CLICK_WINDOW_MS} then 'outside_window'
+              when ${k("id")} is null or (${k("ttclid")} is null and ${k("tiktok_campaign_id")} is null) then 'not_tiktok'
+              when ${k("ttclid")} is null then 'no_ttclid'
+              when i.event_at - ${k("clicked_at")} > ${CLICK_WINDOW_MS} then 'outside_window'
             end as reason
           from (select ${at(0)} as cid, ${at(1)} as event, ${at(2)} as sub2, ${at(3)} as value_cents, ${at(4)} as event_at
                 from json_each(${chunk})) i
-          left join clicks k on i.sub2 <> '' and k.click_id = i.sub2
-          left join campaigns c on c.id = k.campaign_id
+          left join clicks k0 on i.sub2 <> '' and k0.click_id = i.sub2
+          left join attributed_clicks k1 on i.sub2 <> '' and k0.id is null and k1.click_id = i.sub2
+          left join campaigns c on c.id = ${k("campaign_id")}
           left join landers l on l.id = c.lander_id)
         where true
         on conflict (conversion_id, event) do update set

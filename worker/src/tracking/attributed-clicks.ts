@@ -1,0 +1,76 @@
+/**
+ * The shard-day clicks CAKE reports (sub2 = our click id: its conversions, and the clicks of its
+ * click report), copied into D1's `attributed_clicks` (db/schema.ts) when the postback or the pull
+ * sees them. The CAKE attribution (db/queries/cake.ts) and the Events API's claims
+ * (db/queries/tiktok-events.ts) then join a conversion's click by its id in D1 whichever store
+ * holds it: the click's campaign, ad values and audience for the reports, its ttclid, address and
+ * agent for TikTok. docs/click-storage.md "Exits, postbacks and conversions sent to TikTok" plans
+ * these lookups as one call per object with all of its ids; this is that.
+ *
+ * A sub2 is CAKE's value, from outside: only a layout-1 id that passes its check, naming a kept
+ * day and a shard that day had, is looked up (tracking/click-id.ts), and an id copied already is
+ * not asked again. A lookup that fails is logged and its revenue shows as "Direct" until the next
+ * pull of its day, which asks again and rebuilds the day's attribution.
+ */
+import { sql } from "drizzle-orm";
+import { insertClicksOnce } from "../db/queries/clicks";
+import { attributedClicks } from "../db/schema";
+import type { Bindings, Db } from "../env";
+import { clicksRetention } from "../retention/config";
+import { checkClickId } from "./click-id";
+import { shardName } from "./click-shard";
+import { isStoredPlace, shardCounts } from "./shard-days";
+
+type AttributedEnv = Pick<Bindings, "CLICK_SHARDS" | "SESSION_SECRET" | "CLICKS_RETENTION_DAYS">;
+
+/** Ids asked of D1 at once (one JSON parameter). */
+const IDS_PER_QUERY = 1000;
+
+/** Copies the shard-day clicks among these sub2 values that are not copied yet; returns how many were copied now. */
+export async function copyAttributedClicks(db: Db, env: AttributedEnv, sub2s: Iterable<string>, now = Date.now()): Promise<number> {
+  const byObject = new Map<string, string[]>();
+  const distinct = new Set([...sub2s].filter((s) => s !== ""));
+  if (!distinct.size) return 0;
+  const counts = await shardCounts(db, now);
+  const keptDays = clicksRetention(env.CLICKS_RETENTION_DAYS).days;
+  for (const raw of distinct) {
+    const checked = await checkClickId(env.SESSION_SECRET, raw, now);
+    if (checked?.kind !== "sharded" || !isStoredPlace(counts, checked.place, keptDays, now)) continue;
+    const name = shardName(checked.place);
+    const ids = byObject.get(name);
+    if (ids) ids.push(checked.clickId);
+    else byObject.set(name, [checked.clickId]);
+  }
+  const wanted = [...byObject.values()].flat();
+  if (!wanted.length) return 0;
+  const copied = new Set<string>();
+  for (let i = 0; i < wanted.length; i += IDS_PER_QUERY) {
+    const rows = await db
+      .select({ clickId: attributedClicks.clickId })
+      .from(attributedClicks)
+      .where(sql`${attributedClicks.clickId} in (select value from json_each(${JSON.stringify(wanted.slice(i, i + IDS_PER_QUERY))}))`);
+    for (const row of rows) copied.add(row.clickId);
+  }
+  const found = await Promise.all(
+    [...byObject].map(async ([name, ids]) => {
+      const missing = ids.filter((id) => !copied.has(id));
+      if (!missing.length) return [];
+      try {
+        return await env.CLICK_SHARDS.getByName(name).clickRows(missing);
+      } catch (err) {
+        console.error(`attributed clicks: ${name} failed to give ${missing.length} clicks; attributed at the next pull`, err);
+        return [];
+      }
+    }),
+  );
+  const rows = found.flat().map(({ id: _rowid, ...click }) => click);
+  return rows.length ? insertClicksOnce(db, rows, "attributed_clicks") : 0;
+}
+
+/** Deletes the copies of clicks older than the kept days (their shard-days are no longer read), 5,000 a statement; how many. */
+export async function purgeAttributedClicks(db: Db, keptDays: number, now: number) {
+  const before = now - (keptDays + 1) * 24 * 60 * 60 * 1000;
+  const result = await db.run(sql`
+    delete from attributed_clicks where id in (select id from attributed_clicks where clicked_at < ${before} limit 5000)`);
+  return result.meta.changes;
+}
