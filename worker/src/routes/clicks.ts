@@ -9,6 +9,7 @@ import { dayIn, shiftDay } from "../lib/calendar-days";
 import { badRequest, notFound } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
 import { clickCsv } from "../tracking/click-csv";
+import { clickLogPageAcross, shardPlacesOf } from "../tracking/click-log";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/calendar-days";
 import { archiveDayParam, clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
@@ -55,7 +56,12 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const { total, exits, bots, rows } = await clickLogPage(db, clickFilter(range, q), q.page, q.pageSize, range);
+    const filter = clickFilter(range, q);
+    // Days whose clicks are in shard-day objects are read there too (tracking/click-log.ts).
+    const places = await shardPlacesOf(db, range.startMs, range.endMs);
+    const { total, exits, bots, rows } = places.length
+      ? await clickLogPageAcross({ db, shards: c.env.CLICK_SHARDS }, places, filter, q.page, q.pageSize, range)
+      : await clickLogPage(db, filter, q.page, q.pageSize, range);
     return c.json(
       {
         startDate: range.startDate,
@@ -98,7 +104,10 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const { body } = await clickCsv(db, clickFilter(range, q));
+    const { body } = await clickCsv(db, clickFilter(range, q), undefined, {
+      shards: c.env.CLICK_SHARDS,
+      places: await shardPlacesOf(db, range.startMs, range.endMs),
+    });
     return c.body(body, 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="click-log-${dayIn(Date.now(), range.timeZone)}.csv"`,

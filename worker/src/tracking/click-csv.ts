@@ -8,6 +8,8 @@
  */
 import { clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
 import type { Db } from "../env";
+import type { ClickPlace } from "./click-id";
+import { clickRowsAcross, type ClickStores } from "./click-log";
 import { csvRow, pagedCsv } from "../lib/csv";
 import { iso, isoOrNull } from "../lib/time";
 
@@ -55,14 +57,26 @@ export interface ClickCsv {
 /**
  * Every click the filter matches as the Click Log's CSV, read a bounded page at a time (keyset
  * paging), so a month of clicks never sits in memory. The first page is read before this
- * resolves, so a failing database is the caller's error rather than a cut-off file.
+ * resolves, so a failing database is the caller's error rather than a cut-off file. With
+ * `sharded` objects of the range (tracking/click-log.ts), each page merges theirs with D1's.
  */
-export async function clickCsv(db: Db, filter: ClickFilter, pageRows = CLICK_CSV_PAGE_ROWS): Promise<ClickCsv> {
+export async function clickCsv(
+  db: Db,
+  filter: ClickFilter,
+  pageRows = CLICK_CSV_PAGE_ROWS,
+  sharded?: { shards: ClickStores["shards"]; places: ClickPlace[] },
+): Promise<ClickCsv> {
   let written = 0;
   const line = (row: ClickLogRow) => {
     written += 1;
     return clickCsvLine(row);
   };
+  if (sharded?.places.length) {
+    const stores = { db, shards: sharded.shards };
+    const page = (after: { clickedAt: number; clickId: string } | null) => clickRowsAcross(stores, sharded.places, filter, after, pageRows);
+    const first = await page(null);
+    return { body: pagedCsv(CLICK_CSV_HEADERS, first, pageRows, (last) => page(last), line), written: () => written };
+  }
   const first = await clickRowsAfter(db, filter, null, pageRows);
   const next = (last: ClickLogRow) => clickRowsAfter(db, filter, { clickedAt: last.clickedAt, id: last.id }, pageRows);
   return { body: pagedCsv(CLICK_CSV_HEADERS, first, pageRows, next, line), written: () => written };

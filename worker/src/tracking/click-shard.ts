@@ -35,11 +35,20 @@ import {
   INSERTED,
   matching,
   olderThan,
+  totalsQuery,
   type ClickFilter,
+  type ClickTotals,
   type ExitRecord,
   type NewClick,
 } from "../db/queries/clicks";
-import { shardRollupQueries, type AudienceCount, type DailyCount, type ShardRollupAsk, type ShardRollupCounts } from "../db/queries/shard-rollup";
+import {
+  shardRollupQueries,
+  type AudienceCount,
+  type DailyCount,
+  type ShardRollupAsk,
+  type ShardRollupCounts,
+  type ShardWatermarks,
+} from "../db/queries/shard-rollup";
 import type { SQL } from "drizzle-orm";
 import type { ClickPlace } from "./click-id";
 
@@ -252,6 +261,15 @@ export class ClickShard extends DurableObject<unknown> {
       });
     const { daily, audience } = shardRollupQueries(ask, toClick);
     return { toClick, more, daily: run<DailyCount>(daily), audience: run<AudienceCount>(audience) };
+  }
+
+  /**
+   * The filter's totals in this object: all of its matching clicks, or those the rollup has not
+   * counted past `since` (db/queries/clicks.ts `totalsQuery`), for the Click Log's totals.
+   */
+  totals(filter: ClickFilter, since: ShardWatermarks | null): ClickTotals {
+    const query = dialect.sqlToQuery(totalsQuery(filter, since));
+    return this.ctx.storage.sql.exec<{ total: number; exits: number; bots: number }>(query.sql, ...query.params).one();
   }
 
   /** For benchmarks and checks, not the click path: each count reads every row of its table (rows read are billed). */

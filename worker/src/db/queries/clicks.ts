@@ -363,6 +363,49 @@ export const clickRowsAfter = (db: Db, filter: ClickFilter, after: { clickedAt: 
     .limit(limit);
 
 /**
+ * The rows after `after` newest first, ties broken by click id: the order every store of raw
+ * clicks shares (D1's row ids are its own), so D1's rows merge with the shard-days' into one
+ * Click Log (tracking/click-log.ts).
+ */
+export const clickLogRowsAfter = (db: Db, filter: ClickFilter, after: { clickedAt: number; clickId: string } | null, limit: number) =>
+  db
+    .select(logColumns)
+    .from(clicks)
+    .leftJoin(campaigns, eq(campaigns.id, clicks.campaignId))
+    .where(and(matching(filter), after === null ? undefined : olderThan(after.clickedAt, lt(clicks.clickId, after.clickId))))
+    .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
+    .limit(limit);
+
+/** The names of these campaigns (a shard-day's rows carry only the id), by id; a deleted one has none. */
+export async function campaignNames(db: Db, ids: Iterable<number>): Promise<Map<number, string>> {
+  const wanted = [...new Set(ids)];
+  if (!wanted.length) return new Map();
+  const rows = await db
+    .select({ id: campaigns.id, name: campaigns.name })
+    .from(campaigns)
+    .where(sql`${campaigns.id} in (select value from json_each(${JSON.stringify(wanted)}))`);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/**
+ * Totals of a filter in one store of raw clicks: every matching click, or (`since` the rollup's
+ * watermarks of that store) only what the rollup has not counted yet: the clicks past its click
+ * watermark, with their exits, and the exits past its exit watermark of the clicks before it, as
+ * rolledClickTotals reads D1's. Run by a shard-day on its own clicks (tracking/click-shard.ts).
+ */
+export function totalsQuery(filter: ClickFilter, since: { clickWatermark: number; exitWatermark: number } | null): SQL {
+  if (!since)
+    return sql`select count(*) as total, count(${clicks.exitedAt}) as exits, coalesce(sum(${clicks.bot}), 0) as bots from ${clicks} where ${matching(filter)}`;
+  return sql`
+    select coalesce(sum(c), 0) as total, coalesce(sum(x), 0) as exits, coalesce(sum(b), 0) as bots from (
+      select 1 as c, ${clicks.exitedAt} is not null as x, ${clicks.bot} as b from ${clicks}
+      where ${clicks.id} > ${since.clickWatermark} and ${matching(filter)}
+      union all
+      select 0, 1, 0 from ${clicks} indexed by clicks_exited_at_idx
+      where ${clicks.exitedAt} > ${since.exitWatermark} and ${clicks.id} <= ${since.clickWatermark} and ${matching(filter)})`;
+}
+
+/**
  * Clicks and exits per campaign, with the campaign's name (the Click Log's campaign filter lists
  * these): from the rollups where they can answer (rolledClickCountsByCampaign), else counted click
  * by click.
