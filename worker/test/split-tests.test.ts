@@ -6,9 +6,11 @@
  * with the sub2 that offer URL carried. The split test then reads those clicks and conversions per
  * lander, and the cron's optimiser moves the weights.
  */
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { pathLanders, pathWeightHistory } from "../src/db/schema";
+import { clicks, clickShardDays, pathLanders, pathWeightHistory } from "../src/db/schema";
+import { fixShardDays, forgetShardCounts } from "../src/tracking/shard-days";
 import { optimisePaths } from "../src/jobs/optimise-paths";
 import { bodyOf, clicksWritten, client, db, idParam, makeAdmin, ORIGIN, uniqueName } from "./helpers";
 import { POSTBACK_TOKEN, visitLink as open, visitLinkAnswered } from "./performance-helpers";
@@ -125,7 +127,7 @@ describe("a path's split test and its auto-optimisation", () => {
     expect(test.offers!.verdict).toMatch(/^Not decided: there is only one variant/);
 
     // The cron's optimiser: B gets the weight, A keeps its 5% floor; the history says why, by no person.
-    expect(await optimisePaths(db(), Date.now())).toContain(pathId);
+    expect(await optimisePaths(db(), Date.now(), env.CLICK_SHARDS)).toContain(pathId);
     const weights = await db().select({ landerId: pathLanders.landerId, weight: pathLanders.weight }).from(pathLanders).where(eq(pathLanders.pathId, pathId));
     expect(weights.map((w) => w.weight).sort((x, y) => x - y)).toEqual([5, 95]);
     expect(weights.find((w) => w.landerId === b!.id)!.weight).toBe(95);
@@ -134,17 +136,41 @@ describe("a path's split test and its auto-optimisation", () => {
     expect(history.entries[0]!.reason).toMatch(/^Landers, last 7 days\. Thompson sampling on conversion rate/);
     expect(history.entries[0]!.reason).toContain(`${seen.get("b")!.visits} visits, ${seen.get("b")!.conversions} conversions`);
     // Nothing new since: the next run leaves them.
-    expect(await optimisePaths(db(), Date.now())).not.toContain(pathId);
+    expect(await optimisePaths(db(), Date.now(), env.CLICK_SHARDS)).not.toContain(pathId);
 
     // The next visitors follow the new weights.
     const after = await traffic(campaign, 60, () => false);
     expect(after.get("b")!.visits).toBeGreaterThan(45);
   }, 240_000);
 
+  it("counts the same from clicks stored in shard-day objects, their conversions credited through D1's copies", async () => {
+    await fixShardDays(db(), 4, Date.now());
+    try {
+      const { api, campaign, pathId } = await splitCampaign();
+      const seen = await traffic(campaign, 120, (host, i) => (host === "b" ? i % 3 === 0 : i % 40 === 0));
+      expect(await db().select().from(clicks).where(eq(clicks.campaignId, campaign.id))).toEqual([]);
+      const test = await bodyOf(
+        await api.campaigns[":id"].paths[":pathId"]["split-test"].$get({ param: { id: String(campaign.id), pathId: String(pathId) }, query: {} }),
+        200,
+      );
+      for (const [i, host] of ["a", "b"].entries()) {
+        expect(test.landers!.variants[i]).toMatchObject({
+          visits: seen.get(host)!.visits,
+          exits: seen.get(host)!.visits,
+          conversions: seen.get(host)!.conversions,
+          revenueCents: seen.get(host)!.conversions * 1000,
+        });
+      }
+    } finally {
+      await db().delete(clickShardDays);
+      forgetShardCounts();
+    }
+  }, 240_000);
+
   it("holds the weights until every variant has the minimum visits, and leaves a pinned variant as set", async () => {
     const { api, campaign, pathId, a, b } = await splitCampaign();
     await traffic(campaign, 30, (host, i) => host === "b" && i % 2 === 0);
-    expect(await optimisePaths(db(), Date.now())).not.toContain(pathId);
+    expect(await optimisePaths(db(), Date.now(), env.CLICK_SHARDS)).not.toContain(pathId);
     expect((await db().select().from(pathWeightHistory).where(eq(pathWeightHistory.pathId, pathId))).every((h) => h.userId !== null)).toBe(true);
 
     const pinned = {
@@ -164,7 +190,7 @@ describe("a path's split test and its auto-optimisation", () => {
       ],
     };
     await bodyOf(await api.campaigns[":id"].paths.$put({ ...idParam(campaign.id), json: pinned }), 200);
-    await optimisePaths(db(), Date.now());
+    await optimisePaths(db(), Date.now(), env.CLICK_SHARDS);
     const weights = await db().select({ landerId: pathLanders.landerId, weight: pathLanders.weight }).from(pathLanders).where(eq(pathLanders.pathId, pathId));
     expect(weights.find((w) => w.landerId === a.id)!.weight).toBe(70);
     expect(weights.find((w) => w.landerId === b.id)!.weight).toBe(30);

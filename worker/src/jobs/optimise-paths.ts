@@ -1,9 +1,10 @@
 import { and, eq, ne } from "drizzle-orm";
 import { campaignPaths, pathLanders, pathOffers, pathWeightHistory } from "../db/schema";
-import { pathVariantFigures, pathVariants, type VariantRow } from "../db/queries/split-tests";
+import { pathVariants, type VariantRow } from "../db/queries/split-tests";
+import { variantFigures } from "../tracking/variant-figures";
 import { thompsonWeights, type BanditResult } from "../distribution/bandit";
 import { mulberry32, seedFrom } from "../distribution/random";
-import type { Db } from "../env";
+import type { Bindings, Db } from "../env";
 import { effectivePercents, type PathWeights } from "../schemas/paths";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 import type { Job } from "./index";
@@ -105,11 +106,11 @@ const optimisedPaths = (db: Db) =>
  * still as it was read, so a person's edit made meanwhile (a pin, a pause, a weight) stands.
  * Returns the paths whose weights moved.
  */
-export async function optimisePaths(db: Db, now: number): Promise<number[]> {
+export async function optimisePaths(db: Db, now: number, shards: Bindings["CLICK_SHARDS"]): Promise<number[]> {
   const moved: number[] = [];
   for (const path of await optimisedPaths(db)) {
     const { landers: landerRows, offers: offerRows } = await pathVariants(db, path.id);
-    const figures = await pathVariantFigures(db, path.campaignId, path.id, now - path.optimiseWindowDays * DAY_MS, now);
+    const figures = await variantFigures({ db, shards }, path.campaignId, path.id, now - path.optimiseWindowDays * DAY_MS, now);
     const forLanders = reweigh(landerRows, figures.landers, path, `${path.id}:landers:${now}`);
     const forOffers = reweigh(offerRows, figures.offers, path, `${path.id}:offers:${now}`);
     if (!forLanders?.moved && !forOffers?.moved) continue;
@@ -142,7 +143,7 @@ export async function optimisePaths(db: Db, now: number): Promise<number[]> {
 
 export const optimisePathsJob: Job = {
   name: "optimise-paths",
-  async run({ db, now }) {
-    await optimisePaths(db, now);
+  async run({ db, env, now }) {
+    await optimisePaths(db, now, env.CLICK_SHARDS);
   },
 };

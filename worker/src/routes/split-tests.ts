@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { pathVariantFigures, pathVariants, type VariantRow } from "../db/queries/split-tests";
+import { pathVariants, type VariantRow } from "../db/queries/split-tests";
+import { variantFigures } from "../tracking/variant-figures";
 import { campaignPaths } from "../db/schema";
 import { splitTestVerdict, type SplitTestResult } from "../distribution/split-test";
 import { mulberry32, seedFrom } from "../distribution/random";
@@ -83,7 +84,7 @@ export const splitTestRoutes = new Hono<AppEnv>().get(
     const metric = query.metric ?? (path.optimiseMode === "epv" ? "epv" : "cr");
     const to = Date.now();
     const from = to - days * DAY_MS;
-    const [variants, figures] = await Promise.all([pathVariants(db, pathId), pathVariantFigures(db, id, pathId, from, to)]);
+    const [variants, figures] = await Promise.all([pathVariants(db, pathId), variantFigures({ db, shards: c.env.CLICK_SHARDS }, id, pathId, from, to)]);
     // Seeded by the path and the minute: the same page read twice in a minute shows the same figures.
     const seed = `${pathId}:${Math.floor(to / 60_000)}`;
     return c.json(

@@ -50,6 +50,7 @@ import {
   type ShardWatermarks,
 } from "../db/queries/shard-rollup";
 import type { SQL } from "drizzle-orm";
+import { pairVisitsQuery, type VariantPairRow } from "../db/queries/split-tests";
 import type { ClickPlace } from "./click-id";
 
 /** The object holding a shard-day's clicks. */
@@ -270,6 +271,12 @@ export class ClickShard extends DurableObject<unknown> {
   totals(filter: ClickFilter, since: ShardWatermarks | null): ClickTotals {
     const query = dialect.sqlToQuery(totalsQuery(filter, since));
     return this.ctx.storage.sql.exec<{ total: number; exits: number; bots: number }>(query.sql, ...query.params).one();
+  }
+
+  /** The path's visits and exits per lander and offer among this object's clicks (tracking/variant-figures.ts). */
+  pathVisits(campaignId: number, pathId: number, from: number, to: number): VariantPairRow[] {
+    const query = dialect.sqlToQuery(pairVisitsQuery(campaignId, pathId, from, to));
+    return this.ctx.storage.sql.exec<{ [K in keyof VariantPairRow]: VariantPairRow[K] }>(query.sql, ...query.params).toArray();
   }
 
   /** For benchmarks and checks, not the click path: each count reads every row of its table (rows read are billed). */

@@ -39,6 +39,37 @@ export async function pathVariantFigures(db: Db, campaignId: number, pathId: num
   return { landers, offers };
 }
 
+/** A shard-day's visits and exits of a path per lander and offer, or the conversions of its clicks copied into D1. */
+export interface VariantPairRow {
+  landerId: number | null;
+  offerId: number | null;
+  visits: number;
+  exits: number;
+  conversions: number;
+  revenueCents: number;
+}
+
+/** The path's visits and exits per lander and offer in a store of raw clicks (a shard-day runs it on its own clicks). */
+export const pairVisitsQuery = (campaignId: number, pathId: number, from: number, to: number) => sql`
+  select lander_id as landerId, offer_id as offerId, count(*) as visits, count(exited_at) as exits, 0 as conversions, 0 as revenueCents
+  from clicks where campaign_id = ${campaignId} and clicked_at >= ${from} and clicked_at < ${to} and path_id = ${pathId} and bot = 0
+  group by 1, 2`;
+
+/**
+ * The counted conversions of the path's shard-day clicks, per lander and offer: those clicks are
+ * in D1 only as the copies CAKE's reports made (attributed_clicks: tracking/attributed-clicks.ts).
+ */
+export function copiedPairConversions(db: Db, campaignId: number, pathId: number, from: number, to: number) {
+  const fromDate = new Date(from - DAY_MS).toISOString().slice(0, 10);
+  return db.all<VariantPairRow>(sql`
+    select k.lander_id as landerId, k.offer_id as offerId, 0 as visits, 0 as exits, count(*) as conversions,
+      coalesce(sum(c.revenue_cents), 0) as revenueCents
+    from cake_conversions c join attributed_clicks k on k.click_id = c.subid2
+    where c.counted = 1 and c.date >= ${fromDate} and k.campaign_id = ${campaignId} and k.clicked_at >= ${from}
+      and k.clicked_at < ${to} and k.path_id = ${pathId} and k.bot = 0
+    group by 1, 2`);
+}
+
 /** A path's landers and offers in their order, with their names and settings (the split test and the optimiser). */
 export async function pathVariants(db: Db, pathId: number) {
   const [landerRows, offerRows] = await Promise.all([
