@@ -19,6 +19,7 @@ import { checkClickId, clickDayOf, newClickId, type ClickPlace } from "../src/tr
 import { shardName } from "../src/tracking/click-shard";
 import { forgetShardCounts } from "../src/tracking/shard-days";
 import { campaignWithOffer } from "./tracking-helpers";
+import { d1Outage } from "./click-queue-helpers";
 import { call, clicksWritten, db, makeAdmin, type TestUser } from "./helpers";
 import { insertClicks } from "../src/db/queries/clicks";
 import { report, rowByKey } from "./stats-helpers";
@@ -183,6 +184,24 @@ describe("clicks stored in shard-day objects", () => {
       expect(res.headers.get("location"), JSON.stringify(place)).toBe("https://offer.test/go");
       expect(await objectOf(place).size(), JSON.stringify(place)).toMatchObject({ clicks: 0, exits: 0, pendingExits: 0 });
     }
+  });
+
+  it("takes a checked id of a kept day while D1 fails to give the shard counts, and keeps its exit", { timeout: 60_000 }, async () => {
+    const campaignId = await campaignWithOffer("Counts down");
+    const clickId = await clickThrough(campaignId, "plc=down");
+    const place = await placeOf(clickId);
+    // The campaign stays in this isolate's memory; the counts are read again, from a failing D1.
+    forgetShardCounts();
+    const outage = d1Outage();
+    outage.start(60_000);
+    try {
+      const exit = await worker.fetch(new Request(`${HOST}/click?clickId=${clickId}&cid=${campaignId}`, { redirect: "manual" }), env, createExecutionContext());
+      expect(exit.headers.get("location")).toBe(`https://offer.test/go?s2=${clickId}&plc=down`);
+    } finally {
+      outage.restore();
+    }
+    await clicksWritten();
+    expect(await exitsIn(place, clickId)).toEqual({ exits: 1, pending: 0 });
   });
 
   it("drops a deleted campaign's counts, which a shard-day still holds", { timeout: 60_000 }, async () => {

@@ -115,13 +115,16 @@ const LOOKUP_FAILED = "lookup-failed";
  */
 const NOT_YET = "not-yet";
 
-/** The shard counts, or none when D1 fails to give them: a click then goes to D1, an exit by its `cid`. */
-async function countsOrNone(db: Db): Promise<ShardCounts> {
+/**
+ * The shard counts, or null when D1 fails to give them: a new click then goes to D1, and a checked
+ * layout-1 id is taken if its day is kept, whatever its shard (tracking/shard-days.ts).
+ */
+async function countsOrNull(db: Db): Promise<ShardCounts | null> {
   try {
     return await shardCounts(db);
   } catch (err) {
-    console.warn(`shard counts not read; new clicks go to D1 (${err instanceof Error ? err.message : String(err)})`);
-    return new Map();
+    console.warn(`shard counts not read (${err instanceof Error ? err.message : String(err)})`);
+    return null;
   }
 }
 
@@ -255,13 +258,13 @@ export const trackingRoutes = new Hono<AppEnv>()
     const id = parseCampaignId(c.req.param("campaignId"));
     if (id === null) return unknownLink(c);
     const limit = visitorLimit(c.env.CLICK_LIMITER, c.req.header("cf-connecting-ip"), "click");
-    const [campaign, counts] = await Promise.all([trackedCampaign(db, id, limit.allowed), countsOrNone(db)]);
+    const [campaign, counts] = await Promise.all([trackedCampaign(db, id, limit.allowed), countsOrNull(db)]);
     if (campaign === LOOKUP_REFUSED) return tooManyRequests(c);
     if (!campaign) return unknownLink(c);
 
     const clickedAt = Date.now();
     // Today's shard-day objects when the day has a count (tracking/shard-days.ts), else D1.
-    const clickId = await newClickId(c.env.SESSION_SECRET, placeForClick(counts, clickedAt));
+    const clickId = await newClickId(c.env.SESSION_SECRET, counts ? placeForClick(counts, clickedAt) : undefined);
     const q = new URL(c.req.url).searchParams;
     const ip = cut(c.req.header("cf-connecting-ip"));
     const userAgent = cut(c.req.header("user-agent"));
@@ -322,7 +325,7 @@ export const trackingRoutes = new Hono<AppEnv>()
     // naming a day no longer kept or a shard its day did not have.
     const given = await checkClickId(c.env.SESSION_SECRET, q.get("clickId") ?? "");
     const checked =
-      given?.kind === "sharded" && !isStoredPlace(await countsOrNone(db), given.place, clicksRetention(c.env.CLICKS_RETENTION_DAYS).days) ? null : given;
+      given?.kind === "sharded" && !isStoredPlace(await countsOrNull(db), given.place, clicksRetention(c.env.CLICKS_RETENTION_DAYS).days) ? null : given;
     const found = !checked
       ? null
       : checked.kind === "sharded"

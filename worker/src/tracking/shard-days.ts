@@ -48,9 +48,13 @@ export function placeForClick(counts: ShardCounts, at: number): ClickPlace | und
   return { day, shard: Math.floor(Math.random() * shards) };
 }
 
-/** Whether a layout-1 id's place can hold a click (click-id.ts `isKeptPlace`) under these counts. */
-export const isStoredPlace = (counts: ShardCounts, place: ClickPlace, keptDays: number, now = Date.now()) =>
-  isKeptPlace(place, clickDayOf(now), keptDays, (day) => counts.get(day) ?? 0);
+/**
+ * Whether a layout-1 id's place can hold a click (click-id.ts `isKeptPlace`) under these counts.
+ * Without them (D1 failing to give them) only the day is judged: an id that passed its check was
+ * made by us, and its exit is kept by its object until the click comes.
+ */
+export const isStoredPlace = (counts: ShardCounts | null, place: ClickPlace, keptDays: number, now = Date.now()) =>
+  isKeptPlace(place, clickDayOf(now), keptDays, (day) => (counts ? (counts.get(day) ?? 0) : MAX_SHARDS));
 
 export interface ShardsPerDaySetting {
   shards: number;
