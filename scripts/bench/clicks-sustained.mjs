@@ -1,6 +1,7 @@
 // Benchmark: the highest click rate the `/r/` → clicks queue → consumer → D1 path absorbs on this
 // machine with the backlog flat, against the same rates written straight to one D1 (the Worker
-// without its queue: each isolate's micro-batch written by the isolate), in the same run
+// without its queue: each isolate's micro-batch written by the isolate), and the queue → consumer →
+// shard-day objects path (CLICK_SHARDS_PER_DAY=16: docs/click-storage.md), in the same run
 // (docs/tracking.md "Clicks through a queue").
 //
 // Per mode, one `wrangler dev` of scripts/bench/workers/count-stored.js; per step, wrk drives /r/
@@ -106,8 +107,11 @@ async function mode(label, vars) {
   server.child.stderr?.resume();
   const wrkDir = tmp("wrk");
   const steps = [];
+  // Where the clicks ended up, read after the last step.
+  let final = { stored: 0, inShards: 0 };
   try {
     const { campaignId } = await campaignOn(server.url);
+    if (vars.CLICK_SHARDS_PER_DAY) await fetch(`${server.url}/__bench/shard-days`, { method: "POST" });
     const url = `${server.url}/r/${campaignId}?cid=1799000000000001&plc=tiktok_feed`;
     await runWrk({ url, seconds: 3, connections: CONNECTIONS, script: addressesScript(wrkDir) });
     await drain(server.url);
@@ -122,11 +126,12 @@ async function mode(label, vars) {
       const previous = steps.at(-2);
       if (!result.flat || result.drainMs === null || (previous && result.rps < previous.rps * 1.1)) break;
     }
+    final = await counts(server.url);
   } finally {
     await server.stop();
   }
   const flat = steps.filter((s) => s.flat && s.drainMs !== null);
-  return { label, best: flat.length ? Math.max(...flat.map((s) => s.rps)) : 0, steps };
+  return { label, best: flat.length ? Math.max(...flat.map((s) => s.rps)) : 0, steps, stored: final.stored, inShards: final.inShards };
 }
 
 try {
@@ -135,9 +140,16 @@ try {
     `wrk, ${CONNECTIONS} connections, ${STEP_SECONDS} s a step, flat over the last ${FLAT_SECONDS} s; ${cpuCount()} cores, load average ${loadAverage().join(" ")} before.`,
   );
   console.log("\nmode             target  achieved  p99 ms  max backlog  backlog growth     flat  drained in  wrk CPU  server CPU  load 1m");
-  const results = [await mode("queue → D1", {}), await mode("straight to D1", { BENCH_DIRECT_D1: "1" })];
+  const results = [
+    await mode("queue → D1", {}),
+    await mode("straight to D1", { BENCH_DIRECT_D1: "1" }),
+    await mode("queue → shards", { CLICK_SHARDS_PER_DAY: "16" }),
+  ];
   console.log("");
-  for (const r of results) console.log(`${r.label}: highest rate with the backlog flat ${fmt(r.best)} clicks/s`);
+  for (const r of results)
+    console.log(
+      `${r.label}: highest rate with the backlog flat ${fmt(r.best)} clicks/s (${fmt(r.stored)} clicks stored, ${fmt(r.inShards)} of them in shard-day objects)`,
+    );
   console.log(`load average after: ${loadAverage().join(" ")}`);
   const lost = results.flatMap((r) => r.steps.filter((s) => s.drainMs === null).map(() => r.label));
   console.log(lost.length ? `FAIL: backlog not drained in ${[...new Set(lost)].join(", ")}` : "PASS: every answered click stored after every step");

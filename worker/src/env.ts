@@ -94,7 +94,7 @@ export interface ClickStoreBindings {
   ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
   /** Clicks and exits on their way to D1 (tracking/click-queue.ts). */
   CLICKS_QUEUE: Queue<ClickMessage>;
-  /** Raw clicks' shard-days, one SQLite Durable Object each (tracking/click-shard.ts); no click reaches one until /r/ makes layout-1 ids. */
+  /** Raw clicks' shard-days, one SQLite Durable Object each (tracking/click-shard.ts), for the days with a shard count (tracking/shard-days.ts). */
   CLICK_SHARDS: DurableObjectNamespace<ClickShard>;
   /** Per-IP limits of /r/ and /click, and of the CAKE postback. */
   CLICK_LIMITER?: RateLimit;

@@ -15,8 +15,7 @@ import { EXIT_LAG_MS, rollUpClicks, rollUpShardDays } from "../src/jobs/roll-up-
 import { runScheduled } from "../src/jobs";
 import { dayIn } from "../src/lib/calendar-days";
 import { invalidateTrackedCampaigns } from "../src/tracking/campaign-cache";
-import { checkClickId, clickDayOf, newClickId, type ClickPlace } from "../src/tracking/click-id";
-import { shardName } from "../src/tracking/click-shard";
+import { checkClickId, clickDayOf, newClickId, shardName, type ClickPlace } from "../src/tracking/click-id";
 import { forgetShardCounts } from "../src/tracking/shard-days";
 import { campaignWithOffer } from "./tracking-helpers";
 import { d1Outage } from "./click-queue-helpers";

@@ -1,9 +1,19 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { checkClickId, clickDayOf, clickDayStart, dayOfDigits, isKeptPlace, MAX_SHARDS, newClickId, type ClickPlace } from "../src/tracking/click-id";
+import {
+  checkClickId,
+  clickDayOf,
+  clickDayStart,
+  dayOfDigits,
+  isKeptPlace,
+  MAX_SHARDS,
+  newClickId,
+  shardName,
+  type ClickPlace,
+} from "../src/tracking/click-id";
 import type { ClickFilter, NewClick } from "../src/db/queries/clicks";
-import { ensureTables, shardName, type ClickShard, type LogCursor } from "../src/tracking/click-shard";
+import { ensureTables, type ClickShard, type LogCursor } from "../src/tracking/click-shard";
 import { pageAcrossShards } from "../src/tracking/click-shards";
 import { CLICKS_QUEUE_NAME, consumeClicks, type ClickMessage } from "../src/tracking/click-queue";
 import { clicks as d1Clicks } from "../src/db/schema";

@@ -12,7 +12,7 @@ import { clickRowsAfter, findClick, insertClicksOnce } from "../../../worker/src
 import { clickDayStart } from "../../../worker/src/tracking/click-id.ts";
 import { pageAcrossShards } from "../../../worker/src/tracking/click-shards.ts";
 import { createDb } from "../../../worker/src/middleware/database.ts";
-import { shardName } from "../../../worker/src/tracking/click-shard.ts";
+import { shardName } from "../../../worker/src/tracking/click-id.ts";
 
 // wrangler.toml's [[workflows]] and [[durable_objects.bindings]] name these classes: the entry must export them.
 export { ClickArchiveWorkflow, ClickShard } from "../../../worker/src/index.ts";

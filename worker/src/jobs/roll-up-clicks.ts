@@ -6,7 +6,7 @@ import { applyShardRollup, shardRollupMarks, type ShardWatermarks } from "../db/
 import { offsetSpans } from "../lib/calendar-days";
 import { clicksRetention } from "../retention/config";
 import { clickDayOf, clickDayStart } from "../tracking/click-id";
-import { shardName } from "../tracking/click-shard";
+import { shardName } from "../tracking/click-id";
 import { shardDaysFrom } from "../tracking/shard-days";
 import type { Job } from "./index";
 

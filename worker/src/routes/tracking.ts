@@ -7,7 +7,7 @@ import { createDb } from "../middleware/database";
 import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
 import { LOOKUP_REFUSED, trackedCampaign } from "../tracking/campaign-cache";
 import { checkClickId, newClickId, type CheckedClickId, type ClickPlace } from "../tracking/click-id";
-import { shardName } from "../tracking/click-shard";
+import { shardName } from "../tracking/click-id";
 import { chooseVariants, choosePath, stickySeeds, visitOf, type Choice, type LiveCampaign, type TrackedOffer } from "../tracking/distribution";
 import { CLICKS_QUEUE_WAIT_MS } from "../tracking/click-queue";
 import { BATCH_MAX_WAIT_MS, recentClick, recordClickLater, recordExitLater } from "../tracking/click-writer";

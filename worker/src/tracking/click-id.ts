@@ -99,6 +99,12 @@ export interface ClickPlace {
   shard: number;
 }
 
+/**
+ * The Durable Object holding a shard-day's clicks (tracking/click-shard.ts). Here, away from the
+ * object's class, so code that only names an object loads no runtime module.
+ */
+export const shardName = ({ day, shard }: ClickPlace) => `clicks/${day}/${shard}`;
+
 /** The UTC day (days since 2020-01-01) of an instant, as a layout-1 id counts it. */
 export const clickDayOf = (at: number) => Math.floor((at - DAY_ZERO) / DAY_MS);
 

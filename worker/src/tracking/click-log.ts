@@ -25,8 +25,8 @@ import {
 } from "../db/queries/clicks";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
 import type { Bindings, Db } from "../env";
-import { clickDayOf, type ClickPlace } from "./click-id";
-import { shardName, type LogCursor, type ShardLogRow } from "./click-shard";
+import { clickDayOf, shardName, type ClickPlace } from "./click-id";
+import type { LogCursor, ShardLogRow } from "./click-shard";
 import { pageAcrossShards } from "./click-shards";
 import { shardCounts } from "./shard-days";
 

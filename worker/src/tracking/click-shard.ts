@@ -20,8 +20,9 @@
  * not taken for a repeat.
  *
  * The clicks queue's consumer writes here the clicks and exits whose ids name a shard-day
- * (tracking/click-shards.ts), but `/r/` makes no such id yet and nothing reads the objects: the
- * steps left are docs/click-storage.md "Steps to build it".
+ * (tracking/click-shards.ts); `/r/` makes such ids for the days with a shard count
+ * (tracking/shard-days.ts). What reads them, and what does not yet, is docs/click-storage.md
+ * "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
 import { and, desc, eq, getTableColumns, isNull, lt, sql } from "drizzle-orm";
@@ -51,10 +52,6 @@ import {
 } from "../db/queries/shard-rollup";
 import type { SQL } from "drizzle-orm";
 import { pairVisitsQuery, type VariantPairRow } from "../db/queries/split-tests";
-import type { ClickPlace } from "./click-id";
-
-/** The object holding a shard-day's clicks. */
-export const shardName = ({ day, shard }: ClickPlace) => `clicks/${day}/${shard}`;
 
 /** An exit's columns, keyed by its click and time: the shard's exits, and the ones still waiting for their click. */
 const exitColumns = {

@@ -4,12 +4,12 @@
  * exit to its click's object, which keeps it until the click arrives. Reading, as
  * docs/click-storage.md "The Click Log: browse, filter and CSV over a range" plans it: each object of the range gives its
  * newest rows after the cursor, and the rows are merged newest first, so a page asks every object
- * of its days once, at the same time. Only layout-1 ids name an object, and `/r/` does not make
- * them yet, so no click reaches a shard-day today (docs/click-storage.md "Steps to build it").
+ * of its days once, at the same time (tracking/click-log.ts adds D1's rows). Only layout-1 ids
+ * name an object; `/r/` makes them for the days with a shard count (tracking/shard-days.ts).
  */
 import type { ClickFilter, ExitRecord, NewClick } from "../db/queries/clicks";
-import type { ClickPlace } from "./click-id";
-import { shardName, type ClickShard, type LogCursor, type ShardLogRow } from "./click-shard";
+import { shardName, type ClickPlace } from "./click-id";
+import type { ClickShard, LogCursor, ShardLogRow } from "./click-shard";
 
 /** Newest first, ties by click id: the order of every object's rows. */
 const newerFirst = (a: ShardLogRow, b: ShardLogRow) => b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : a.clickId > b.clickId ? -1 : 0);

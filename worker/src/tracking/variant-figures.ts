@@ -6,7 +6,7 @@
  * in D1 (tracking/attributed-clicks.ts). The split test screen and the optimiser read these.
  */
 import { copiedPairConversions, pathVariantFigures, type VariantPairRow, type VariantRow } from "../db/queries/split-tests";
-import { shardName } from "./click-shard";
+import { shardName } from "./click-id";
 import type { ClickStores } from "./click-log";
 import { shardPlacesOf } from "./click-log";
 
