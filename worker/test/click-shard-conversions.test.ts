@@ -1,6 +1,6 @@
 /**
- * Revenue of clicks stored in shard-day objects (docs/click-storage.md "Exits, postbacks and
- * conversions sent to TikTok"): the click id travels from the tracking link through the lander and
+ * Revenue of clicks stored in shard-day objects
+ * (docs/click-storage.md "Exits, postbacks and conversions sent to TikTok"): the click id travels from the tracking link through the lander and
  * the offer link into CAKE's sub2, and the postback and the pull credit the conversion to the
  * click's campaign and ad, not to "Direct", and hand its ttclid on to TikTok.
  */

@@ -470,9 +470,10 @@ export const clicks = sqliteTable("clicks", clickColumns(), (t) => [
 /**
  * Copies of the shard-day clicks CAKE reports (its sub2 is our click id), made when the postback or
  * the pull sees them (tracking/attributed-clicks.ts), so the CAKE attribution and the Events API
- * join a click by its id in D1 as they join `clicks` (docs/click-storage.md "Exits, postbacks and
- * conversions sent to TikTok"). Only the clicks that reached an offer and that CAKE reported; they
- * are deleted with the kept days, and with their campaign.
+ * join a click by its id in D1 as they join `clicks`
+ * (docs/click-storage.md "Exits, postbacks and conversions sent to TikTok"). Only the clicks that
+ * reached an offer and that CAKE reported; they are deleted with the kept days, and with their
+ * campaign.
  */
 export const attributedClicks = sqliteTable("attributed_clicks", clickColumns(), (t) => [index("attributed_clicks_clicked_at_idx").on(t.clickedAt)]);
 
@@ -728,8 +729,9 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
 });
 
 /**
- * How many shard-day objects each UTC day's clicks are spread over (docs/click-storage.md "The click
- * id that names its shard"), days counted from 2020-01-01 as layout-1 click ids count them. The
+ * How many shard-day objects each UTC day's clicks are spread over
+ * (docs/click-storage.md "The click id that names its shard"), days counted from 2020-01-01 as
+ * layout-1 click ids count them. The
  * cron fixes today's and tomorrow's count from `CLICK_SHARDS_PER_DAY` (jobs/shard-days.ts) and never
  * changes a day's count once set, so every id a day handed out names one of that day's objects.
  * No row for a day: its clicks are D1's (`/r/` makes layout-0 ids).

@@ -84,8 +84,8 @@ export interface ShardRollupRun {
 }
 
 /**
- * Brings the rollups up to date with the shard-days' clicks (docs/click-storage.md "The rollups and
- * the reports"), after rollUpClicks has brought them up to date with D1's (and rebuilt them, which
+ * Brings the rollups up to date with the shard-days' clicks
+ * (docs/click-storage.md "The rollups and the reports"), after rollUpClicks has brought them up to date with D1's (and rebuilt them, which
  * starts every shard-day over): today's and yesterday's objects every run, each older kept one once
  * a day (an exit on an old click lands in that click's object). Each object is asked a step at a
  * time and D1 applies each step atomically (db/queries/shard-rollup.ts). Days archived by the
