@@ -44,8 +44,9 @@ export const DOCUMENTED_ENV = [
   "CLOUDFLARE_ACCOUNT_ID",
   "CLOUDFLARE_API_URL",
   "WORKER_NAME",
-  // Click store: retention of raw clicks
+  // Click store: retention of raw clicks, and the shard-day objects new days' clicks go to
   "CLICKS_RETENTION_DAYS",
+  "CLICK_SHARDS_PER_DAY",
   // Alerts and channels: email's sender and verified destinations, Slack and Telegram (the fakes)
   "ALERT_EMAIL_FROM",
   "ALERT_EMAIL_TO",
