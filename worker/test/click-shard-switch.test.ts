@@ -221,41 +221,64 @@ describe("clicks stored in shard-day objects", () => {
     expect(await objectOf(place).lookup([clickId])).toEqual([expect.objectContaining({ clickId, placement: "fallback" })]);
   });
 
-  it("shows shard-day clicks in the Click Log with D1's: rows, pages, totals before and after the rollup, and the CSV", { timeout: 60_000 }, async () => {
-    const campaignId = await campaignWithOffer("Click Log across");
-    const first = await clickThrough(campaignId, "plc=one");
-    const second = await clickThrough(campaignId, "plc=two");
-    // A click from before the switch, in D1.
-    const before = await newClickId(SECRET);
-    await insertClicks(db(), [{ clickId: before, campaignId, placement: "d1", clickedAt: Date.now() - 60_000, ipAddress: "203.0.113.81" }]);
-    await visit(`/click?clickId=${first}&cid=${campaignId}`);
+  it(
+    "shows shard-day clicks in the Click Log with D1's: rows, pages, totals, campaign list and filter values before and after the rollup, and the CSV",
+    { timeout: 60_000 },
+    async () => {
+      const campaignId = await campaignWithOffer("Click Log across");
+      const first = await clickThrough(campaignId, "plc=one");
+      const second = await clickThrough(campaignId, "plc=two");
+      // A click from before the switch, in D1.
+      const before = await newClickId(SECRET);
+      await insertClicks(db(), [{ clickId: before, campaignId, placement: "d1", clickedAt: Date.now() - 60_000, ipAddress: "203.0.113.81" }]);
+      await visit(`/click?clickId=${first}&cid=${campaignId}`);
 
-    const log = async (query = "") => {
-      const res = await call(`/api/clicks?campaignId=${campaignId}${query}`, { cookie: admin.cookie });
-      expect(res.status).toBe(200);
-      return (await res.json()) as {
-        total: number;
-        exitClicks: number;
-        totalPages: number;
-        clicks: { clickId: string; campaign: string; placement: string }[];
+      const log = async (query = "") => {
+        const res = await call(`/api/clicks?campaignId=${campaignId}${query}`, { cookie: admin.cookie });
+        expect(res.status).toBe(200);
+        return (await res.json()) as {
+          total: number;
+          exitClicks: number;
+          totalPages: number;
+          clicks: { clickId: string; campaign: string; placement: string }[];
+        };
       };
-    };
-    const page = await log();
-    expect(page).toMatchObject({ total: 3, exitClicks: 1, totalPages: 1 });
-    expect(page.clicks.map((r) => [r.clickId, r.campaign, r.placement])).toEqual([
-      [second, "Click Log across", "two"],
-      [first, "Click Log across", "one"],
-      [before, "Click Log across", "d1"],
-    ]);
-    expect((await log("&pageSize=2&page=2")).clicks.map((r) => r.clickId)).toEqual([before]);
+      const page = await log();
+      expect(page).toMatchObject({ total: 3, exitClicks: 1, totalPages: 1 });
+      expect(page.clicks.map((r) => [r.clickId, r.campaign, r.placement])).toEqual([
+        [second, "Click Log across", "two"],
+        [first, "Click Log across", "one"],
+        [before, "Click Log across", "d1"],
+      ]);
+      expect((await log("&pageSize=2&page=2")).clicks.map((r) => r.clickId)).toEqual([before]);
 
-    await rollUp();
-    expect(await log()).toMatchObject({ total: 3, exitClicks: 1 });
+      const byCampaign = async () => {
+        const rows = (await (await call("/api/clicks/by-campaign", { cookie: admin.cookie })).json()) as {
+          campaignId: number;
+          totalClicks: number;
+          exitClicks: number;
+        }[];
+        return rows.find((r) => r.campaignId === campaignId);
+      };
+      const facetClicks = async () => {
+        const facets = (await (await call("/api/clicks/facets", { cookie: admin.cookie })).json()) as { countries: { clicks: number }[] };
+        return facets.countries.reduce((sum, f) => sum + f.clicks, 0);
+      };
+      expect(await byCampaign()).toMatchObject({ campaignName: "Click Log across", totalClicks: 3, exitClicks: 1 });
+      const facetsBefore = await facetClicks();
+      await clickThrough(campaignId, "plc=three");
+      expect(await facetClicks()).toBe(facetsBefore + 1);
 
-    const csv = await (await call(`/api/clicks/export?campaignId=${campaignId}`, { cookie: admin.cookie })).text();
-    const lines = csv.trim().split("\r\n").slice(1);
-    expect(lines.map((l) => l.split(",")[0])).toEqual([second, first, before]);
-  });
+      await rollUp();
+      expect(await log()).toMatchObject({ total: 4, exitClicks: 1 });
+      expect(await byCampaign()).toMatchObject({ totalClicks: 4, exitClicks: 1 });
+      expect(await facetClicks()).toBe(facetsBefore + 1);
+
+      const csv = await (await call(`/api/clicks/export?campaignId=${campaignId}`, { cookie: admin.cookie })).text();
+      const lines = csv.trim().split("\r\n").slice(1);
+      expect(lines.map((l) => l.split(",")[0]).slice(1)).toEqual([second, first, before]);
+    },
+  );
 
   it("keeps a day without a count in D1", { timeout: 30_000 }, async () => {
     await db().delete(clickShardDays);

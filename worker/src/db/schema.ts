@@ -731,9 +731,9 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
 /**
  * How many shard-day objects each UTC day's clicks are spread over
  * (docs/click-storage.md "The click id that names its shard"), days counted from 2020-01-01 as
- * layout-1 click ids count them. The
- * cron fixes today's and tomorrow's count from `CLICK_SHARDS_PER_DAY` (jobs/shard-days.ts) and never
- * changes a day's count once set, so every id a day handed out names one of that day's objects.
+ * layout-1 click ids count them. The cron fixes today's and tomorrow's count from
+ * `CLICK_SHARDS_PER_DAY` (jobs/shard-days.ts) and never changes a day's count once set, so every
+ * id a day handed out names one of that day's objects.
  * No row for a day: its clicks are D1's (`/r/` makes layout-0 ids).
  */
 export const clickShardDays = sqliteTable("click_shard_days", {

@@ -9,7 +9,7 @@ import { dayIn, shiftDay } from "../lib/calendar-days";
 import { badRequest, notFound } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
 import { clickCsv } from "../tracking/click-csv";
-import { clickLogPageAcross, shardPlacesOf } from "../tracking/click-log";
+import { clickCountsByCampaignAcross, clickFacetsAcross, clickLogPageAcross, shardPlacesOf } from "../tracking/click-log";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/calendar-days";
 import { archiveDayParam, clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
@@ -83,7 +83,11 @@ export const clickRoutes = new Hono<AppEnv>()
   .get("/by-campaign", validate("query", dateRangeQuery), async (c) => {
     const db = c.get("db");
     const range = await resolveRange(db, c.req.valid("query"));
-    const rows = await clickCountsByCampaign(db, { startMs: range.startMs, endMs: range.endMs }, range);
+    const filter = { startMs: range.startMs, endMs: range.endMs };
+    const places = await shardPlacesOf(db, range.startMs, range.endMs);
+    const rows = places.length
+      ? await clickCountsByCampaignAcross({ db, shards: c.env.CLICK_SHARDS }, places, filter, range)
+      : await clickCountsByCampaign(db, filter, range);
     return c.json(
       rows.map((r) => ({ ...r, ctr: ctrPercent(r.exitClicks, r.totalClicks) })),
       200,
@@ -94,7 +98,8 @@ export const clickRoutes = new Hono<AppEnv>()
   .get("/facets", validate("query", dateRangeQuery), async (c) => {
     const db = c.get("db");
     const range = await resolveRange(db, c.req.valid("query"));
-    const facets = await clickFacets(db, range);
+    const places = await shardPlacesOf(db, range.startMs, range.endMs);
+    const facets = places.length ? await clickFacetsAcross({ db, shards: c.env.CLICK_SHARDS }, places, range) : await clickFacets(db, range);
     const of = (dim: string) => facets.filter((f) => f.dim === dim).map(({ value, clicks }) => ({ value, clicks }));
     return c.json({ countries: of("country"), devices: of("device"), oses: of("os"), browsers: of("browser") }, 200);
   })

@@ -15,9 +15,15 @@
  */
 import {
   campaignNames,
+  clickFacets,
   clickLogRowsAfter,
+  countedClickCountsByCampaign,
   countedClickTotals,
+  rolledClickCountsByCampaign,
   rolledClickTotals,
+  type CampaignClickCounts,
+  type CampaignCounts,
+  type ClickFacet,
   type ClickFilter,
   type ClickLogDays,
   type ClickLogRow,
@@ -64,19 +70,76 @@ export async function clickRowsAcross({ db, shards }: ClickStores, places: Click
   return rows.sort(newerFirst).slice(0, limit);
 }
 
-/** The filter's totals across D1 and the objects (see the module comment). */
-async function totalsAcross({ db, shards }: ClickStores, places: ClickPlace[], filter: ClickFilter, days: ClickLogDays): Promise<ClickTotals> {
-  const rolled = await rolledClickTotals(db, filter, days);
-  const marks = rolled && (await shardRollupMarks(db, Math.min(...places.map((p) => p.day))));
-  const base = rolled ?? (await countedClickTotals(db, filter));
+/**
+ * Every object's counts per campaign: what each holds past its watermarks when `rolled` (the
+ * rollups answer for the rest), else all of its matching clicks.
+ */
+async function objectCounts({ db, shards }: ClickStores, places: ClickPlace[], filter: ClickFilter, rolled: boolean): Promise<CampaignCounts[]> {
+  const marks = rolled ? await shardRollupMarks(db, Math.min(...places.map((p) => p.day))) : null;
   const parts = await Promise.all(
     places.map((place) => {
       const mark = marks?.get(`${place.day}/${place.shard}`);
       const since = marks ? { clickWatermark: mark?.clickWatermark ?? 0, exitWatermark: mark?.exitWatermark ?? 0 } : null;
-      return shards.getByName(shardName(place)).totals(filter, since);
+      return shards.getByName(shardName(place)).counts(filter, since);
     }),
   );
-  return parts.reduce((sum, p) => ({ total: sum.total + p.total, exits: sum.exits + p.exits, bots: sum.bots + p.bots }), base);
+  return parts.flat();
+}
+
+/** The filter's totals across D1 and the objects (see the module comment). */
+async function totalsAcross(stores: ClickStores, places: ClickPlace[], filter: ClickFilter, days: ClickLogDays): Promise<ClickTotals> {
+  const rolled = await rolledClickTotals(stores.db, filter, days);
+  const base = rolled ?? (await countedClickTotals(stores.db, filter));
+  const counts = await objectCounts(stores, places, filter, rolled !== null);
+  return counts.reduce((sum, p) => ({ total: sum.total + p.total, exits: sum.exits + p.exits, bots: sum.bots + p.bots }), base);
+}
+
+/** Clicks and exits per campaign across D1 and the objects (the Click Log's campaign list), as the totals are counted. */
+export async function clickCountsByCampaignAcross(
+  stores: ClickStores,
+  places: ClickPlace[],
+  filter: ClickFilter,
+  days: ClickLogDays,
+): Promise<CampaignClickCounts[]> {
+  const rolled = await rolledClickCountsByCampaign(stores.db, filter, days);
+  const base = rolled ?? (await countedClickCountsByCampaign(stores.db, filter));
+  const byCampaign = new Map(base.map((r) => [r.campaignId, { ...r }]));
+  const counts = await objectCounts(stores, places, filter, rolled !== null);
+  const names = await campaignNames(
+    stores.db,
+    counts.filter((c) => !byCampaign.has(c.campaignId)).map((c) => c.campaignId),
+  );
+  for (const c of counts) {
+    const row = byCampaign.get(c.campaignId) ?? { campaignId: c.campaignId, campaignName: names.get(c.campaignId) ?? null, totalClicks: 0, exitClicks: 0 };
+    row.totalClicks += c.total;
+    row.exitClicks += c.exits;
+    byCampaign.set(c.campaignId, row);
+  }
+  return [...byCampaign.values()].filter((r) => r.totalClicks > 0).sort((a, b) => a.campaignId - b.campaignId);
+}
+
+/**
+ * The Click Log's filter values across D1 and the objects: clickFacets (the audience rollup, which
+ * holds the objects' clicks up to their watermarks, and D1's newest) plus each object's clicks past
+ * its click watermark; most clicks first within a dimension.
+ */
+export async function clickFacetsAcross({ db, shards }: ClickStores, places: ClickPlace[], days: ClickLogDays & { startMs: number; endMs: number }) {
+  const [own, marks] = await Promise.all([clickFacets(db, days), shardRollupMarks(db, Math.min(...places.map((p) => p.day)))]);
+  const parts = await Promise.all(
+    places.map((place) =>
+      shards.getByName(shardName(place)).facetsPast(days.startMs, days.endMs, marks.get(`${place.day}/${place.shard}`)?.clickWatermark ?? 0),
+    ),
+  );
+  const sums = new Map<string, ClickFacet>();
+  for (const f of [...own, ...parts.flat()]) {
+    const key = `${f.dim}\u0000${f.value}`;
+    const sum = sums.get(key);
+    if (sum) sum.clicks += f.clicks;
+    else sums.set(key, { ...f });
+  }
+  return [...sums.values()].sort((a, b) =>
+    a.dim < b.dim ? -1 : a.dim > b.dim ? 1 : b.clicks - a.clicks || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
+  );
 }
 
 /** One page of the Click Log across D1 and the objects, with the totals of everything the filter matches. */

@@ -36,9 +36,11 @@ import {
   INSERTED,
   matching,
   olderThan,
-  totalsQuery,
+  campaignCountsQuery,
+  facetsPastQuery,
+  type CampaignCounts,
+  type ClickFacet,
   type ClickFilter,
-  type ClickTotals,
   type ExitRecord,
   type NewClick,
 } from "../db/queries/clicks";
@@ -262,12 +264,19 @@ export class ClickShard extends DurableObject<unknown> {
   }
 
   /**
-   * The filter's totals in this object: all of its matching clicks, or those the rollup has not
-   * counted past `since` (db/queries/clicks.ts `totalsQuery`), for the Click Log's totals.
+   * The filter's counts per campaign in this object: all of its matching clicks, or those the
+   * rollup has not counted past `since` (db/queries/clicks.ts `campaignCountsQuery`), for the Click
+   * Log's totals and campaign list.
    */
-  totals(filter: ClickFilter, since: ShardWatermarks | null): ClickTotals {
-    const query = dialect.sqlToQuery(totalsQuery(filter, since));
-    return this.ctx.storage.sql.exec<{ total: number; exits: number; bots: number }>(query.sql, ...query.params).one();
+  counts(filter: ClickFilter, since: ShardWatermarks | null): CampaignCounts[] {
+    const query = dialect.sqlToQuery(campaignCountsQuery(filter, since));
+    return this.ctx.storage.sql.exec<{ [K in keyof CampaignCounts]: CampaignCounts[K] }>(query.sql, ...query.params).toArray();
+  }
+
+  /** The facet values of this object's clicks of [startMs, endMs) past the rollup's click watermark (the Click Log's filters). */
+  facetsPast(startMs: number, endMs: number, clickWatermark: number): ClickFacet[] {
+    const query = dialect.sqlToQuery(facetsPastQuery(startMs, endMs, clickWatermark));
+    return this.ctx.storage.sql.exec<{ [K in keyof ClickFacet]: ClickFacet[K] }>(query.sql, ...query.params).toArray();
   }
 
   /** The path's visits and exits per lander and offer among this object's clicks (tracking/variant-figures.ts). */

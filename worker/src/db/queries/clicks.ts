@@ -387,22 +387,27 @@ export async function campaignNames(db: Db, ids: Iterable<number>): Promise<Map<
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
+/** A filter's clicks, exits and bot clicks of one campaign in one store of raw clicks. */
+export interface CampaignCounts extends ClickTotals {
+  campaignId: number;
+}
+
 /**
- * Totals of a filter in one store of raw clicks: every matching click, or (`since` the rollup's
- * watermarks of that store) only what the rollup has not counted yet: the clicks past its click
- * watermark, with their exits, and the exits past its exit watermark of the clicks before it, as
- * rolledClickTotals reads D1's. Run by a shard-day on its own clicks (tracking/click-shard.ts).
+ * A filter's counts per campaign in one store of raw clicks: every matching click, or (`since` the
+ * rollup's watermarks of that store) only what the rollup has not counted yet: the clicks past its
+ * click watermark, with their exits, and the exits past its exit watermark of the clicks before it,
+ * as rolledClickTotals reads D1's. Run by a shard-day on its own clicks (tracking/click-shard.ts).
  */
-export function totalsQuery(filter: ClickFilter, since: { clickWatermark: number; exitWatermark: number } | null): SQL {
-  if (!since)
-    return sql`select count(*) as total, count(${clicks.exitedAt}) as exits, coalesce(sum(${clicks.bot}), 0) as bots from ${clicks} where ${matching(filter)}`;
-  return sql`
-    select coalesce(sum(c), 0) as total, coalesce(sum(x), 0) as exits, coalesce(sum(b), 0) as bots from (
-      select 1 as c, ${clicks.exitedAt} is not null as x, ${clicks.bot} as b from ${clicks}
+export function campaignCountsQuery(filter: ClickFilter, since: { clickWatermark: number; exitWatermark: number } | null): SQL {
+  const parts = since
+    ? sql`
+      select ${clicks.campaignId} as k, 1 as c, ${clicks.exitedAt} is not null as x, ${clicks.bot} as b from ${clicks}
       where ${clicks.id} > ${since.clickWatermark} and ${matching(filter)}
       union all
-      select 0, 1, 0 from ${clicks} indexed by clicks_exited_at_idx
-      where ${clicks.exitedAt} > ${since.exitWatermark} and ${clicks.id} <= ${since.clickWatermark} and ${matching(filter)})`;
+      select ${clicks.campaignId}, 0, 1, 0 from ${clicks} indexed by clicks_exited_at_idx
+      where ${clicks.exitedAt} > ${since.exitWatermark} and ${clicks.id} <= ${since.clickWatermark} and ${matching(filter)}`
+    : sql`select ${clicks.campaignId} as k, 1 as c, ${clicks.exitedAt} is not null as x, ${clicks.bot} as b from ${clicks} where ${matching(filter)}`;
+  return sql`select k as campaignId, sum(c) as total, sum(x) as exits, sum(b) as bots from (${parts}) group by k`;
 }
 
 /**
@@ -442,6 +447,16 @@ export interface ClickFacet {
  * (before the cron's first run, or while it rebuilds after a change of time zone) that walk goes
  * over every click kept, as the Stats report's does (db/queries/stats.ts).
  */
+/**
+ * The facet values of the clicks of [startMs, endMs) past a click watermark, in one store of raw
+ * clicks: a shard-day's part not rolled up yet (tracking/click-log.ts), as clickFacets reads D1's.
+ */
+export const facetsPastQuery = (startMs: number, endMs: number, clickWatermark: number) => sql`
+  select a.dim as dim, ${audienceValue("k", FACET_DIMS)} as value, count(*) as clicks
+  from clicks k cross join ${dimsTable(FACET_DIMS)}
+  where k.id > ${clickWatermark} and k.clicked_at >= ${startMs} and k.clicked_at < ${endMs}
+  group by 1, 2`;
+
 export const clickFacets = (db: Db, days: { startDate: string; endDate: string; startMs: number; endMs: number }) =>
   db.all<ClickFacet>(sql`
     select dim, value, sum(clicks) as clicks from (
