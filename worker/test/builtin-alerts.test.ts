@@ -8,6 +8,7 @@ import {
   cakeAttributedDaily,
   cakeConversions,
   clickArchiveRuns,
+  clickShardDays,
   notifications,
   refusedClicks,
   syncRuns,
@@ -19,6 +20,8 @@ import type { BuiltinAlertKey } from "../src/schemas/builtin-alerts";
 import { createSlackFake } from "./fakes/slack-fake";
 import { bodyOf, client, db, makeAdmin, uniqueName } from "./helpers";
 import { seedCampaign, seedClicks, seedSpend } from "./stats-helpers";
+import { clickDayOf, shardName } from "../src/tracking/click-id";
+import { fixShardDays, forgetShardCounts } from "../src/tracking/shard-days";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -61,22 +64,45 @@ describe("the built-in alerts", () => {
         { conversionId: `${id}-b`, source: "postback", date: "2030-01-01", counted: true, postbackAt: now - 5 * HOUR },
       ]);
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
     const [fired] = r.of("postback-silent");
     expect(fired!.target).toEqual({ admins: true, channelIds: expect.any(Array) });
     expect(fired!.message).toMatchObject({ title: "CAKE postback silent", severity: "critical" });
     expect(factsOf(fired!.message)).toMatchObject({ "Clicks, last 3 h": "2", "Postbacks, last 3 h": "0", "Postbacks, same hours last week": "1" });
 
     // The next run sees the same silence: nothing new.
-    await runBuiltinAlerts(db(), r.deliver, now + 15 * 60_000);
+    await runBuiltinAlerts(db(), r.deliver, now + 15 * 60_000, env.CLICK_SHARDS);
     expect(r.of("postback-silent")).toHaveLength(1);
 
     // A postback arrives: no alert while postbacks flow.
     await db()
       .insert(cakeConversions)
       .values({ conversionId: `${id}-c`, source: "postback", date: "2030-01-01", counted: true, postbackAt: now + 20 * 60_000 });
-    await runBuiltinAlerts(db(), r.deliver, now + 30 * 60_000);
+    await runBuiltinAlerts(db(), r.deliver, now + 30 * 60_000, env.CLICK_SHARDS);
     expect(r.of("postback-silent")).toHaveLength(1);
+  });
+
+  it("CAKE postback silent counts clicks stored in shard-day objects as clicks that kept coming", async () => {
+    const now = ownNow();
+    const campaignId = await seedCampaign();
+    await fixShardDays(db(), 2, now);
+    try {
+      const place = { day: clickDayOf(now - HOUR), shard: 1 };
+      await env.CLICK_SHARDS.getByName(shardName(place)).write([
+        { clickId: uniqueName("sharded-a"), campaignId, clickedAt: now - HOUR },
+        { clickId: uniqueName("sharded-b"), campaignId, clickedAt: now - HOUR + 1 },
+      ]);
+      await db()
+        .insert(cakeConversions)
+        .values({ conversionId: uniqueName("pb"), source: "postback", date: "2030-01-01", counted: true, postbackAt: now - 7 * DAY - HOUR });
+      const r = recorder();
+      await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
+      const [fired] = r.of("postback-silent");
+      expect(factsOf(fired!.message)).toMatchObject({ "Clicks, last 3 h": "2", "Postbacks, last 3 h": "0" });
+    } finally {
+      await db().delete(clickShardDays);
+      forgetShardCounts();
+    }
   });
 
   it("CAKE postback silent stays quiet when last week had no postbacks either (a quiet offer is not a broken postback)", async () => {
@@ -84,7 +110,7 @@ describe("the built-in alerts", () => {
     const campaignId = await seedCampaign();
     await seedClicks([{ campaignId, at: now - HOUR }]);
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
     expect(r.of("postback-silent")).toEqual([]);
   });
 
@@ -99,8 +125,8 @@ describe("the built-in alerts", () => {
     ]);
     await db().insert(cakeAttributedDaily).values({ date: day, tiktokCampaignId: fine, conversions: 2, revenueCents: 5000 });
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
-    await runBuiltinAlerts(db(), r.deliver, now + HOUR);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
+    await runBuiltinAlerts(db(), r.deliver, now + HOUR, env.CLICK_SHARDS);
     const fired = r.of("spend-without-conversions");
     expect(fired.map((f) => f.message.title)).toEqual(["TikTok spend without conversions: Dry campaign"]);
     expect(factsOf(fired[0]!.message)).toMatchObject({ [`Spend ${day}`]: "$84.12", Conversions: "0" });
@@ -117,7 +143,7 @@ describe("the built-in alerts", () => {
     const day = new Date(now).toISOString().slice(0, 10);
     await seedSpend([{ date: day, tt: uniqueName("tt"), cents: 8_412 }]);
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
     expect(r.of("spend-without-conversions")).toEqual([]);
     await bodyOf(
       await client(admin)["builtin-alerts"][":alert"].$put({ param: { alert: "spend-without-conversions" }, json: { enabled: true, threshold: null } }),
@@ -139,16 +165,16 @@ describe("the built-in alerts", () => {
       .insert(syncRuns)
       .values([run("ok", now - 4 * HOUR), run("error", now - 3 * HOUR, "TikTok: 40105"), run("error", now - 2 * HOUR, "TikTok: 40105")]);
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
     expect(r.of("sync-failing")).toEqual([]);
     await db()
       .insert(syncRuns)
       .values(run("error", now - HOUR, "TikTok: access token expired (40105)"));
-    await runBuiltinAlerts(db(), r.deliver, now);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
     await db()
       .insert(syncRuns)
       .values(run("error", now - HOUR / 2, "again"));
-    await runBuiltinAlerts(db(), r.deliver, now);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
     expect(r.of("sync-failing").map((f) => f.message.text)).toEqual([
       expect.stringContaining("TikTok sync failed 3 times running. Last error: TikTok: access token expired (40105)"),
     ]);
@@ -156,7 +182,7 @@ describe("the built-in alerts", () => {
     await db()
       .insert(syncRuns)
       .values([run("ok", now), run("error", now + HOUR), run("error", now + 2 * HOUR), run("error", now + 3 * HOUR)]);
-    await runBuiltinAlerts(db(), r.deliver, now + 3 * HOUR);
+    await runBuiltinAlerts(db(), r.deliver, now + 3 * HOUR, env.CLICK_SHARDS);
     expect(r.of("sync-failing")).toHaveLength(2);
   });
 
@@ -187,8 +213,8 @@ describe("the built-in alerts", () => {
         { conversionId: `${id}-3`, event: "CompletePayment", status: "sent", eventAt: now, updatedAt: now - HOUR },
       ]);
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
-    await runBuiltinAlerts(db(), r.deliver, now + HOUR);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
+    await runBuiltinAlerts(db(), r.deliver, now + HOUR, env.CLICK_SHARDS);
     const fired = r.of("events-api-failures");
     expect(fired).toHaveLength(1);
     expect(fired[0]!.message.text).toBe("2 conversions could not be sent to TikTok's Events API in the last 24 hours. Last answer: Invalid access token");
@@ -204,8 +230,8 @@ describe("the built-in alerts", () => {
         { day, run: 2, objectKey: `clicks/${day}.csv.gz`, startedAt: now - HOUR, endedAt: now - HOUR / 2, outcome: "failed: errored: R2 put failed" },
       ]);
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
-    await runBuiltinAlerts(db(), r.deliver, now + HOUR);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
+    await runBuiltinAlerts(db(), r.deliver, now + HOUR, env.CLICK_SHARDS);
     expect(r.of("retention-failing").map((f) => f.message.title)).toEqual([`Archiving clicks of ${day} failing`]);
   });
 
@@ -219,8 +245,8 @@ describe("the built-in alerts", () => {
         { campaignId, periodStart: now - 15 * 60_000, clicks: 250 },
       ]);
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
-    await runBuiltinAlerts(db(), r.deliver, now + 15 * 60_000);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
+    await runBuiltinAlerts(db(), r.deliver, now + 15 * 60_000, env.CLICK_SHARDS);
     const fired = r.of("refused-clicks-spike");
     expect(fired).toHaveLength(1);
     expect(factsOf(fired[0]!.message)).toMatchObject({ "Refused, last hour": "550", Campaigns: "1" });
@@ -236,7 +262,7 @@ describe("the built-in alerts", () => {
       .insert(refusedClicks)
       .values({ campaignId, periodStart: now - 10 * 60_000, clicks: 5000 });
     const r = recorder();
-    await runBuiltinAlerts(db(), r.deliver, now);
+    await runBuiltinAlerts(db(), r.deliver, now, env.CLICK_SHARDS);
     expect(r.of("refused-clicks-spike")).toEqual([]);
     const list = await bodyOf(await client(admin)["builtin-alerts"].$get(), 200);
     expect(list.find((a) => a.key === "refused-clicks-spike")).toMatchObject({ enabled: false, threshold: 500 });
@@ -270,7 +296,7 @@ describe("the built-in alerts", () => {
       .insert(refusedClicks)
       .values({ campaignId, periodStart: now - 10 * 60_000, clicks: 2000 });
     const deliver = alertDeliverer(env as Bindings, db());
-    await Promise.all([runBuiltinAlerts(db(), deliver, now), runBuiltinAlerts(db(), deliver, now)]);
+    await Promise.all([runBuiltinAlerts(db(), deliver, now, env.CLICK_SHARDS), runBuiltinAlerts(db(), deliver, now, env.CLICK_SHARDS)]);
     expect(slack.received().filter((p) => p.path === path && p.text.startsWith("Refused clicks spiking"))).toHaveLength(1);
     const mine = await db().select().from(notifications).where(eq(notifications.userId, admin.id));
     expect(mine.filter((n) => n.title === "Refused clicks spiking")).toHaveLength(1);

@@ -81,31 +81,31 @@ describe("the clicks queue backlog alert", () => {
 
     // On time: nothing, and the check notes it.
     await deliver(campaignId, 300);
-    await runBuiltinAlerts(db(), r.deliver, Date.now());
+    await runBuiltinAlerts(db(), r.deliver, Date.now(), env.CLICK_SHARDS);
     expect(r.sent).toEqual([]);
 
     await deliver(campaignId, limit + 120_000);
-    await runBuiltinAlerts(db(), r.deliver, Date.now());
-    await runBuiltinAlerts(db(), r.deliver, Date.now());
+    await runBuiltinAlerts(db(), r.deliver, Date.now(), env.CLICK_SHARDS);
+    await runBuiltinAlerts(db(), r.deliver, Date.now(), env.CLICK_SHARDS);
     expect(r.sent).toHaveLength(1);
     expect(r.sent[0]).toMatchObject({ title: "Clicks queue backlog", severity: "warning", link: "/clicks" });
     expect(Number(r.sent[0]!.facts.find((f) => f.label === "Behind by")!.value.replace(/[^\d]/g, ""))).toBeGreaterThanOrEqual(limit / 1000 + 120);
 
     // Back under the threshold, then behind again: a new occurrence.
     await deliver(campaignId, 300);
-    await runBuiltinAlerts(db(), r.deliver, Date.now());
+    await runBuiltinAlerts(db(), r.deliver, Date.now(), env.CLICK_SHARDS);
     expect(r.sent).toHaveLength(1);
     await deliver(campaignId, limit + 60_000);
-    await runBuiltinAlerts(db(), r.deliver, Date.now());
+    await runBuiltinAlerts(db(), r.deliver, Date.now(), env.CLICK_SHARDS);
     expect(r.sent).toHaveLength(2);
 
     // A higher number lets the same lag pass.
     try {
       await setThreshold(admin, 3_600);
       await deliver(campaignId, 300);
-      await runBuiltinAlerts(db(), r.deliver, Date.now());
+      await runBuiltinAlerts(db(), r.deliver, Date.now(), env.CLICK_SHARDS);
       await deliver(campaignId, limit + 60_000);
-      await runBuiltinAlerts(db(), r.deliver, Date.now());
+      await runBuiltinAlerts(db(), r.deliver, Date.now(), env.CLICK_SHARDS);
       expect(r.sent).toHaveLength(2);
     } finally {
       await setThreshold(admin, null);

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runBuiltinAlerts } from "../src/alerts/run-builtin";
 import { checkDomainHealth, HEALTH_EVERY_MS } from "../src/domains/health";
@@ -40,7 +41,7 @@ describe("the built-in alert for tracking domains expiring or detached", () => {
       expect((await rowOf(b.id))!).toMatchObject({ detachedAt: start });
 
       const r = recorder();
-      await runBuiltinAlerts(db(), r.deliver, start);
+      await runBuiltinAlerts(db(), r.deliver, start, env.CLICK_SHARDS);
       expect(r.sent.map((m) => m.title).sort()).toEqual([`${expiring} expires in 20 days`, `t.${detached} detached from the Worker`]);
       expect(r.sent.find((m) => m.title.includes("detached"))).toMatchObject({ severity: "critical", link: "/domains" });
 
@@ -49,7 +50,7 @@ describe("the built-in alert for tracking domains expiring or detached", () => {
       const calls = fakes.calls.length;
       expect(await check(start + 15 * 60_000)).toEqual({ checked: 0, problems: [] });
       expect(fakes.calls.length).toBe(calls);
-      await runBuiltinAlerts(db(), r.deliver, start + 15 * 60_000);
+      await runBuiltinAlerts(db(), r.deliver, start + 15 * 60_000, env.CLICK_SHARDS);
       expect(r.sent).toHaveLength(2);
 
       // Attached again (Redeploy Worker): cleared. Detached once more later: a new alert.
@@ -60,14 +61,14 @@ describe("the built-in alert for tracking domains expiring or detached", () => {
       for (const [id, d] of fakes.cloudflare.state.workerDomains) if (d.hostname === `t.${detached}`) fakes.cloudflare.state.workerDomains.delete(id);
       const later2 = later + HEALTH_EVERY_MS + 60_000;
       await check(later2);
-      await runBuiltinAlerts(db(), r.deliver, later2);
+      await runBuiltinAlerts(db(), r.deliver, later2, env.CLICK_SHARDS);
       expect(r.sent.filter((m) => m.title === `t.${detached} detached from the Worker`)).toHaveLength(2);
 
       // Renewed for a year: the new date is past 30 days, and nothing fires for it.
       fakes.namecheap.state.domains.get(expiring)!.created = start + 20 * DAY;
       const later3 = later2 + HEALTH_EVERY_MS + 60_000;
       await check(later3);
-      await runBuiltinAlerts(db(), r.deliver, later3);
+      await runBuiltinAlerts(db(), r.deliver, later3, env.CLICK_SHARDS);
       expect(r.sent.filter((m) => m.title.startsWith(expiring))).toHaveLength(1);
     },
   );

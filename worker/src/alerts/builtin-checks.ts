@@ -6,15 +6,18 @@
  */
 import { sql } from "drizzle-orm";
 import { readClicksPipeline, recordBacklogCalm } from "../db/queries/click-pipeline";
-import type { Db } from "../env";
+import type { Bindings, Db } from "../env";
 import { dayIn } from "../lib/calendar-days";
 import { formatCents } from "../lib/money";
 import type { AlertMessage } from "../schemas/alerts";
 import type { BuiltinAlertKey } from "../schemas/builtin-alerts";
 import { measuredDelay } from "../tracking/click-backlog";
+import { clicksBetween } from "../tracking/click-log";
 
 export interface CheckContext {
   db: Db;
+  /** The shard-day objects, whose clicks count as D1's do (tracking/click-log.ts). */
+  shards: Bindings["CLICK_SHARDS"];
   now: number;
   timeZone: string;
   /** The alert's number (its default unless an admin changed it); 0 for alerts without one. */
@@ -32,15 +35,16 @@ const WEEK_MS = 7 * DAY_MS;
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
 /** Clicks flow, no CAKE postback for N hours, and the same hours a week ago had postbacks. */
-async function postbackSilent({ db, now, threshold }: CheckContext): Promise<Occurrence[]> {
+async function postbackSilent({ db, shards, now, threshold }: CheckContext): Promise<Occurrence[]> {
   const since = now - threshold * HOUR_MS;
   // Capped count: "clicks are flowing" needs a handful, not a scan of a busy hour's millions.
-  const [row] = await db.all<{ clicks: number; recent: number; lastWeek: number; lastPostback: number | null }>(sql`
+  const clicks = await clicksBetween({ db, shards }, since, now);
+  const [found] = await db.all<{ recent: number; lastWeek: number; lastPostback: number | null }>(sql`
     select
-      (select count(*) from (select 1 from clicks where clicked_at >= ${since} and clicked_at < ${now} limit 10000)) as clicks,
       (select count(*) from cake_conversions where postback_at >= ${since} and postback_at < ${now}) as recent,
       (select count(*) from cake_conversions where postback_at >= ${since - WEEK_MS} and postback_at < ${now - WEEK_MS}) as lastWeek,
       (select max(postback_at) from cake_conversions where postback_at < ${now}) as lastPostback`);
+  const row = found && { ...found, clicks };
   if (!row || row.clicks === 0 || row.recent > 0 || row.lastWeek === 0) return [];
   return [
     {

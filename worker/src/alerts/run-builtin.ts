@@ -6,7 +6,7 @@
  */
 import { builtinAlertStates, claimFiring, recordFiringDeliveries } from "../db/queries/builtin-alerts";
 import { reportTimeZone } from "../db/queries/settings";
-import type { Db } from "../env";
+import type { Bindings, Db } from "../env";
 import type { DeliverAlert } from "../schemas/alerts";
 import { BUILTIN_CHECKS } from "./builtin-checks";
 import { builtinTarget } from "./deliver";
@@ -16,12 +16,12 @@ export interface BuiltinRunResult {
   failed: { alert: string; error: string }[];
 }
 
-export async function runBuiltinAlerts(db: Db, deliver: DeliverAlert, now: number): Promise<BuiltinRunResult> {
+export async function runBuiltinAlerts(db: Db, deliver: DeliverAlert, now: number, shards: Bindings["CLICK_SHARDS"]): Promise<BuiltinRunResult> {
   const [states, timeZone] = await Promise.all([builtinAlertStates(db), reportTimeZone(db)]);
   const result: BuiltinRunResult = { fired: [], failed: [] };
   for (const state of states.filter((s) => s.enabled)) {
     try {
-      const occurrences = await BUILTIN_CHECKS[state.key]({ db, now, timeZone, threshold: state.threshold ?? 0 });
+      const occurrences = await BUILTIN_CHECKS[state.key]({ db, shards, now, timeZone, threshold: state.threshold ?? 0 });
       for (const { occurrence, message } of occurrences) {
         const [claimed] = await claimFiring(db, { alert: state.key, occurrence, firedAt: now, title: message.title, facts: message.facts });
         if (!claimed) continue;

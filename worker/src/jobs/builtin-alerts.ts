@@ -6,7 +6,7 @@ import type { Job } from "./index";
 export const builtinAlertsJob: Job = {
   name: "builtin-alerts",
   async run({ db, env, now }) {
-    const { failed } = await runBuiltinAlerts(db, alertDeliverer(env, db), now);
+    const { failed } = await runBuiltinAlerts(db, alertDeliverer(env, db), now, env.CLICK_SHARDS);
     if (failed.length) throw new Error(`built-in alerts failed: ${failed.map((f) => `${f.alert}: ${f.error}`).join("; ")}`);
   },
 };

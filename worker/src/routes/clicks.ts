@@ -164,7 +164,7 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const alert = (await builtinAlertStates(db)).find((a) => a.key === "clicks-queue-backlog");
     const thresholdSeconds = alert?.threshold ?? CLICKS_DELAY_THRESHOLD_SECONDS;
-    const state = await clicksPipelineState(db, Date.now(), thresholdSeconds * 1000);
+    const state = await clicksPipelineState({ db, shards: c.env.CLICK_SHARDS }, Date.now(), thresholdSeconds * 1000);
     return c.json(
       {
         delayed: state.delayed,

@@ -9,8 +9,8 @@
  *   it is an inference (a campaign paused at that moment looks the same), so the Click Log words
  *   it as a possibility and the alert does not fire on it.
  */
-import { clicksAnsweredBetween, readClicksPipeline, type ClicksPipelineRecord } from "../db/queries/click-pipeline";
-import type { Db } from "../env";
+import { readClicksPipeline, type ClicksPipelineRecord } from "../db/queries/click-pipeline";
+import { clicksBetween, type ClickStores } from "./click-log";
 
 /** A batch's lag speaks for the queue this long after it was stored (the backlog alert's cron runs every 15 minutes). */
 export const LAG_RECENT_MS = 15 * 60_000;
@@ -40,7 +40,8 @@ export function measuredDelay(r: ClicksPipelineRecord, now: number): { reason: D
   return null;
 }
 
-export async function clicksPipelineState(db: Db, now: number, thresholdMs: number): Promise<ClicksPipelineState> {
+export async function clicksPipelineState(stores: ClickStores, now: number, thresholdMs: number): Promise<ClicksPipelineState> {
+  const { db } = stores;
   const r = await readClicksPipeline(db);
   const lastStoredAt = r.storedAt ?? null;
   const measured = measuredDelay(r, now);
@@ -55,7 +56,7 @@ export async function clicksPipelineState(db: Db, now: number, thresholdMs: numb
   if (lastStoredAt === null || state.reason === "failing") return state;
   const silence = now - lastStoredAt;
   if (silence <= thresholdMs || silence <= state.delayMs) return state;
-  const before = await clicksAnsweredBetween(db, lastStoredAt - FLOW_WINDOW_MS, lastStoredAt);
+  const before = await clicksBetween(stores, lastStoredAt - FLOW_WINDOW_MS, lastStoredAt);
   if ((before * silence) / FLOW_WINDOW_MS < EXPECTED_CLICKS) return state;
   return {
     ...state,

@@ -29,6 +29,7 @@ import {
   type ClickLogRow,
   type ClickTotals,
 } from "../db/queries/clicks";
+import { clicksAnsweredBetween } from "../db/queries/click-pipeline";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
 import type { Bindings, Db } from "../env";
 import { clickDayOf, shardName, type ClickPlace } from "./click-id";
@@ -84,6 +85,19 @@ async function objectCounts({ db, shards }: ClickStores, places: ClickPlace[], f
     }),
   );
   return parts.flat();
+}
+
+/**
+ * Clicks answered in [from, to) across D1 and the objects, counted up to `cap`: whether clicks were
+ * flowing (the built-in alerts, the clicks queue's state), not a scan of a busy hour.
+ */
+export async function clicksBetween(stores: ClickStores, from: number, to: number, cap = 10_000): Promise<number> {
+  const inD1 = await clicksAnsweredBetween(stores.db, from, to, cap);
+  if (inD1 >= cap) return inD1;
+  const places = await shardPlacesOf(stores.db, from, to);
+  if (!places.length) return inD1;
+  const counts = await objectCounts(stores, places, { startMs: from, endMs: to }, false);
+  return Math.min(cap, inD1 + counts.reduce((sum, c) => sum + c.total, 0));
 }
 
 /** The filter's totals across D1 and the objects (see the module comment). */
