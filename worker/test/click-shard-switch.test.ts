@@ -203,13 +203,27 @@ describe("clicks stored in shard-day objects", () => {
     expect(await exitsIn(place, clickId)).toEqual({ exits: 1, pending: 0 });
   });
 
-  it("drops a deleted campaign's counts, which a shard-day still holds", { timeout: 60_000 }, async () => {
+  it("leaves a deleted campaign's clicks, which a shard-day still holds, out of the rollup and the Click Log", { timeout: 60_000 }, async () => {
+    const listed = async () => {
+      const res = await call("/api/clicks?pageSize=3", { cookie: admin.cookie });
+      return (await res.json()) as { total: number; clicks: { clickId: string }[] };
+    };
     const campaignId = await campaignWithOffer("Deleted");
-    await clickThrough(campaignId);
+    const kept = await campaignWithOffer("Kept");
+    const older = await clickThrough(kept);
+    const before = await listed();
+    const gone = await Promise.all([clickThrough(campaignId), clickThrough(campaignId), clickThrough(campaignId)]);
     await db().delete(campaigns).where(eq(campaigns.id, campaignId));
+    // Newest first, past the deleted campaign's three newer clicks: the page is still full.
+    const after = await listed();
+    expect(after.total).toBe(before.total);
+    expect(after.clicks.map((r) => r.clickId)).toEqual(before.clicks.map((r) => r.clickId));
+    expect(after.clicks[0]!.clickId).toBe(older);
+    expect(after.clicks.some((r) => gone.includes(r.clickId))).toBe(false);
     const run = await rollUp();
     expect(run.behind).toBe(false);
     expect(await dailyOf(campaignId)).toEqual({ clicks: null, exits: null });
+    expect((await listed()).total).toBe(before.total);
   });
 
   it("writes to the click's object when the queue refuses the batch", { timeout: 60_000 }, async () => {

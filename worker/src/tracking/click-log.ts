@@ -55,20 +55,30 @@ export async function shardPlacesOf(db: Db, startMs: number, endMs: number, now 
 const newerFirst = (a: { clickedAt: number; clickId: string }, b: { clickedAt: number; clickId: string }) =>
   b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : a.clickId > b.clickId ? -1 : 0);
 
-/** Shard-day rows with their campaign's name (D1's; null for a campaign deleted since). */
-async function named(db: Db, rows: ShardLogRow[]): Promise<ClickLogRow[]> {
-  const names = await campaignNames(
-    db,
-    rows.map((r) => r.campaignId),
-  );
-  return rows.map((r) => ({ ...r, campaign: names.get(r.campaignId) ?? null }));
-}
-
-/** The filter's first `limit` rows after `after` across D1 and the objects, newest first. */
+/**
+ * The filter's first `limit` rows after `after` across D1 and the objects, newest first, with their
+ * campaign's name. A shard-day keeps the clicks of a campaign deleted since (D1 deletes its own with
+ * the campaign): they are left out, and the stores are asked again past them until the rows are
+ * `limit` or the stores have no more.
+ */
 export async function clickRowsAcross({ db, shards }: ClickStores, places: ClickPlace[], filter: ClickFilter, after: LogCursor | null, limit: number) {
-  const [own, sharded] = await Promise.all([clickLogRowsAfter(db, filter, after, limit), pageAcrossShards(shards, places, filter, after, limit)]);
-  const rows = [...own, ...(await named(db, sharded.rows))];
-  return rows.sort(newerFirst).slice(0, limit);
+  const rows: ClickLogRow[] = [];
+  let cursor = after;
+  for (;;) {
+    const [own, sharded] = await Promise.all([clickLogRowsAfter(db, filter, cursor, limit), pageAcrossShards(shards, places, filter, cursor, limit)]);
+    const names = await campaignNames(
+      db,
+      sharded.rows.map((r) => r.campaignId),
+    );
+    const merged: (ClickLogRow | ShardLogRow)[] = [...own, ...sharded.rows].sort(newerFirst).slice(0, limit);
+    for (const r of merged) {
+      if ("campaign" in r) rows.push(r);
+      else if (names.has(r.campaignId)) rows.push({ ...r, campaign: names.get(r.campaignId) ?? null });
+    }
+    const last = merged.at(-1);
+    if (rows.length >= limit || merged.length < limit || !last) return rows.slice(0, limit);
+    cursor = { clickedAt: last.clickedAt, clickId: last.clickId };
+  }
 }
 
 /**
@@ -84,7 +94,12 @@ async function objectCounts({ db, shards }: ClickStores, places: ClickPlace[], f
       return shards.getByName(shardName(place)).counts(filter, since);
     }),
   );
-  return parts.flat();
+  // A campaign deleted since is in no D1 count (its clicks went with it): its objects' counts neither.
+  const live = await campaignNames(
+    db,
+    parts.flat().map((c) => c.campaignId),
+  );
+  return parts.flat().filter((c) => live.has(c.campaignId));
 }
 
 /**
