@@ -5,8 +5,7 @@ import type { Bindings, Db } from "../env";
 import { applyShardRollup, shardRollupMarks, type ShardWatermarks } from "../db/queries/shard-rollup";
 import { offsetSpans } from "../lib/calendar-days";
 import { clicksRetention } from "../retention/config";
-import { clickDayOf, clickDayStart } from "../tracking/click-id";
-import { shardName } from "../tracking/click-id";
+import { clickDayOf, clickDayStart, shardName } from "../tracking/click-id";
 import { shardDaysFrom } from "../tracking/shard-days";
 import type { Job } from "./index";
 
@@ -85,9 +84,10 @@ export interface ShardRollupRun {
 
 /**
  * Brings the rollups up to date with the shard-days' clicks
- * (docs/click-storage.md "The rollups and the reports"), after rollUpClicks has brought them up to date with D1's (and rebuilt them, which
- * starts every shard-day over): today's and yesterday's objects every run, each older kept one once
- * a day (an exit on an old click lands in that click's object). Each object is asked a step at a
+ * (docs/click-storage.md "The rollups and the reports"), after rollUpClicks has brought them up
+ * to date with D1's (and rebuilt them, which starts every shard-day over): today's and
+ * yesterday's objects every run, each older kept one once a day (an exit on an old click lands in
+ * that click's object). Each object is asked a step at a
  * time and D1 applies each step atomically (db/queries/shard-rollup.ts). Days archived by the
  * retention are D1's alone today: no shard-day is archived yet.
  */

@@ -17,8 +17,7 @@ import { insertClicksOnce } from "../db/queries/clicks";
 import { attributedClicks } from "../db/schema";
 import type { Bindings, Db } from "../env";
 import { clicksRetention } from "../retention/config";
-import { checkClickId } from "./click-id";
-import { shardName } from "./click-id";
+import { checkClickId, shardName } from "./click-id";
 import { isStoredPlace, shardCounts } from "./shard-days";
 
 type AttributedEnv = Pick<Bindings, "CLICK_SHARDS" | "SESSION_SECRET" | "CLICKS_RETENTION_DAYS">;

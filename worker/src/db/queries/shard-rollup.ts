@@ -13,8 +13,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
-import type { OffsetSpan } from "../../lib/calendar-days";
-import { localDaySql } from "../../lib/calendar-days";
+import { localDaySql, type OffsetSpan } from "../../lib/calendar-days";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS, type AudienceDim } from "../schema";
 import { AUDIENCE_KEY, AUDIENCE_VALUE, AUDIENCE_DIMS_TABLE, audienceValue, CLICK_FIELDS, GROUP_ALL, KEY_COLUMNS } from "./click-rollup";
