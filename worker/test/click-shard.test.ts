@@ -220,6 +220,24 @@ describe("the clicks queue's consumer and shard-days", () => {
     expect(await stub.size()).toMatchObject({ clicks: 1, exits: 1, pendingExits: 0 });
   });
 
+  it("records a delivery's exits with one call per object, in order, each once", async () => {
+    const [one, two] = [
+      { day: DAY, shard: 205 },
+      { day: DAY, shard: 206 },
+    ];
+    const at = clickDayStart(DAY) + 3_600_000;
+    const [a, b] = [click(await newClickId(secret, one), { clickedAt: at }), click(await newClickId(secret, two), { clickedAt: at })];
+    const calls = vi.spyOn(env.CLICK_SHARDS, "getByName");
+    const exits = [exit(a.clickId, at + 1_000), exit(b.clickId, at + 2_000), exit(a.clickId, at + 3_000), exit(a.clickId, at + 1_000)];
+    expect((await consume(message("m", { kind: "clicks", clicks: [a, b], exits }))).explicitAcks).toEqual(["m"]);
+    // Two objects: one call each for the clicks, one each for the exits.
+    expect(calls.mock.calls.map(([name]) => name).sort()).toEqual([shardName(one), shardName(one), shardName(two), shardName(two)]);
+    calls.mockRestore();
+    expect(await column(env.CLICK_SHARDS.getByName(shardName(one)), "select at from exits order by at")).toEqual([{ at: at + 1_000 }, { at: at + 3_000 }]);
+    expect(await column(env.CLICK_SHARDS.getByName(shardName(one)), "select exited_at from clicks")).toEqual([{ exited_at: at + 1_000 }]);
+    expect(await env.CLICK_SHARDS.getByName(shardName(two)).size()).toMatchObject({ clicks: 1, exits: 1, pendingExits: 0 });
+  });
+
   it("retries the batch when a shard-day fails, and stores it once when it answers", async () => {
     const place = { day: DAY, shard: 203 };
     const c = click(await newClickId(secret, place), { clickedAt: clickDayStart(DAY) + 3_600_000 });

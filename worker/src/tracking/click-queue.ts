@@ -20,7 +20,7 @@ import { recordClicksFailed, recordClicksStored } from "../db/queries/click-pipe
 import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
 import { placeOfClickId, type ClickPlace } from "./click-id";
-import { exitToShard, writeToShards } from "./click-shards";
+import { exitsToShards, writeToShards } from "./click-shards";
 
 export const CLICKS_QUEUE_NAME = "trackyard-clicks";
 export const CLICKS_DLQ_NAME = "trackyard-clicks-dlq";
@@ -139,15 +139,21 @@ const describe = (m: ClickMessage) =>
 /** Where clicks are written: D1, and the shard-day objects (a layout-1 id names one). */
 export type Stores = { db: Db; shards: Bindings["CLICK_SHARDS"] };
 
-/** Records exits in order; returns those whose click is not stored yet (a shard-day keeps its own). */
+/**
+ * Records exits in order: a shard-day's to its object, one call per object (the object keeps an
+ * exit until its click comes), the others to D1. Returns the D1 exits whose click is not stored yet.
+ */
 export async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
   const waiting: ExitRecord[] = [];
+  const placed: { place: ClickPlace; exit: ExitRecord }[] = [];
+  const own: ExitRecord[] = [];
   for (const exit of exits) {
     const place = placeOfClickId(exit.clickId, exit.at);
-    if (place) {
-      await exitToShard(shards, place, exit);
-      continue;
-    }
+    if (place) placed.push({ place, exit });
+    else own.push(exit);
+  }
+  if (placed.length) await exitsToShards(shards, placed);
+  for (const exit of own) {
     const outcome = await recordExitOnce(db, exit);
     if (outcome === "no click") waiting.push(exit);
     // An expected outcome, noted in a line, not a failure.

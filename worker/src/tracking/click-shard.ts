@@ -200,14 +200,16 @@ export class ClickShard extends DurableObject<unknown> {
    * and the click returned, or kept as pending while the click is not stored yet.
    */
   recordExit(exit: ExitRecord): ShardExit {
-    return this.ctx.storage.transactionSync((): ShardExit => {
-      const click = this.db.select(CLICK_FOR_EXIT).from(clicks).where(eq(clicks.clickId, exit.clickId)).get();
-      if (!click) {
-        this.insertExit("pending_exits", exit);
-        return { click: null, pending: true };
-      }
-      return { click, recorded: this.applyExit(exit) };
-    });
+    return this.ctx.storage.transactionSync(() => this.exitOnce(exit));
+  }
+
+  /**
+   * Exits in the order given, each as recordExit takes it, in one transaction: a delivery's exits
+   * for this object in one call (the clicks queue's consumer). Returns how many were recorded on
+   * their click now (the others were there already, or wait for their click).
+   */
+  recordExits(exits: ExitRecord[]): number {
+    return this.ctx.storage.transactionSync(() => exits.map((exit) => this.exitOnce(exit)).filter((e) => e.click !== null && e.recorded).length);
   }
 
   /**
@@ -293,6 +295,16 @@ export class ClickShard extends DurableObject<unknown> {
         .from(table)
         .get()?.n ?? 0;
     return { bytes: this.ctx.storage.sql.databaseSize, clicks: count(clicks), exits: count(shardExits), pendingExits: count(pendingExits) };
+  }
+
+  /** An exit recorded on its stored click, or kept as pending while there is none (inside a transaction). */
+  private exitOnce(exit: ExitRecord): ShardExit {
+    const click = this.db.select(CLICK_FOR_EXIT).from(clicks).where(eq(clicks.clickId, exit.clickId)).get();
+    if (!click) {
+      this.insertExit("pending_exits", exit);
+      return { click: null, pending: true };
+    }
+    return { click, recorded: this.applyExit(exit) };
   }
 
   /** Records an exit of a stored click; false when that exit (its click and time) is there already. */

@@ -56,10 +56,17 @@ export async function writeToShards(shards: DurableObjectNamespace<ClickShard>, 
 }
 
 /**
- * An exit to its click's shard-day: recorded there, or kept there until its click arrives. One
- * call per exit, in the order they came; sending a delivery's exits to each object in one call is
- * left for the switch (docs/click-storage.md "Steps to build it").
+ * Exits to their clicks' shard-days: recorded there, or kept there until their click arrives. One
+ * call per object with its exits in the order they came, all objects at once. Throws when an
+ * object fails: the queue retries the message, and an exit recorded already is not recorded twice.
  */
-export async function exitToShard(shards: DurableObjectNamespace<ClickShard>, place: ClickPlace, exit: ExitRecord) {
-  await shards.getByName(shardName(place)).recordExit(exit);
+export async function exitsToShards(shards: DurableObjectNamespace<ClickShard>, placed: { place: ClickPlace; exit: ExitRecord }[]) {
+  const byObject = new Map<string, ExitRecord[]>();
+  for (const { place, exit } of placed) {
+    const name = shardName(place);
+    const exits = byObject.get(name);
+    if (exits) exits.push(exit);
+    else byObject.set(name, [exit]);
+  }
+  await Promise.all([...byObject].map(([name, exits]) => shards.getByName(name).recordExits(exits)));
 }
