@@ -145,11 +145,11 @@ export type Stores = { db: Db; shards: Bindings["CLICK_SHARDS"] };
  */
 export async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
   const waiting: ExitRecord[] = [];
-  const placed: { place: ClickPlace; exit: ExitRecord }[] = [];
+  const placed: { place: ClickPlace; item: ExitRecord }[] = [];
   const own: ExitRecord[] = [];
   for (const exit of exits) {
     const place = placeOfClickId(exit.clickId, exit.at);
-    if (place) placed.push({ place, exit });
+    if (place) placed.push({ place, item: exit });
     else own.push(exit);
   }
   if (placed.length) await exitsToShards(shards, placed);
@@ -170,11 +170,11 @@ export async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
  * with it.
  */
 export async function writeClicks({ db, shards }: Stores, all: QueuedClick[]) {
-  const placed: { place: ClickPlace; click: QueuedClick }[] = [];
+  const placed: { place: ClickPlace; item: QueuedClick }[] = [];
   const clicks: QueuedClick[] = [];
   for (const click of all) {
     const place = placeOfClickId(click.clickId, click.clickedAt);
-    if (place) placed.push({ place, click });
+    if (place) placed.push({ place, item: click });
     else clicks.push(click);
   }
   if (placed.length) await writeToShards(shards, placed);

@@ -33,21 +33,26 @@ export async function pageAcrossShards(
   return { rows, next: merged.length > limit && last ? { clickedAt: last.clickedAt, clickId: last.clickId } : null };
 }
 
+/** Items grouped by the object their place names, each group in the order given. */
+function byObject<T>(placed: { place: ClickPlace; item: T }[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const { place, item } of placed) {
+    const name = shardName(place);
+    const group = groups.get(name);
+    if (group) group.push(item);
+    else groups.set(name, [item]);
+  }
+  return groups;
+}
+
 /**
  * Clicks to the shard-days their ids name (each with its place), one call per object, all at
  * once. Throws when an object fails: the queue retries the message, and a repeat stores nothing.
  * A different click under a stored id is logged, never taken for a repeat.
  */
-export async function writeToShards(shards: DurableObjectNamespace<ClickShard>, placed: { place: ClickPlace; click: NewClick }[]) {
-  const byObject = new Map<string, NewClick[]>();
-  for (const { place, click } of placed) {
-    const name = shardName(place);
-    const rows = byObject.get(name);
-    if (rows) rows.push(click);
-    else byObject.set(name, [click]);
-  }
+export async function writeToShards(shards: DurableObjectNamespace<ClickShard>, placed: { place: ClickPlace; item: NewClick }[]) {
   await Promise.all(
-    [...byObject].map(async ([name, rows]) => {
+    [...byObject(placed)].map(async ([name, rows]) => {
       const { conflicts } = await shards.getByName(name).write(rows);
       if (conflicts.length)
         console.error(`clicks: ${name} holds other clicks under ${conflicts.length} of these ids, kept as they were: ${conflicts.join(", ")}`);
@@ -60,13 +65,6 @@ export async function writeToShards(shards: DurableObjectNamespace<ClickShard>, 
  * call per object with its exits in the order they came, all objects at once. Throws when an
  * object fails: the queue retries the message, and an exit recorded already is not recorded twice.
  */
-export async function exitsToShards(shards: DurableObjectNamespace<ClickShard>, placed: { place: ClickPlace; exit: ExitRecord }[]) {
-  const byObject = new Map<string, ExitRecord[]>();
-  for (const { place, exit } of placed) {
-    const name = shardName(place);
-    const exits = byObject.get(name);
-    if (exits) exits.push(exit);
-    else byObject.set(name, [exit]);
-  }
-  await Promise.all([...byObject].map(([name, exits]) => shards.getByName(name).recordExits(exits)));
+export async function exitsToShards(shards: DurableObjectNamespace<ClickShard>, placed: { place: ClickPlace; item: ExitRecord }[]) {
+  await Promise.all([...byObject(placed)].map(([name, exits]) => shards.getByName(name).recordExits(exits)));
 }
