@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { z } from "zod";
-import { clickCountsByCampaign, clickFacets, clickLogPage, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
+import type { ClickFilter, ClickLogRow } from "../db/queries/clicks";
 import { archivedFrontier, archiveOfDay, archivesOverlapping } from "../db/queries/click-archives";
 import { refusedByDay } from "../db/queries/refused-clicks";
 import { reportTimeZone } from "../db/queries/settings";
@@ -9,7 +9,7 @@ import { dayIn, shiftDay } from "../lib/calendar-days";
 import { badRequest, notFound } from "../lib/errors";
 import { iso, isoOrNull } from "../lib/time";
 import { clickCsv } from "../tracking/click-csv";
-import { clickCountsByCampaignAcross, clickFacetsAcross, clickLogPageAcross, shardPlacesOf } from "../tracking/click-log";
+import { clickCountsByCampaignAcross, clickFacetsAcross, clickLogPageAcross } from "../tracking/click-log";
 import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/calendar-days";
 import { archiveDayParam, clickExportQuery, clickLogQuery, dateRangeQuery, UNKNOWN_VALUE } from "../schemas/clicks";
@@ -56,12 +56,8 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const filter = clickFilter(range, q);
     // Days whose clicks are in shard-day objects are read there too (tracking/click-log.ts).
-    const places = await shardPlacesOf(db, range.startMs, range.endMs);
-    const { total, exits, bots, rows } = places.length
-      ? await clickLogPageAcross({ db, shards: c.env.CLICK_SHARDS }, places, filter, q.page, q.pageSize, range)
-      : await clickLogPage(db, filter, q.page, q.pageSize, range);
+    const { total, exits, bots, rows } = await clickLogPageAcross({ db, shards: c.env.CLICK_SHARDS }, clickFilter(range, q), q.page, q.pageSize, range);
     return c.json(
       {
         startDate: range.startDate,
@@ -83,11 +79,7 @@ export const clickRoutes = new Hono<AppEnv>()
   .get("/by-campaign", validate("query", dateRangeQuery), async (c) => {
     const db = c.get("db");
     const range = await resolveRange(db, c.req.valid("query"));
-    const filter = { startMs: range.startMs, endMs: range.endMs };
-    const places = await shardPlacesOf(db, range.startMs, range.endMs);
-    const rows = places.length
-      ? await clickCountsByCampaignAcross({ db, shards: c.env.CLICK_SHARDS }, places, filter, range)
-      : await clickCountsByCampaign(db, filter, range);
+    const rows = await clickCountsByCampaignAcross({ db, shards: c.env.CLICK_SHARDS }, { startMs: range.startMs, endMs: range.endMs }, range);
     return c.json(
       rows.map((r) => ({ ...r, ctr: ctrPercent(r.exitClicks, r.totalClicks) })),
       200,
@@ -98,8 +90,7 @@ export const clickRoutes = new Hono<AppEnv>()
   .get("/facets", validate("query", dateRangeQuery), async (c) => {
     const db = c.get("db");
     const range = await resolveRange(db, c.req.valid("query"));
-    const places = await shardPlacesOf(db, range.startMs, range.endMs);
-    const facets = places.length ? await clickFacetsAcross({ db, shards: c.env.CLICK_SHARDS }, places, range) : await clickFacets(db, range);
+    const facets = await clickFacetsAcross({ db, shards: c.env.CLICK_SHARDS }, range);
     const of = (dim: string) => facets.filter((f) => f.dim === dim).map(({ value, clicks }) => ({ value, clicks }));
     return c.json({ countries: of("country"), devices: of("device"), oses: of("os"), browsers: of("browser") }, 200);
   })
@@ -109,10 +100,7 @@ export const clickRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const q = c.req.valid("query");
     const range = await resolveRange(db, q);
-    const { body } = await clickCsv(db, clickFilter(range, q), undefined, {
-      shards: c.env.CLICK_SHARDS,
-      places: await shardPlacesOf(db, range.startMs, range.endMs),
-    });
+    const { body } = await clickCsv(db, clickFilter(range, q), undefined, c.env.CLICK_SHARDS);
     return c.body(body, 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="click-log-${dayIn(Date.now(), range.timeZone)}.csv"`,

@@ -10,7 +10,8 @@
  *   it as a possibility and the alert does not fire on it.
  */
 import { readClicksPipeline, type ClicksPipelineRecord } from "../db/queries/click-pipeline";
-import { clicksBetween, type ClickStores } from "./click-log";
+import { clicksBetween } from "./click-log";
+import type { Stores } from "./click-queue";
 
 /** A batch's lag speaks for the queue this long after it was stored (the backlog alert's cron runs every 15 minutes). */
 export const LAG_RECENT_MS = 15 * 60_000;
@@ -40,7 +41,7 @@ export function measuredDelay(r: ClicksPipelineRecord, now: number): { reason: D
   return null;
 }
 
-export async function clicksPipelineState(stores: ClickStores, now: number, thresholdMs: number): Promise<ClicksPipelineState> {
+export async function clicksPipelineState(stores: Stores, now: number, thresholdMs: number): Promise<ClicksPipelineState> {
   const { db } = stores;
   const r = await readClicksPipeline(db);
   const lastStoredAt = r.storedAt ?? null;

@@ -8,8 +8,8 @@
  */
 import { clickRowsAfter, type ClickFilter, type ClickLogRow } from "../db/queries/clicks";
 import type { Db } from "../env";
-import type { ClickPlace } from "./click-id";
-import { clickRowsAcross, type ClickStores } from "./click-log";
+import { clickRowsAcross, shardPlacesOf } from "./click-log";
+import type { Stores } from "./click-queue";
 import { csvRow, pagedCsv } from "../lib/csv";
 import { iso, isoOrNull } from "../lib/time";
 
@@ -57,23 +57,20 @@ export interface ClickCsv {
 /**
  * Every click the filter matches as the Click Log's CSV, read a bounded page at a time (keyset
  * paging), so a month of clicks never sits in memory. The first page is read before this
- * resolves, so a failing database is the caller's error rather than a cut-off file. With
- * `sharded` objects of the range (tracking/click-log.ts), each page merges theirs with D1's.
+ * resolves, so a failing database is the caller's error rather than a cut-off file. Given the
+ * `shards`, each page merges D1's rows with those of the range's shard-day objects
+ * (tracking/click-log.ts).
  */
-export async function clickCsv(
-  db: Db,
-  filter: ClickFilter,
-  pageRows = CLICK_CSV_PAGE_ROWS,
-  sharded?: { shards: ClickStores["shards"]; places: ClickPlace[] },
-): Promise<ClickCsv> {
+export async function clickCsv(db: Db, filter: ClickFilter, pageRows = CLICK_CSV_PAGE_ROWS, shards?: Stores["shards"]): Promise<ClickCsv> {
   let written = 0;
   const line = (row: ClickLogRow) => {
     written += 1;
     return clickCsvLine(row);
   };
-  if (sharded?.places.length) {
-    const stores = { db, shards: sharded.shards };
-    const page = (after: { clickedAt: number; clickId: string } | null) => clickRowsAcross(stores, sharded.places, filter, after, pageRows);
+  const places = shards ? await shardPlacesOf(db, filter.startMs, filter.endMs) : [];
+  if (shards && places.length) {
+    const stores = { db, shards };
+    const page = (after: { clickedAt: number; clickId: string } | null) => clickRowsAcross(stores, places, filter, after, pageRows);
     const first = await page(null);
     return { body: pagedCsv(CLICK_CSV_HEADERS, first, pageRows, (last) => page(last), line), written: () => written };
   }

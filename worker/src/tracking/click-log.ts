@@ -15,7 +15,9 @@
  */
 import {
   campaignNames,
+  clickCountsByCampaign,
   clickFacets,
+  clickLogPage,
   clickLogRowsAfter,
   countedClickCountsByCampaign,
   countedClickTotals,
@@ -31,16 +33,12 @@ import {
 } from "../db/queries/clicks";
 import { clicksAnsweredBetween } from "../db/queries/click-pipeline";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
-import type { Bindings, Db } from "../env";
+import type { Db } from "../env";
+import type { Stores } from "./click-queue";
 import { clickDayOf, shardName, type ClickPlace } from "./click-id";
 import type { LogCursor, ShardLogRow } from "./click-shard";
-import { pageAcrossShards } from "./click-shards";
+import { newerFirst, pageAcrossShards } from "./click-shards";
 import { shardCounts } from "./shard-days";
-
-export interface ClickStores {
-  db: Db;
-  shards: Bindings["CLICK_SHARDS"];
-}
 
 /** The shard-day objects holding clicks of [startMs, endMs): every shard of each day with a count. */
 export async function shardPlacesOf(db: Db, startMs: number, endMs: number, now = Date.now()): Promise<ClickPlace[]> {
@@ -52,16 +50,13 @@ export async function shardPlacesOf(db: Db, startMs: number, endMs: number, now 
   return places;
 }
 
-const newerFirst = (a: { clickedAt: number; clickId: string }, b: { clickedAt: number; clickId: string }) =>
-  b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : a.clickId > b.clickId ? -1 : 0);
-
 /**
  * The filter's first `limit` rows after `after` across D1 and the objects, newest first, with their
  * campaign's name. A shard-day keeps the clicks of a campaign deleted since (D1 deletes its own with
  * the campaign): they are left out, and the stores are asked again past them until the rows are
  * `limit` or the stores have no more.
  */
-export async function clickRowsAcross({ db, shards }: ClickStores, places: ClickPlace[], filter: ClickFilter, after: LogCursor | null, limit: number) {
+export async function clickRowsAcross({ db, shards }: Stores, places: ClickPlace[], filter: ClickFilter, after: LogCursor | null, limit: number) {
   const rows: ClickLogRow[] = [];
   let cursor = after;
   for (;;) {
@@ -85,7 +80,12 @@ export async function clickRowsAcross({ db, shards }: ClickStores, places: Click
  * Every object's counts per campaign: what each holds past its watermarks when `rolled` (the
  * rollups answer for the rest), else all of its matching clicks.
  */
-async function objectCounts({ db, shards }: ClickStores, places: ClickPlace[], filter: ClickFilter, rolled: boolean): Promise<CampaignCounts[]> {
+async function objectCounts(
+  { db, shards }: Stores,
+  places: ClickPlace[],
+  filter: ClickFilter,
+  rolled: boolean,
+): Promise<{ counts: CampaignCounts[]; names: Map<number, string> }> {
   const marks = rolled ? await shardRollupMarks(db, Math.min(...places.map((p) => p.day))) : null;
   const parts = await Promise.all(
     places.map((place) => {
@@ -95,49 +95,45 @@ async function objectCounts({ db, shards }: ClickStores, places: ClickPlace[], f
     }),
   );
   // A campaign deleted since is in no D1 count (its clicks went with it): its objects' counts neither.
-  const live = await campaignNames(
+  const names = await campaignNames(
     db,
     parts.flat().map((c) => c.campaignId),
   );
-  return parts.flat().filter((c) => live.has(c.campaignId));
+  return { counts: parts.flat().filter((c) => names.has(c.campaignId)), names };
 }
 
 /**
  * Clicks answered in [from, to) across D1 and the objects, counted up to `cap`: whether clicks were
  * flowing (the built-in alerts, the clicks queue's state), not a scan of a busy hour.
  */
-export async function clicksBetween(stores: ClickStores, from: number, to: number, cap = 10_000): Promise<number> {
+export async function clicksBetween(stores: Stores, from: number, to: number, cap = 10_000): Promise<number> {
   const inD1 = await clicksAnsweredBetween(stores.db, from, to, cap);
   if (inD1 >= cap) return inD1;
   const places = await shardPlacesOf(stores.db, from, to);
   if (!places.length) return inD1;
-  const counts = await objectCounts(stores, places, { startMs: from, endMs: to }, false);
+  const { counts } = await objectCounts(stores, places, { startMs: from, endMs: to }, false);
   return Math.min(cap, inD1 + counts.reduce((sum, c) => sum + c.total, 0));
 }
 
 /** The filter's totals across D1 and the objects (see the module comment). */
-async function totalsAcross(stores: ClickStores, places: ClickPlace[], filter: ClickFilter, days: ClickLogDays): Promise<ClickTotals> {
+async function totalsAcross(stores: Stores, places: ClickPlace[], filter: ClickFilter, days: ClickLogDays): Promise<ClickTotals> {
   const rolled = await rolledClickTotals(stores.db, filter, days);
   const base = rolled ?? (await countedClickTotals(stores.db, filter));
-  const counts = await objectCounts(stores, places, filter, rolled !== null);
+  const { counts } = await objectCounts(stores, places, filter, rolled !== null);
   return counts.reduce((sum, p) => ({ total: sum.total + p.total, exits: sum.exits + p.exits, bots: sum.bots + p.bots }), base);
 }
 
-/** Clicks and exits per campaign across D1 and the objects (the Click Log's campaign list), as the totals are counted. */
-export async function clickCountsByCampaignAcross(
-  stores: ClickStores,
-  places: ClickPlace[],
-  filter: ClickFilter,
-  days: ClickLogDays,
-): Promise<CampaignClickCounts[]> {
+/**
+ * Clicks and exits per campaign across D1 and the range's objects (the Click Log's campaign list),
+ * as the totals are counted; D1's alone when no day of the range has objects.
+ */
+export async function clickCountsByCampaignAcross(stores: Stores, filter: ClickFilter, days: ClickLogDays): Promise<CampaignClickCounts[]> {
+  const places = await shardPlacesOf(stores.db, filter.startMs, filter.endMs);
+  if (!places.length) return clickCountsByCampaign(stores.db, filter, days);
   const rolled = await rolledClickCountsByCampaign(stores.db, filter, days);
   const base = rolled ?? (await countedClickCountsByCampaign(stores.db, filter));
   const byCampaign = new Map(base.map((r) => [r.campaignId, { ...r }]));
-  const counts = await objectCounts(stores, places, filter, rolled !== null);
-  const names = await campaignNames(
-    stores.db,
-    counts.filter((c) => !byCampaign.has(c.campaignId)).map((c) => c.campaignId),
-  );
+  const { counts, names } = await objectCounts(stores, places, filter, rolled !== null);
   for (const c of counts) {
     const row = byCampaign.get(c.campaignId) ?? { campaignId: c.campaignId, campaignName: names.get(c.campaignId) ?? null, totalClicks: 0, exitClicks: 0 };
     row.totalClicks += c.total;
@@ -150,9 +146,12 @@ export async function clickCountsByCampaignAcross(
 /**
  * The Click Log's filter values across D1 and the objects: clickFacets (the audience rollup, which
  * holds the objects' clicks up to their watermarks, and D1's newest) plus each object's clicks past
- * its click watermark; most clicks first within a dimension.
+ * its click watermark; most clicks first within a dimension. D1's alone when no day of the range
+ * has objects.
  */
-export async function clickFacetsAcross({ db, shards }: ClickStores, places: ClickPlace[], days: ClickLogDays & { startMs: number; endMs: number }) {
+export async function clickFacetsAcross({ db, shards }: Stores, days: ClickLogDays & { startMs: number; endMs: number }) {
+  const places = await shardPlacesOf(db, days.startMs, days.endMs);
+  if (!places.length) return clickFacets(db, days);
   const [own, marks] = await Promise.all([clickFacets(db, days), shardRollupMarks(db, Math.min(...places.map((p) => p.day)))]);
   const parts = await Promise.all(
     places.map((place) =>
@@ -171,8 +170,13 @@ export async function clickFacetsAcross({ db, shards }: ClickStores, places: Cli
   );
 }
 
-/** One page of the Click Log across D1 and the objects, with the totals of everything the filter matches. */
-export async function clickLogPageAcross(stores: ClickStores, places: ClickPlace[], filter: ClickFilter, page: number, pageSize: number, days: ClickLogDays) {
+/**
+ * One page of the Click Log across D1 and the range's objects, with the totals of everything the
+ * filter matches; D1's alone when no day of the range has objects.
+ */
+export async function clickLogPageAcross(stores: Stores, filter: ClickFilter, page: number, pageSize: number, days: ClickLogDays) {
+  const places = await shardPlacesOf(stores.db, filter.startMs, filter.endMs);
+  if (!places.length) return clickLogPage(stores.db, filter, page, pageSize, days);
   const [rows, totals] = await Promise.all([clickRowsAcross(stores, places, filter, null, page * pageSize), totalsAcross(stores, places, filter, days)]);
   return { ...totals, rows: rows.slice((page - 1) * pageSize) };
 }

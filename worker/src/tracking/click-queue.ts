@@ -139,19 +139,25 @@ const describe = (m: ClickMessage) =>
 /** Where clicks are written: D1, and the shard-day objects (a layout-1 id names one). */
 export type Stores = { db: Db; shards: Bindings["CLICK_SHARDS"] };
 
+/** Items by where their click is stored: with the shard-day its layout-1 id names, or D1's (`own`), each in the order given. */
+function byStore<T>(items: T[], idAndTime: (item: T) => [string, number]) {
+  const placed: { place: ClickPlace; item: T }[] = [];
+  const own: T[] = [];
+  for (const item of items) {
+    const place = placeOfClickId(...idAndTime(item));
+    if (place) placed.push({ place, item });
+    else own.push(item);
+  }
+  return { placed, own };
+}
+
 /**
  * Records exits in order: a shard-day's to its object, one call per object (the object keeps an
  * exit until its click comes), the others to D1. Returns the D1 exits whose click is not stored yet.
  */
 export async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
   const waiting: ExitRecord[] = [];
-  const placed: { place: ClickPlace; item: ExitRecord }[] = [];
-  const own: ExitRecord[] = [];
-  for (const exit of exits) {
-    const place = placeOfClickId(exit.clickId, exit.at);
-    if (place) placed.push({ place, item: exit });
-    else own.push(exit);
-  }
+  const { placed, own } = byStore(exits, (exit) => [exit.clickId, exit.at]);
   if (placed.length) await exitsToShards(shards, placed);
   for (const exit of own) {
     const outcome = await recordExitOnce(db, exit);
@@ -170,13 +176,7 @@ export async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
  * with it.
  */
 export async function writeClicks({ db, shards }: Stores, all: QueuedClick[]) {
-  const placed: { place: ClickPlace; item: QueuedClick }[] = [];
-  const clicks: QueuedClick[] = [];
-  for (const click of all) {
-    const place = placeOfClickId(click.clickId, click.clickedAt);
-    if (place) placed.push({ place, item: click });
-    else clicks.push(click);
-  }
+  const { placed, own: clicks } = byStore(all, (click) => [click.clickId, click.clickedAt]);
   if (placed.length) await writeToShards(shards, placed);
   if (!clicks.length || (await insertClicksOnce(db, clicks)) === clicks.length) return;
   const stored = await storedClickIds(

@@ -25,7 +25,7 @@
  * "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, desc, eq, getTableColumns, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { clicks } from "../db/schema";
@@ -52,7 +52,6 @@ import {
   type ShardRollupCounts,
   type ShardWatermarks,
 } from "../db/queries/shard-rollup";
-import type { SQL } from "drizzle-orm";
 import { pairVisitsQuery, type VariantPairRow } from "../db/queries/split-tests";
 
 /** An exit's columns, keyed by its click and time: the shard's exits, and the ones still waiting for their click. */
@@ -256,13 +255,8 @@ export class ClickShard extends DurableObject<unknown> {
       idAt("select max(id) as id from clicks where id > ?", ask.clickWatermark) ??
       ask.clickWatermark;
     const more = idAt("select id from clicks where id > ? order by id limit 1", toClick) !== null;
-    const run = <T>(statements: SQL[]) =>
-      statements.flatMap((statement) => {
-        const query = dialect.sqlToQuery(statement);
-        return sqlOf.exec(query.sql, ...query.params).toArray() as T[];
-      });
     const { daily, audience } = shardRollupQueries(ask, toClick);
-    return { toClick, more, daily: run<DailyCount>(daily), audience: run<AudienceCount>(audience) };
+    return { toClick, more, daily: daily.flatMap((s) => this.all<DailyCount>(s)), audience: audience.flatMap((s) => this.all<AudienceCount>(s)) };
   }
 
   /**
@@ -271,20 +265,23 @@ export class ClickShard extends DurableObject<unknown> {
    * Log's totals and campaign list.
    */
   counts(filter: ClickFilter, since: ShardWatermarks | null): CampaignCounts[] {
-    const query = dialect.sqlToQuery(campaignCountsQuery(filter, since));
-    return this.ctx.storage.sql.exec<{ [K in keyof CampaignCounts]: CampaignCounts[K] }>(query.sql, ...query.params).toArray();
+    return this.all(campaignCountsQuery(filter, since));
   }
 
   /** The facet values of this object's clicks of [startMs, endMs) past the rollup's click watermark (the Click Log's filters). */
   facetsPast(startMs: number, endMs: number, clickWatermark: number): ClickFacet[] {
-    const query = dialect.sqlToQuery(facetsPastQuery(startMs, endMs, clickWatermark));
-    return this.ctx.storage.sql.exec<{ [K in keyof ClickFacet]: ClickFacet[K] }>(query.sql, ...query.params).toArray();
+    return this.all(facetsPastQuery(startMs, endMs, clickWatermark));
   }
 
   /** The path's visits and exits per lander and offer among this object's clicks (tracking/variant-figures.ts). */
   pathVisits(campaignId: number, pathId: number, from: number, to: number): VariantPairRow[] {
-    const query = dialect.sqlToQuery(pairVisitsQuery(campaignId, pathId, from, to));
-    return this.ctx.storage.sql.exec<{ [K in keyof VariantPairRow]: VariantPairRow[K] }>(query.sql, ...query.params).toArray();
+    return this.all(pairVisitsQuery(campaignId, pathId, from, to));
+  }
+
+  /** The rows of a statement built with Drizzle's `sql` (the shared query builders), as they come. */
+  private all<T>(statement: SQL): T[] {
+    const query = dialect.sqlToQuery(statement);
+    return this.ctx.storage.sql.exec(query.sql, ...query.params).toArray() as T[];
   }
 
   /** For benchmarks and checks, not the click path: each count reads every row of its table (rows read are billed). */

@@ -11,8 +11,8 @@ import type { ClickFilter, ExitRecord, NewClick } from "../db/queries/clicks";
 import { shardName, type ClickPlace } from "./click-id";
 import type { ClickShard, LogCursor, ShardLogRow } from "./click-shard";
 
-/** Newest first, ties by click id: the order of every object's rows. */
-const newerFirst = (a: ShardLogRow, b: ShardLogRow) => b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : a.clickId > b.clickId ? -1 : 0);
+/** Newest first, ties by click id: the order of every object's rows, and of D1's merged with them (tracking/click-log.ts). */
+export const newerFirst = (a: LogCursor, b: LogCursor) => b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : a.clickId > b.clickId ? -1 : 0);
 
 /**
  * One page of the filter's clicks across `places` (a range's shard-days), after `after`: the

@@ -7,7 +7,7 @@
  */
 import { copiedPairConversions, pathVariantFigures, type VariantPairRow, type VariantRow } from "../db/queries/split-tests";
 import { shardName } from "./click-id";
-import type { ClickStores } from "./click-log";
+import type { Stores } from "./click-queue";
 import { shardPlacesOf } from "./click-log";
 
 /** Adds pair rows to per-variant rows, keyed by the variant each pair names. */
@@ -25,7 +25,7 @@ function addPairs(rows: VariantRow[], pairs: VariantPairRow[], variantOf: (p: Va
   return [...byId.values()];
 }
 
-export async function variantFigures({ db, shards }: ClickStores, campaignId: number, pathId: number, from: number, to: number) {
+export async function variantFigures({ db, shards }: Stores, campaignId: number, pathId: number, from: number, to: number) {
   const places = await shardPlacesOf(db, from, to);
   const own = pathVariantFigures(db, campaignId, pathId, from, to);
   if (!places.length) return own;

@@ -82,30 +82,31 @@ const ATTRIBUTED_KEY = sql.raw(
  * Exported for whoever seeds cake_stats another way (benchmarks, backfills).
  */
 export function rebuildAttributedStatements(days: DayRange): SQL[] {
-  const stores = ["clicks", "attributed_clicks"] as const;
+  // Each store's rows, once for the audience rollup and once for the attributed one.
+  const joined = (["clicks", "attributed_clicks"] as const).map((store) => statsWithClicks(days, store));
   return [
     // The same rows over one audience value of the click at a time (country, device, OS, browser).
     sql`delete from cake_audience_daily where date between ${days.start} and ${days.end}`,
-    ...stores.map(
-      (store) => sql`
+    ...joined.map(
+      ({ from, where }) => sql`
       insert into cake_audience_daily (${AUDIENCE_COLUMNS})
       select a.dim, s.date, coalesce(k.campaign_id, 0), coalesce(k.tiktok_campaign_id, ''), ${audienceValue("k")}, s.subid1, s.subid3,
         sum(s.clicks), sum(s.conversions), sum(s.revenue_cents)
-      from ${statsWithClicks(days, store).from} cross join ${AUDIENCE_DIMS_TABLE}
-      where ${statsWithClicks(days, store).where}
+      from ${from} cross join ${AUDIENCE_DIMS_TABLE}
+      where ${where}
       group by 1, 2, 3, 4, 5, 6, 7
       on conflict (${AUDIENCE_KEY}) do update set clicks = cake_audience_daily.clicks + excluded.clicks,
         conversions = cake_audience_daily.conversions + excluded.conversions,
         revenue_cents = cake_audience_daily.revenue_cents + excluded.revenue_cents`,
     ),
     sql`delete from cake_attributed_daily where date between ${days.start} and ${days.end}`,
-    ...stores.map(
-      (store) => sql`
+    ...joined.map(
+      ({ from, where }) => sql`
       insert into cake_attributed_daily (${ATTRIBUTED_COLUMNS})
       select s.date, ${CLICK_DIMENSIONS}, s.offer_id, max(s.offer_name), s.subid1, s.subid3,
         sum(s.clicks), sum(s.conversions), sum(s.revenue_cents)
-      from ${statsWithClicks(days, store).from}
-      where ${statsWithClicks(days, store).where}
+      from ${from}
+      where ${where}
       group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13
       on conflict (${ATTRIBUTED_KEY}) do update set clicks = cake_attributed_daily.clicks + excluded.clicks,
         conversions = cake_attributed_daily.conversions + excluded.conversions,

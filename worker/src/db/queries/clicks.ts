@@ -399,14 +399,15 @@ export interface CampaignCounts extends ClickTotals {
  * as rolledClickTotals reads D1's. Run by a shard-day on its own clicks (tracking/click-shard.ts).
  */
 export function campaignCountsQuery(filter: ClickFilter, since: { clickWatermark: number; exitWatermark: number } | null): SQL {
+  const newClicks = sql`
+    select ${clicks.campaignId} as k, 1 as c, ${clicks.exitedAt} is not null as x, ${clicks.bot} as b from ${clicks}
+    where ${since ? sql`${clicks.id} > ${since.clickWatermark} and ` : sql``}${matching(filter)}`;
   const parts = since
-    ? sql`
-      select ${clicks.campaignId} as k, 1 as c, ${clicks.exitedAt} is not null as x, ${clicks.bot} as b from ${clicks}
-      where ${clicks.id} > ${since.clickWatermark} and ${matching(filter)}
+    ? sql`${newClicks}
       union all
       select ${clicks.campaignId}, 0, 1, 0 from ${clicks} indexed by clicks_exited_at_idx
       where ${clicks.exitedAt} > ${since.exitWatermark} and ${clicks.id} <= ${since.clickWatermark} and ${matching(filter)}`
-    : sql`select ${clicks.campaignId} as k, 1 as c, ${clicks.exitedAt} is not null as x, ${clicks.bot} as b from ${clicks} where ${matching(filter)}`;
+    : newClicks;
   return sql`select k as campaignId, sum(c) as total, sum(x) as exits, sum(b) as bots from (${parts}) group by k`;
 }
 
