@@ -1,5 +1,7 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "../scripts/lib/server.mjs";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createFirstAdmin, useHarness } from "./support/harness";
 
@@ -146,4 +148,48 @@ test("an ad click is recorded, reaches the lander, exits to the offer with its f
   expect(line).toContain("Spring sweeps");
   expect(line).toContain("Spring US & CA");
   await ctx.close();
+});
+
+/** A GET to the server as `host` (a tracking domain is any host of this Worker that is not an app host). */
+function getAs(host: string, pathname: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const url = new URL(pathname, h.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname: "127.0.0.1", port: url.port, path: url.pathname, headers: { host } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("the build's files come from the asset server with their headers, the app's pages from the Worker, and a tracking domain gets no page", async () => {
+  const list = JSON.parse(readFileSync(path.join(ROOT, "dist", "client", "route-preloads.json"), "utf8")) as Record<string, string[]>;
+  const script = list["/clicks"]!.find((f) => f.endsWith(".js"))!;
+  const app = new URL(h.url).host;
+  for (const host of [app, "go.tracking-domain.test"]) {
+    const file = await getAs(host, script);
+    expect(file.status, host).toBe(200);
+    expect(file.headers["content-type"], host).toMatch(/^text\/javascript/);
+    expect(file.headers["cache-control"], host).toBe("public, max-age=31536000, immutable");
+    expect(file.headers["x-content-type-options"], host).toBe("nosniff");
+    // A name the build does not have is no page, on any host.
+    const missing = await getAs(host, "/assets/missing-AbCd1234.js");
+    expect(missing.status, host).toBe(404);
+    expect(missing.body, host).not.toContain("<html");
+  }
+  // The app's pages come from the Worker, with its headers; a tracking domain's is a plain 404.
+  const page = await getAs(app, "/clicks");
+  expect(page.status).toBe(200);
+  expect(page.body).toContain('<div id="root">');
+  expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+  expect(page.headers["cache-control"]).not.toContain("immutable");
+  for (const pathname of ["/", "/clicks", "/favicon.svg", "/_headers"]) {
+    const other = await getAs("go.tracking-domain.test", pathname);
+    expect(other.status, pathname).toBe(404);
+    expect(other.body, pathname).toBe("Not found");
+  }
+  expect((await getAs(app, "/_headers")).body).not.toContain("immutable");
 });

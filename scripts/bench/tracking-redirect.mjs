@@ -28,7 +28,7 @@
 // (routing, a cached miss, the 404 page). What storing a click costs outside HTTP, its JSON
 // tuple in the Worker and its insert in SQLite (D1's local engine, the same process as the Worker):
 // scripts/bench/tracking-redirect-cpu.mjs.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildWeb, ROOT, runWranglerDev, startServer } from "../lib/server.mjs";
@@ -104,6 +104,12 @@ function tail(child, name, keep = 40) {
   return lines;
 }
 
+/** Trackyard's own routing settings of its [assets] (wrangler.toml), given to the bare Worker as they are. */
+const TRACKYARD_ASSET_ROUTING = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8")
+  .split("\n")
+  .filter((line) => /^(not_found_handling|run_worker_first)\s*=/.test(line));
+if (TRACKYARD_ASSET_ROUTING.length !== 2) throw new Error("wrangler.toml: [assets] not_found_handling and run_worker_first not found");
+
 /**
  * `wrangler dev` on the bare Worker, configured from its own folder so the repo's wrangler.toml is
  * not used. Its own inspector port: two wrangler processes starting at once race for the default.
@@ -115,15 +121,7 @@ async function startBare(name, port, { assets }) {
     `main = ${JSON.stringify(path.join(ROOT, "scripts", "bench", "workers", "bare-302.js"))}`,
     `compatibility_date = "2026-04-20"`,
     `compatibility_flags = ["nodejs_compat"]`,
-    ...(assets
-      ? [
-          "[assets]",
-          `directory = ${JSON.stringify(path.join(ROOT, "dist", "client"))}`,
-          `binding = "ASSETS"`,
-          `not_found_handling = "single-page-application"`,
-          "run_worker_first = true",
-        ]
-      : []),
+    ...(assets ? ["[assets]", `directory = ${JSON.stringify(path.join(ROOT, "dist", "client"))}`, `binding = "ASSETS"`, ...TRACKYARD_ASSET_ROUTING] : []),
   ];
   writeFileSync(path.join(dir, "wrangler.toml"), `${config.join("\n")}\n`);
   let output = [];

@@ -94,15 +94,15 @@ async function ownCall(req: Request, env: AppEnv["Bindings"], ctx: ExecutionCont
 }
 
 /**
- * The build's scripts and styles are named by a hash of their content (vite.config.ts), so a name
- * never changes meaning: a browser keeps them a year and never asks again, where the assets' default
- * (`max-age=0, must-revalidate`) had it ask about every one on every load. A new build's document
- * names new files. Anything else (the document, the favicon, and the app's page that a missing
- * asset's name gets from the single-page fallback) keeps the default.
+ * The app's page for a path that names no file: a screen's URL (/clicks, /offers?page=2) gets the
+ * React app, which routes it. The asset server answers with no page of its own in its place
+ * (wrangler.toml `not_found_handling = "none"`), so a tracking host never gets the app from it.
  */
-const IMMUTABLE = "public, max-age=31536000, immutable";
-const isHashedAsset = (path: string, type: string | null) =>
-  /^\/assets\/[\w.-]+-[\w-]{8}\.(js|css)$/.test(path) && /^(text\/javascript|application\/javascript|text\/css)\b/.test(type ?? "");
+async function appPage(assets: Fetcher, req: Request): Promise<Response> {
+  const res = await assets.fetch(req);
+  if (res.status !== 404 || (req.method !== "GET" && req.method !== "HEAD")) return res;
+  return assets.fetch(new Request(new URL("/", req.url), { method: req.method, headers: req.headers }));
+}
 
 export const app = new Hono<AppEnv>()
   // Public tracking routes (/r/:id, /click, /exit-tracker.js): any host, no session or CSRF guard,
@@ -138,16 +138,16 @@ export const app = new Hono<AppEnv>()
   .all("/api/*", () => {
     throw new ApiError(404, "Not found");
   })
-  // Everything else is the React app (Workers Static Assets with SPA fallback). The asset
-  // response is copied so the security headers above can be added to it; a screen's document
-  // names the screen's chunks for the browser to fetch at once (lib/route-preloads.ts), and a
-  // signed-in user's document brings the user and the report time zone (lib/boot-data.ts).
+  // Everything else is the React app: its page for any path that names no file (appPage), and the
+  // few files outside /assets/ (the favicon). The build's /assets/* never reach the Worker
+  // (wrangler.toml). The asset response is copied so the security headers above can be added to
+  // it; a screen's document names the screen's chunks for the browser to fetch at once
+  // (lib/route-preloads.ts), and a signed-in user's document brings the user and the report time
+  // zone (lib/boot-data.ts).
   .all("*", async (c) => {
-    const doc = await withRoutePreloads(c.env.ASSETS, c.req.raw, await c.env.ASSETS.fetch(c.req.raw));
+    const doc = await withRoutePreloads(c.env.ASSETS, c.req.raw, await appPage(c.env.ASSETS, c.req.raw));
     const res = await withBootData(c.req.raw, doc, (req) => ownCall(req, c.env, c.executionCtx));
-    const copy = new Response(res.body, res);
-    if (res.status === 200 && isHashedAsset(c.req.path, res.headers.get("content-type"))) copy.headers.set("Cache-Control", IMMUTABLE);
-    return copy;
+    return new Response(res.body, res);
   });
 
 app.onError((err, c) => {

@@ -157,7 +157,11 @@ describe("the app's own hosts", () => {
 describe("a screen's document", () => {
   const INDEX = '<!doctype html><html><head><title>Trackyard</title><script type="module" src="/assets/index-1a2b.js"></script></head><body></body></html>';
 
-  /** Built assets with the route list the build writes (scripts/lib/route-preloads-plugin.mjs). */
+  /**
+   * Built assets with the route list the build writes (scripts/lib/route-preloads-plugin.mjs), as
+   * the asset server answers with wrangler.toml's `not_found_handling = "none"`: a name it has no
+   * file for is a 404, with no page in its place.
+   */
   function builtAssets(list: unknown) {
     const requests: string[] = [];
     const fetcher = {
@@ -165,10 +169,13 @@ describe("a screen's document", () => {
         const url = new URL(new Request(input).url);
         requests.push(url.pathname);
         if (url.pathname === "/route-preloads.json") return Response.json(list);
+        if (url.pathname === "/")
+          return new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8", "content-length": String(INDEX.length), etag: '"index"' } });
+        if (url.pathname.includes("missing")) return new Response(null, { status: 404 });
         if (url.pathname.endsWith(".css")) return new Response("a{}", { headers: { "content-type": "text/css; charset=utf-8" } });
-        if (url.pathname.startsWith("/assets/") && !url.pathname.includes("missing"))
+        if (url.pathname.startsWith("/assets/") || url.pathname === "/favicon.svg")
           return new Response("export {};", { headers: { "content-type": "text/javascript" } });
-        return new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8", "content-length": String(INDEX.length), etag: '"index"' } });
+        return new Response(null, { status: 404 });
       },
     } as unknown as Fetcher;
     return { fetcher, requests };
@@ -204,19 +211,21 @@ describe("a screen's document", () => {
     }
   }, 30_000);
 
-  it("lets browsers keep the build's hashed scripts and styles for a year; the document and other files keep the assets' default", async () => {
-    const { fetcher } = builtAssets(LIST);
+  it("answers a screen's URL with the app's page, which the asset server has no file for", async () => {
+    const { fetcher, requests } = builtAssets(LIST);
     const bindings = deployed({ ASSETS: fetcher });
-    for (const path of ["/assets/index-CfSjmzii.js", "/assets/clicks-screen-QWmWhcFm.js", "/assets/vendor-Chw94eNX.css"]) {
+    for (const path of ["/offers?page=2", "/auth", "/no-such-screen"]) {
       const res = await visit(`http://localhost:8787${path}`, bindings);
       expect(res.status, path).toBe(200);
-      expect(res.headers.get("cache-control"), path).toBe("public, max-age=31536000, immutable");
-      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(await res.text(), path).toBe(INDEX);
+      expect(res.headers.get("x-frame-options"), path).toBe("SAMEORIGIN");
     }
-    // The fake's document and unhashed files carry no Cache-Control: none is added.
-    // A name no build has (an old tab after a deploy) gets the app's page from the fallback: never kept.
-    for (const path of ["/clicks", "/auth", "/assets/vendor-7d6c.js", "/favicon.svg", "/assets/missing-AbCd1234.js"])
-      expect((await visit(`http://localhost:8787${path}`, bindings)).headers.get("cache-control"), path).toBeNull();
+    // Asked for the path first, then for the page, with the request's own method and headers.
+    expect(requests.filter((p) => p !== "/route-preloads.json")).toEqual(["/offers", "/", "/auth", "/", "/no-such-screen", "/"]);
+    expect((await visit("http://localhost:8787/auth", bindings, { method: "HEAD" })).status).toBe(200);
+    // A file it has goes out as it is, and a write to a path it has no file for is no page.
+    expect(await (await visit("http://localhost:8787/favicon.svg", bindings)).text()).toBe("export {};");
+    expect((await visit("http://localhost:8787/no-such-screen", bindings, { method: "POST", headers: { origin: "http://localhost:8787" } })).status).toBe(404);
   }, 30_000);
 
   it("is no part of a tracking domain's answer: a plain 404, the assets never asked", async () => {
