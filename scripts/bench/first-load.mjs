@@ -122,9 +122,15 @@ try {
   for (const p of RUNS.filter((q) => q.data)) {
     const s = samples[p.name];
     const med = (k) => median(s.map((x) => x[k])).toFixed(0);
+    // A call the screen did not make before its row: its answer came in the document (worker/src/lib/boot-data.ts).
+    const asked = s.filter((x) => x.dataEnd > 0).length;
+    const data =
+      asked === 0
+        ? `${p.data} in the document`
+        : `${p.data} ${med("dataStart")}-${med("dataEnd")}${asked < s.length ? ` (asked in ${asked} of ${s.length})` : ""}`;
     console.log(
       `  ${p.name.padEnd(21)} html ${med("html")}, ${med("requests")} requests (${med("scripts")} scripts, last at ${med("lastScript")}), ` +
-        `${p.data} ${med("dataStart")}-${med("dataEnd")}, row at ${med("ms")}`,
+        `${data}, row at ${med("ms")}`,
     );
   }
   console.log(

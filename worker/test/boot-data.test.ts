@@ -56,9 +56,13 @@ describe("the app's document with its boot data", () => {
     const member = await makeUser("user", ["clicks"]);
     const { res, html } = await visit("/clicks?startDate=2026-11-20", member.cookie);
     expect(res.status).toBe(200);
+    const zone = (await apiAnswer("/api/settings/report-time-zone", member.cookie)) as { today: string };
+    const page = { startDate: "2026-11-20", endDate: zone.today, page: "1" };
     expect(bootOf(html)).toEqual({
       user: await apiAnswer("/api/user", member.cookie),
-      reportTimeZone: await apiAnswer("/api/settings/report-time-zone", member.cookie),
+      reportTimeZone: zone,
+      // The screen's first call, for the range the link holds and the zone's today.
+      calls: [{ path: "/api/clicks", query: page, answer: await apiAnswer(`/api/clicks?${new URLSearchParams(page)}`, member.cookie) }],
     });
     expect(html).toMatch(new RegExp(`<div id="root"></div><script type="application/json" id="${BOOT_ELEMENT_ID}">.*</script></body></html>$`));
     // The screen's chunks are still named, and the page is this browser's alone.
@@ -122,10 +126,12 @@ describe("the app's document with its boot data", () => {
 
   it("sends the page up to </body> at once, and goes without a part whose call takes longer than half a second", async () => {
     let answerUser: (res: Response) => void = () => undefined;
-    const call = (req: Request) =>
-      new URL(req.url).pathname === "/api/user"
-        ? new Promise<Response>((resolve) => (answerUser = resolve))
-        : Promise.resolve(Response.json({ timeZone: "Asia/Manila", today: "2026-11-26" }));
+    const call = (req: Request) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/api/user") return new Promise<Response>((resolve) => (answerUser = resolve));
+      if (path === "/api/settings/report-time-zone") return Promise.resolve(Response.json({ timeZone: "Asia/Manila", today: "2026-11-26" }));
+      return Promise.resolve(Response.json({ error: "Not found" }, { status: 404 }));
+    };
     const req = new Request("http://localhost:8787/clicks", { headers: { cookie: `${SESSION_COOKIE}=token`, "sec-fetch-dest": "document" } });
     const doc = new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8" } });
     const res = await withBootData(req, doc, call);
@@ -138,5 +144,39 @@ describe("the app's document with its boot data", () => {
     answerUser(Response.json({ id: "late" }));
     expect(bootOf(first + rest)).toEqual({ reportTimeZone: { timeZone: "Asia/Manila", today: "2026-11-26" } });
     expect((first + rest).endsWith("</body></html>")).toBe(true);
+  }, 30_000);
+
+  it("carries each screen's first calls as the API answers them, and leaves out those it refuses", async () => {
+    const admin = await makeUser("admin");
+    const today = ((await apiAnswer("/api/settings/report-time-zone", admin.cookie)) as { today: string }).today;
+    const stats = { startDate: today, endDate: today, groupBy: "offer", includeBots: "true" };
+    expect((bootOf((await visit("/?tab=offer&includeBots=true&sort=visits", admin.cookie)).html) as { calls: unknown }).calls).toEqual([
+      { path: "/api/stats/report", query: stats, answer: await apiAnswer(`/api/stats/report?${new URLSearchParams(stats)}`, admin.cookie) },
+      { path: "/api/user/preferences", query: {}, answer: await apiAnswer("/api/user/preferences", admin.cookie) },
+    ]);
+    const list = { status: "CLEARED", page: "2" };
+    expect((bootOf((await visit("/billing?status=cleared&page=2", admin.cookie)).html) as { calls: unknown }).calls).toEqual([
+      { path: "/api/transactions", query: list, answer: await apiAnswer(`/api/transactions?${new URLSearchParams(list)}`, admin.cookie) },
+      { path: "/api/transactions/vcn-summary", query: {}, answer: await apiAnswer("/api/transactions/vcn-summary", admin.cookie) },
+    ]);
+    // A screen without first calls of its own; a member without the dashboard, whom the API refuses
+    // Stats' report (not their own columns).
+    expect(bootOf((await visit("/offers", admin.cookie)).html)).not.toHaveProperty("calls");
+    const member = await makeUser("user", ["clicks"]);
+    expect((bootOf((await visit("/", member.cookie)).html) as { calls: { path: string }[] }).calls.map((c) => c.path)).toEqual(["/api/user/preferences"]);
+  }, 30_000);
+
+  it("waits for the screen's calls only as long as for the others: half a second from the request, in all", async () => {
+    const call = (req: Request) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/api/settings/report-time-zone")
+        return new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json({ timeZone: "UTC", today: "2026-11-26" })), 300));
+      if (path === "/api/clicks") return new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json({ clicks: [] })), 300));
+      return Promise.resolve(Response.json({ id: "u1" }));
+    };
+    const req = new Request("http://localhost:8787/clicks", { headers: { cookie: `${SESSION_COOKIE}=token`, "sec-fetch-dest": "document" } });
+    const html = await (await withBootData(req, new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8" } }), call)).text();
+    // The zone came at 300 ms, so the Click Log's page would have come at 600: it is left out.
+    expect(bootOf(html)).toEqual({ user: { id: "u1" }, reportTimeZone: { timeZone: "UTC", today: "2026-11-26" } });
   }, 30_000);
 });

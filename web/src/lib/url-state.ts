@@ -1,6 +1,7 @@
 import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
 import type { z } from "zod";
+import { parseSearch, type SearchDefaults } from "../../../worker/src/lib/search-params";
 
 /**
  * A screen's state in the URL's search parameters: the range, grouping, filters, sort and page a
@@ -11,25 +12,11 @@ import type { z } from "zod";
  * hand, or stale after a rename) is dropped and its default used: a bad link shows the screen with
  * defaults, never an error page. Values equal to their default are left out of the URL.
  */
-export type SearchDefaults = Record<string, string>;
+// Shared with the Worker, which reads a screen's document URL the same way (worker/src/lib/screen-calls.ts).
+export { parseSearch, type SearchDefaults };
 
 /** A parameter value to set; null, undefined or the key's default removes it from the URL. */
 export type SearchPatch = Record<string, string | number | boolean | null | undefined>;
-
-/** `params` over `defaults` through `schema`, dropping what the schema refuses, key by key. */
-export function parseSearch<S extends z.ZodType>(schema: S, params: URLSearchParams, defaults: SearchDefaults): z.output<S> {
-  const given: Record<string, string> = {};
-  for (const [key, value] of params) given[key] = value;
-  for (let attempt = 0; attempt <= Object.keys(given).length; attempt++) {
-    const result = schema.safeParse({ ...defaults, ...given });
-    if (result.success) return result.data;
-    const blamed = new Set(result.error.issues.map((issue) => issue.path[0]).filter((key): key is string => typeof key === "string" && key in given));
-    // A refusal no single given key explains (a rule across keys): start over from the defaults.
-    if (blamed.size === 0) break;
-    for (const key of blamed) delete given[key];
-  }
-  return schema.parse(defaults);
-}
 
 /** Applies `patch` to `params`: a value equal to its default (or empty) is removed. */
 export function patchSearch(params: URLSearchParams, patch: SearchPatch, defaults: SearchDefaults): URLSearchParams {

@@ -1,23 +1,25 @@
 /**
- * What the app asks first, in its document: the signed-in user and the report time zone, the two
- * answers every screen waits for before it asks for its own data (web/src/app/router.tsx). With
- * them in the page, a fresh load's first data call goes out as soon as the screen's code has run,
- * instead of one round trip later (docs/screens.md "The web app: state in the URL, days and speed").
+ * What the app asks first, in its document: the signed-in user and the report time zone, which
+ * every screen waits for (web/src/app/router.tsx), and the screen's own first calls (Stats' report
+ * and columns, the Click Log's page, Transactions' page and VCN summary: lib/screen-calls.ts).
+ * With them in the page, a fresh load draws the screen's rows as soon as its code has run, with no
+ * call to wait for (docs/screens.md "First load: the screen's data in its document").
  *
  * They are the API's own answers (the same routes, middleware and session check, called inside
  * the Worker with the document request's cookie), so the page holds nothing a call would not have
  * given. The document is sent at once up to its end; the answers follow in a JSON block before
  * `</body>` (its contract: boot-parts.ts): the browser fetches the scripts the head names
  * meanwhile, and runs them (module scripts wait for the whole document) with the answers there.
- * A signed-out visitor, a call that is refused, or one slower than BOOT_WAIT_MS leaves its part
- * out, and the app asks as before. Only a page load gets them (not a script or a prefetch that
- * fell back to the document), and the page is then kept by no cache.
+ * A signed-out visitor, a call that is refused, or one not answered within BOOT_WAIT_MS leaves
+ * its part out, and the app asks as before. Only a page load gets them (not a script or a
+ * prefetch that fell back to the document), and the page is then kept by no cache.
  */
 import { parse as parseCookies } from "hono/utils/cookie";
 import { SESSION_COOKIE } from "../auth/session";
-import { BOOT_CALLS, BOOT_ELEMENT_ID, type BootPart } from "../boot-parts";
+import { BOOT_CALLS, BOOT_ELEMENT_ID, SCREEN_CALLS_PART, callKey, type BootPart, type PrimedCall } from "../boot-parts";
+import { screenCalls } from "./screen-calls";
 
-/** How long the document waits for each call before it goes without that part. */
+/** How long the document waits for its calls, all of them together, before it goes without those not answered. */
 const BOOT_WAIT_MS = 500;
 
 /** What the API calls carry of the document request: who it is, and where from (nothing else). */
@@ -41,25 +43,51 @@ function isNavigation(req: Request): boolean {
 /** Whether the request carries a session cookie, read as the session middleware reads it (Hono's getCookie). */
 const hasSession = (req: Request) => parseCookies(req.headers.get("cookie") ?? "", SESSION_COOKIE)[SESSION_COOKIE] !== undefined;
 
-/** One call's answer as a part, or nothing when it is refused, fails or takes longer than BOOT_WAIT_MS. */
-async function part(req: Request, path: string, call: (req: Request) => Promise<Response>): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), BOOT_WAIT_MS)));
+/** One call's answer as a part, or nothing when it is refused, fails or comes after `late`. */
+async function part(req: Request, path: string, call: (req: Request) => Promise<Response>, late: Promise<undefined>): Promise<unknown> {
   const answer = (async () => {
     const res = await call(new Request(new URL(path, req.url), { headers: callHeaders(req) }));
     if (res.status !== 200 || !res.headers.get("content-type")?.includes("application/json")) return undefined;
     return (await res.json()) as unknown;
   })().catch(() => undefined);
+  return Promise.race([answer, late]);
+}
+
+const isZone = (v: unknown): v is { today: string } => typeof v === "object" && v !== null && typeof (v as { today?: unknown }).today === "string";
+
+/**
+ * The boot calls, and once the report time zone has given its today, the screen's own first calls
+ * (lib/screen-calls.ts): all within BOOT_WAIT_MS, counted from when the document's head went out.
+ */
+async function bootData(req: Request, call: (req: Request) => Promise<Response>): Promise<Record<string, unknown>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), BOOT_WAIT_MS)));
   try {
-    return await Promise.race([answer, late]);
+    const answers = Object.fromEntries(Object.entries(BOOT_CALLS).map(([name, path]) => [name, part(req, path, call, late)])) as Record<
+      BootPart,
+      Promise<unknown>
+    >;
+    const screen = answers.reportTimeZone.then((zone) =>
+      isZone(zone)
+        ? Promise.all(
+            screenCalls(new URL(req.url), zone.today).map(async (c): Promise<PrimedCall> => ({
+              ...c,
+              answer: await part(req, callKey(c.path, c.query), call, late),
+            })),
+          )
+        : [],
+    );
+    const parts: Record<string, unknown> = {};
+    for (const [name, answer] of Object.entries(answers)) {
+      const value = await answer;
+      if (value !== undefined) parts[name] = value;
+    }
+    const calls = (await screen).filter((c) => c.answer !== undefined);
+    if (calls.length) parts[SCREEN_CALLS_PART] = calls;
+    return parts;
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function bootData(req: Request, call: (req: Request) => Promise<Response>): Promise<Partial<Record<BootPart, unknown>>> {
-  const parts = await Promise.all(Object.entries(BOOT_CALLS).map(async ([name, path]) => [name, await part(req, path, call)] as const));
-  return Object.fromEntries(parts.filter(([, value]) => value !== undefined));
 }
 
 /** JSON safe inside a `<script>` element: no `<` can close it. */
@@ -78,14 +106,17 @@ export async function withBootData(req: Request, res: Response, call: (req: Requ
   const end = html.includes('<div id="root">') ? html.lastIndexOf("</body>") : -1;
   if (end < 0) return new Response(html, res);
 
-  const data = bootData(req, call);
   const encoder = new TextEncoder();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   void (async () => {
     try {
       await writer.write(encoder.encode(html.slice(0, end)));
-      const parts = await data;
+      // The calls start once the runtime has had a turn to send that part: they take the isolate
+      // for a while (the screen's data above all), and the browser fetches the scripts the head
+      // names meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const parts = await bootData(req, call);
       const block = Object.keys(parts).length ? `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptJson(parts)}</script>` : "";
       await writer.write(encoder.encode(block + html.slice(end)));
       await writer.close();
