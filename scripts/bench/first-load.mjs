@@ -89,6 +89,7 @@ try {
                 html: nav ? nav.responseEnd : 0,
                 requests: res.length,
                 scripts: scripts.filter((e) => /\.js$/.test(new URL(e.name).pathname)).length,
+                firstScript: scripts.length ? Math.min(...scripts.map((e) => e.startTime)) : 0,
                 lastScript: Math.max(0, ...scripts.map((e) => e.responseEnd)),
                 dataStart: call ? call.startTime : 0,
                 dataEnd: call ? call.responseEnd : 0,
@@ -129,7 +130,7 @@ try {
         ? `${p.data} in the document`
         : `${p.data} ${med("dataStart")}-${med("dataEnd")}${asked < s.length ? ` (asked in ${asked} of ${s.length})` : ""}`;
     console.log(
-      `  ${p.name.padEnd(21)} html ${med("html")}, ${med("requests")} requests (${med("scripts")} scripts, last at ${med("lastScript")}), ` +
+      `  ${p.name.padEnd(21)} html ${med("html")}, ${med("requests")} requests (${med("scripts")} scripts, asked at ${med("firstScript")}, last in at ${med("lastScript")}), ` +
         `${data}, row at ${med("ms")}`,
     );
   }

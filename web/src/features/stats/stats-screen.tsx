@@ -15,6 +15,7 @@ import { formatMoney, formatRelative } from "@/lib/format";
 import { PHONE_QUERY, useMediaQuery } from "@/lib/use-media-query";
 import { useReportDays } from "@/lib/report-days";
 import { useSearchState } from "@/lib/url-state";
+import { useAfterFirstPaint } from "@/lib/after-paint";
 import { CAKE_ONLY_GROUPINGS } from "../../../../worker/src/schemas/stats";
 import { reportQuery, type ReportRow } from "./api";
 import { COLUMNS, sortValue, visibleColumns, type ColumnKey } from "./columns";
@@ -70,6 +71,8 @@ export default function StatsScreen() {
   const params = reportParamsOf(search);
   const campaignGrouping = params.groupBy === "campaign";
   const report = useQuery(reportQuery(params));
+  // The chart's library is fetched and run once the table and cards are on screen, not before.
+  const chartTime = useAfterFirstPaint();
 
   const rows = useMemo(() => sortRows(report.data?.rows ?? [], sort, sortValue), [report.data, sort]);
   const columns = visibleColumns(prefs.prefs.visibleColumns);
@@ -158,7 +161,7 @@ export default function StatsScreen() {
             <CardTitle>Revenue, spend and profit per day</CardTitle>
           </CardHeader>
           <div className="h-64 px-2 pb-4 sm:px-4" role="img" aria-label={chartLabel(report.data)}>
-            {report.data ? (
+            {report.data && chartTime ? (
               <Suspense fallback={<Skeleton className="h-full w-full" />}>
                 <DailyChart daily={report.data.daily} />
               </Suspense>
