@@ -135,14 +135,20 @@ test("an ad click is recorded, reaches the lander, exits to the offer with its f
     return clicks.find((c) => c.clickId === clickId)?.exitedAt ?? null;
   };
   await expect.poll(stored, { timeout: 15_000 }).not.toBeNull();
-  await page.goto("/clicks");
-  await page.getByRole("cell", { name: `${clickId!.slice(0, 8)}...` }).waitFor();
-  const asked = await page.evaluate(() =>
-    performance
-      .getEntriesByType("resource")
-      .map((e) => e.name)
-      .filter((name) => new URL(name).pathname === "/api/clicks"),
-  );
+  // The Worker waits at most half a second for it, so on a busy machine one load may go without,
+  // and up to three are tried: docs/screens.md "First load: the screen's data in its document".
+  const loadAsks = async () => {
+    await page.goto("/clicks");
+    await page.getByRole("cell", { name: `${clickId!.slice(0, 8)}...` }).waitFor();
+    return page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .map((e) => e.name)
+        .filter((name) => new URL(name).pathname === "/api/clicks"),
+    );
+  };
+  let asked = await loadAsks();
+  for (let attempt = 1; attempt < 3 && asked.length > 0; attempt++) asked = await loadAsks();
   expect(asked).toEqual([]);
   const row = page.getByRole("row", { name: new RegExp(clickId!.slice(0, 8)) });
   await row.getByText("Exited").waitFor();
@@ -187,12 +193,13 @@ test("the build's files come from the asset server with their headers, the app's
     const file = await getAs(host, script);
     expect(file.status, host).toBe(200);
     expect(file.headers["content-type"], host).toMatch(/^text\/javascript/);
-    expect(file.headers["cache-control"], host).toBe("public, max-age=31536000, immutable");
     expect(file.headers["x-content-type-options"], host).toBe("nosniff");
-    // A name the build does not have is no page, on any host.
+    expect(file.headers.etag, host).toBeTruthy();
+    // A name the build does not have is no page, on any host, and nothing a browser would keep.
     const missing = await getAs(host, "/assets/missing-AbCd1234.js");
     expect(missing.status, host).toBe(404);
     expect(missing.body, host).not.toContain("<html");
+    for (const res of [file, missing]) expect(res.headers["cache-control"] ?? "", host).not.toMatch(/immutable|max-age=[1-9]/);
   }
   // The app's pages come from the Worker, with its headers; a tracking domain's is a plain 404.
   const page = await getAs(app, "/clicks");

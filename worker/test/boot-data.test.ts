@@ -166,17 +166,26 @@ describe("the app's document with its boot data", () => {
     expect((bootOf((await visit("/", member.cookie)).html) as { calls: { path: string }[] }).calls.map((c) => c.path)).toEqual(["/api/user/preferences"]);
   }, 30_000);
 
-  it("waits for the screen's calls only as long as for the others: half a second from the request, in all", async () => {
-    const call = (req: Request) => {
+  it("waits for the screen's calls only as long as for the others: half a second in all, and starts none with little of it left", async () => {
+    const asked: string[] = [];
+    const callAfter = (zoneMs: number) => (req: Request) => {
       const path = new URL(req.url).pathname;
-      if (path === "/api/settings/report-time-zone")
-        return new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json({ timeZone: "UTC", today: "2026-11-26" })), 300));
-      if (path === "/api/clicks") return new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json({ clicks: [] })), 300));
+      asked.push(path);
+      const after = (ms: number, body: unknown) => new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json(body)), ms));
+      if (path === "/api/settings/report-time-zone") return after(zoneMs, { timeZone: "UTC", today: "2026-11-26" });
+      if (path === "/api/clicks") return after(400, { clicks: [] });
       return Promise.resolve(Response.json({ id: "u1" }));
     };
     const req = new Request("http://localhost:8787/clicks", { headers: { cookie: `${SESSION_COOKIE}=token`, "sec-fetch-dest": "document" } });
-    const html = await (await withBootData(req, new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8" } }), call)).text();
-    // The zone came at 300 ms, so the Click Log's page would have come at 600: it is left out.
+    const doc = () => new Response(INDEX, { headers: { "content-type": "text/html; charset=utf-8" } });
+    // The zone at 200 ms: the Click Log's page is asked for, but would come at 600 ms: left out.
+    let html = await (await withBootData(req, doc(), callAfter(200))).text();
     expect(bootOf(html)).toEqual({ user: { id: "u1" }, reportTimeZone: { timeZone: "UTC", today: "2026-11-26" } });
+    expect(asked).toContain("/api/clicks");
+    // The zone at 350 ms: too little is left to ask for it at all.
+    asked.length = 0;
+    html = await (await withBootData(req, doc(), callAfter(350))).text();
+    expect(bootOf(html)).toEqual({ user: { id: "u1" }, reportTimeZone: { timeZone: "UTC", today: "2026-11-26" } });
+    expect(asked).not.toContain("/api/clicks");
   }, 30_000);
 });

@@ -36,20 +36,23 @@ let primedUntil = 0;
 /**
  * The answers of the screen's first calls that came in its document (worker/src/lib/boot-data.ts,
  * app/boot-data.ts): each answers, once, the first request this app makes with exactly its path
- * and query, within the page's first seconds. Any other request goes out as ever.
+ * and query, within the page's first 10 seconds (`pageStart`: when the page's navigation began).
+ * Any other request goes out as ever, and any write (a sign-in, a sign-out, a save) drops those
+ * left unused: what they say may no longer hold, and they were the signed-in user's.
  */
-export function primeAnswers(calls: readonly PrimedCall[], now = Date.now()) {
+export function primeAnswers(calls: readonly PrimedCall[], pageStart = performance.timeOrigin) {
   for (const c of calls) primed.set(callKey(c.path, c.query), c.answer);
-  primedUntil = now + PRIMED_FOR_MS;
+  primedUntil = pageStart + PRIMED_FOR_MS;
 }
 
 /** The primed answer for a GET of `input`, taken out; undefined when there is none. */
 function takePrimed(input: RequestInfo | URL, init?: RequestInit): Response | undefined {
-  if (primed.size === 0 || (init?.method ?? "GET") !== "GET" || input instanceof Request) return undefined;
-  if (Date.now() > primedUntil) {
+  if (primed.size === 0) return undefined;
+  if ((init?.method ?? "GET") !== "GET" || Date.now() > primedUntil) {
     primed.clear();
     return undefined;
   }
+  if (input instanceof Request) return undefined;
   const url = new URL(input, location.origin);
   const key = callKey(url.pathname, url.searchParams);
   if (!primed.has(key)) return undefined;

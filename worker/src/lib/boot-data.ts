@@ -21,6 +21,8 @@ import { screenCalls } from "./screen-calls";
 
 /** How long the document waits for its calls, all of them together, before it goes without those not answered. */
 const BOOT_WAIT_MS = 500;
+/** The screen's own calls start only with at least this much of that wait left. */
+const SCREEN_CALLS_LEAST_MS = 200;
 
 /** What the API calls carry of the document request: who it is, and where from (nothing else). */
 const FORWARDED = ["cookie", "user-agent", "accept-language", "cf-connecting-ip", "x-forwarded-for"];
@@ -57,7 +59,8 @@ const isZone = (v: unknown): v is { today: string } => typeof v === "object" && 
 
 /**
  * The boot calls, and once the report time zone has given its today, the screen's own first calls
- * (lib/screen-calls.ts): all within BOOT_WAIT_MS, counted from when the document's head went out.
+ * (lib/screen-calls.ts): all within BOOT_WAIT_MS, counted from when the document's head went out
+ * (the asset fetches and the route list before it are not counted).
  */
 async function bootData(req: Request, call: (req: Request) => Promise<Response>): Promise<Record<string, unknown>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -67,16 +70,21 @@ async function bootData(req: Request, call: (req: Request) => Promise<Response>)
       BootPart,
       Promise<unknown>
     >;
-    const screen = answers.reportTimeZone.then((zone) =>
-      isZone(zone)
-        ? Promise.all(
-            screenCalls(new URL(req.url), zone.today).map(async (c): Promise<PrimedCall> => ({
-              ...c,
-              answer: await part(req, callKey(c.path, c.query), call, late),
-            })),
-          )
-        : [],
-    );
+    const started = Date.now();
+    const screen = answers.reportTimeZone
+      .then((zone) =>
+        // Not started when too little of the wait is left: the browser would ask for them anyway.
+        isZone(zone) && Date.now() - started < BOOT_WAIT_MS - SCREEN_CALLS_LEAST_MS
+          ? Promise.all(
+              screenCalls(new URL(req.url), zone.today).map(async (c): Promise<PrimedCall> => ({
+                ...c,
+                answer: await part(req, callKey(c.path, c.query), call, late),
+              })),
+            )
+          : [],
+      )
+      // A link the screen's calls cannot be worked out from goes without them, like a refused call.
+      .catch((): PrimedCall[] => []);
     const parts: Record<string, unknown> = {};
     for (const [name, answer] of Object.entries(answers)) {
       const value = await answer;

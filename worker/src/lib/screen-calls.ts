@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import { clickLogQuery } from "../schemas/clicks";
-import { STATS_COLUMNS, STATS_GROUPINGS, statsReportQuery } from "../schemas/stats";
+import { STATS_COLUMNS, STATS_TABS, STATS_VARIABLES, statsReportQuery } from "../schemas/stats";
 import { transactionListQuerySchema } from "../schemas/transactions";
 import { shiftDay } from "./calendar-days";
 import { parseSearch } from "./search-params";
@@ -43,15 +43,11 @@ function clickLogCalls(params: URLSearchParams, today: string): ScreenCall[] {
   return [{ path: "/api/clicks", query }];
 }
 
-/**
- * Stats: the report (web/src/features/stats/api.ts `reportQuery`) and the user's columns. The
- * screen's own keys are read as widely as the API's groupings: a tab the screen does not offer
- * makes a call the app does not make, so its answer goes unused.
- */
+/** Stats: the report (web/src/features/stats/api.ts `reportQuery`) and the user's columns. */
 const statsSearch = statsReportQuery.and(
   z.object({
-    tab: z.enum(STATS_GROUPINGS),
-    variable: z.enum(["none", ...STATS_GROUPINGS]),
+    tab: z.enum(STATS_TABS),
+    variable: z.enum(STATS_VARIABLES),
     sort: z.enum(STATS_COLUMNS),
     dir: z.enum(["asc", "desc"]),
     campaignName: z.string().max(200).optional(),

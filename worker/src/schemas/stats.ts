@@ -38,6 +38,23 @@ export const STATS_GROUPINGS = [
   "path",
   "landerOffer",
 ] as const;
+
+/**
+ * The Stats screen's tabs and its tracking-field variables, the groupings a link's `tab` and
+ * `variable` may name (web/src/features/stats/groupings.ts labels them; its test keeps the two
+ * alike). The Worker reads a Stats link with them too (lib/screen-calls.ts).
+ */
+export const STATS_TABS = ["campaign", "spark", "offer", "lander", "path", "landerOffer", "mediaBuyer", "country", "device", "os", "browser"] as const;
+export const STATS_VARIABLES = [
+  "none",
+  "tiktokCampaignId",
+  "tiktokAdGroupId",
+  "tiktokCreativeId",
+  "placement",
+  "campaignName",
+  "adGroupName",
+  "creativeName",
+] as const;
 export type StatsGrouping = (typeof STATS_GROUPINGS)[number];
 
 /** The groupings by an audience value of the click (keys: country code, device, OS, browser; '' unknown). */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { SearchDefaults } from "@/lib/url-state";
-import { STATS_COLUMNS, statsReportQuery } from "../../../../worker/src/schemas/stats";
+import { STATS_COLUMNS, STATS_TABS, STATS_VARIABLES, statsReportQuery } from "../../../../worker/src/schemas/stats";
 import type { ReportParams } from "./api";
 import type { Filters } from "./components/filter-row";
-import { TABS, VARIABLES, groupingOf, type Tab, type Variable } from "./groupings";
+import { groupingOf } from "./groupings";
 import type { Sort } from "./sort";
 import type { ColumnKey } from "./columns";
 
@@ -15,8 +15,8 @@ import type { ColumnKey } from "./columns";
  */
 export const statsSearchSchema = statsReportQuery.and(
   z.object({
-    tab: z.enum(TABS.map((t) => t.value) as [Tab, ...Tab[]]),
-    variable: z.enum(VARIABLES.map((v) => v.value) as [Variable, ...Variable[]]),
+    tab: z.enum(STATS_TABS),
+    variable: z.enum(STATS_VARIABLES),
     sort: z.enum(STATS_COLUMNS),
     dir: z.enum(["asc", "desc"]),
     campaignName: z.string().max(200).optional(),
