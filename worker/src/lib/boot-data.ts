@@ -16,6 +16,7 @@
  */
 import { parse as parseCookies } from "hono/utils/cookie";
 import { SESSION_COOKIE } from "../auth/session";
+import { isRecord } from "../integrations/http";
 import { BOOT_CALLS, BOOT_ELEMENT_ID, SCREEN_CALLS_PART, callKey, type BootPart, type PrimedCall } from "../boot-parts";
 import { screenCalls } from "./screen-calls";
 
@@ -55,7 +56,7 @@ async function part(req: Request, path: string, call: (req: Request) => Promise<
   return Promise.race([answer, late]);
 }
 
-const isZone = (v: unknown): v is { today: string } => typeof v === "object" && v !== null && typeof (v as { today?: unknown }).today === "string";
+const isZone = (v: unknown): v is { today: string } => isRecord(v) && typeof v.today === "string";
 
 /**
  * The boot calls, and once the report time zone has given its today, the screen's own first calls

@@ -15,7 +15,9 @@
 import { tzOffset } from "@date-fns/tz";
 import { sql, type SQL } from "drizzle-orm";
 
-export { dayNumber } from "../schemas/calendar-date";
+import { dayNumber, shiftDay } from "../schemas/calendar-date";
+
+export { dayNumber, shiftDay };
 
 export const DAY_MS = 86_400_000;
 
@@ -28,9 +30,6 @@ export function zoneOffsetMs(ms: number, timeZone: string): number {
 
 /** The calendar day of an instant in an IANA time zone. */
 export const dayIn = (ms: number, timeZone: string): string => new Date(ms + zoneOffsetMs(ms, timeZone)).toISOString().slice(0, 10);
-
-/** The day `days` calendar days after `date` (before, when negative). */
-export const shiftDay = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** Calendar days start..end (inclusive), in consecutive pieces of at most `maxDays` days. */
 export function splitDays(start: string, end: string, maxDays: number): { start: string; end: string }[] {

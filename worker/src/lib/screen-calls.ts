@@ -5,16 +5,14 @@
  * docs/screens.md "First load: the screen's data in its document".
  *
  * Each is the call the web app's own code makes for that URL: the screen's route loader reads the
- * URL with the same schemas and defaults (web/src/features/{stats,clicks,billing}/url-state.ts,
- * prefetch.ts). The app uses an answer only for a request it makes with exactly this path and
+ * URL with the same schemas and defaults (schemas/clicks.ts, schemas/stats.ts; the loaders in
+ * web/src/features/{stats,clicks,billing}/prefetch.ts). The app uses an answer only for a request it makes with exactly this path and
  * query (web/src/lib/api.ts), so a call worked out differently here costs only the saving, never
  * a wrong answer; web/src/lib/screen-calls.test.ts holds the two to the same calls.
  */
-import { z } from "zod";
-import { clickLogQuery } from "../schemas/clicks";
-import { STATS_COLUMNS, STATS_TABS, STATS_VARIABLES, statsReportQuery } from "../schemas/stats";
+import { clickLogDefaults, clickLogQuery } from "../schemas/clicks";
+import { statsScreenDefaults, statsScreenSearch } from "../schemas/stats";
 import { transactionListQuerySchema } from "../schemas/transactions";
-import { shiftDay } from "./calendar-days";
 import { parseSearch } from "./search-params";
 
 /** One GET of the API: its path and its query, as the app sends them. */
@@ -28,7 +26,7 @@ const narrowing = (name: string, value: string | number | undefined) => (value =
 
 /** The Click Log: its page of clicks (web/src/features/clicks/api.ts `clickLogOptions`). */
 function clickLogCalls(params: URLSearchParams, today: string): ScreenCall[] {
-  const s = parseSearch(clickLogQuery, params, { startDate: shiftDay(today, -6), endDate: today, bot: "all", page: "1" });
+  const s = parseSearch(clickLogQuery, params, clickLogDefaults(today));
   const query = {
     startDate: s.startDate!,
     endDate: s.endDate!,
@@ -44,19 +42,8 @@ function clickLogCalls(params: URLSearchParams, today: string): ScreenCall[] {
 }
 
 /** Stats: the report (web/src/features/stats/api.ts `reportQuery`) and the user's columns. */
-const statsSearch = statsReportQuery.and(
-  z.object({
-    tab: z.enum(STATS_TABS),
-    variable: z.enum(STATS_VARIABLES),
-    sort: z.enum(STATS_COLUMNS),
-    dir: z.enum(["asc", "desc"]),
-    campaignName: z.string().max(200).optional(),
-  }),
-);
-
 function statsCalls(params: URLSearchParams, today: string): ScreenCall[] {
-  const defaults = { startDate: today, endDate: today, tab: "campaign", variable: "none", sort: "revenue", dir: "desc", includeBots: "false" };
-  const s = parseSearch(statsSearch, params, defaults);
+  const s = parseSearch(statsScreenSearch, params, statsScreenDefaults(today));
   const query = {
     startDate: s.startDate,
     endDate: s.endDate,

@@ -10,6 +10,9 @@ export function realDay(y: number, m: number, d: number): string | null {
 /** Days since 1970-01-01 of a `YYYY-MM-DD` day: the difference of two is the days between them. */
 export const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
+/** The day `days` calendar days after `date` (before, when negative). */
+export const shiftDay = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
 /** Whether `YYYY-MM-DD` names a real day (2025-02-30 does not). */
 export function isRealDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);

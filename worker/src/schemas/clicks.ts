@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { calendarDate } from "./calendar-date";
+import { calendarDate, shiftDay } from "./calendar-date";
 import { blankIsNone } from "./common";
 
 export const CLICKS_PAGE_SIZE = 50;
@@ -67,6 +67,13 @@ export const clickLogQuery = z.intersection(
   }),
 );
 export type ClickLogQuery = z.input<typeof clickLogQuery>;
+
+/**
+ * The Click Log screen's link read over these (web/src/features/clicks/url-state.ts, and the
+ * Worker for the screen's document: lib/screen-calls.ts): the last 7 days to `today`, the report
+ * time zone's, all visitors, the first page.
+ */
+export const clickLogDefaults = (today: string): Record<string, string> => ({ startDate: shiftDay(today, -6), endDate: today, bot: "all", page: "1" });
 
 /** An archived day's file (`GET /api/clicks/archives/:day`). */
 export const archiveDayParam = z.object({ day: calendarDate("day") });

@@ -213,6 +213,33 @@ export const STATS_COLUMNS = [
 ] as const;
 export type StatsColumn = (typeof STATS_COLUMNS)[number];
 
+/**
+ * The Stats screen's link: the report call's own query plus what only the screen knows (the tab,
+ * the tracking-field variable, the sort and the filtered campaign's name for its chip), read by the
+ * screen (web/src/features/stats/url-state.ts) and by the Worker for the screen's document
+ * (lib/screen-calls.ts). `groupBy` is not a parameter of it: the tab and the variable make it.
+ */
+export const statsScreenSearch = statsReportQuery.and(
+  z.object({
+    tab: z.enum(STATS_TABS),
+    variable: z.enum(STATS_VARIABLES),
+    sort: z.enum(STATS_COLUMNS),
+    dir: z.enum(["asc", "desc"]),
+    campaignName: z.string().max(200).optional(),
+  }),
+);
+
+/** The Stats screen's link read over these: `today`, the report time zone's, by campaign, by revenue. */
+export const statsScreenDefaults = (today: string): Record<string, string> => ({
+  startDate: today,
+  endDate: today,
+  tab: "campaign",
+  variable: "none",
+  sort: "revenue",
+  dir: "desc",
+  includeBots: "false",
+});
+
 export const MIN_COLUMN_WIDTH = 40;
 export const MAX_COLUMN_WIDTH = 800;
 export const MAX_PREFERENCE_ENTRIES = 50;

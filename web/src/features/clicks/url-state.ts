@@ -1,8 +1,6 @@
-import { subDays } from "date-fns";
 import { z } from "zod";
-import { fromDay, toDay, type DayRange } from "@/lib/date-ranges";
-import type { SearchDefaults } from "@/lib/url-state";
-import { clickLogQuery } from "../../../../worker/src/schemas/clicks";
+import type { DayRange } from "@/lib/date-ranges";
+import { clickLogDefaults, clickLogQuery } from "../../../../worker/src/schemas/clicks";
 import { ALL, type VisitorFilters } from "./api";
 
 /**
@@ -11,12 +9,8 @@ import { ALL, type VisitorFilters } from "./api";
  */
 export const clicksSearchSchema = clickLogQuery;
 
-export const clicksSearchDefaults = (today: string): SearchDefaults => ({
-  startDate: toDay(subDays(fromDay(today), 6)),
-  endDate: today,
-  bot: "all",
-  page: "1",
-});
+/** The last 7 days to the report time zone's today, all visitors, the first page (shared with the Worker). */
+export const clicksSearchDefaults = clickLogDefaults;
 
 export type ClicksSearch = z.output<typeof clicksSearchSchema>;
 

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { SearchDefaults } from "@/lib/url-state";
-import { STATS_COLUMNS, STATS_TABS, STATS_VARIABLES, statsReportQuery } from "../../../../worker/src/schemas/stats";
+import { statsScreenDefaults, statsScreenSearch } from "../../../../worker/src/schemas/stats";
 import type { ReportParams } from "./api";
 import type { Filters } from "./components/filter-row";
 import { groupingOf } from "./groupings";
@@ -8,30 +7,12 @@ import type { Sort } from "./sort";
 import type { ColumnKey } from "./columns";
 
 /**
- * The Stats screen's state in the URL: the report call's own query (range, filters, campaign,
- * bots; validated by the API's schema) plus what only the screen knows: the tab, the tracking-field
- * variable, the sort and the filtered campaign's name for its chip. `groupBy` is not a parameter:
- * the tab and the variable make it.
+ * The Stats screen's state in the URL (worker/src/schemas/stats.ts, shared with the Worker, which
+ * reads a Stats link the same way for the screen's document): the report call's own query plus
+ * the tab, the tracking-field variable, the sort and the filtered campaign's name.
  */
-export const statsSearchSchema = statsReportQuery.and(
-  z.object({
-    tab: z.enum(STATS_TABS),
-    variable: z.enum(STATS_VARIABLES),
-    sort: z.enum(STATS_COLUMNS),
-    dir: z.enum(["asc", "desc"]),
-    campaignName: z.string().max(200).optional(),
-  }),
-);
-
-export const statsSearchDefaults = (today: string): SearchDefaults => ({
-  startDate: today,
-  endDate: today,
-  tab: "campaign",
-  variable: "none",
-  sort: "revenue",
-  dir: "desc",
-  includeBots: "false",
-});
+export const statsSearchSchema = statsScreenSearch;
+export const statsSearchDefaults = statsScreenDefaults;
 
 export type StatsSearch = z.output<typeof statsSearchSchema>;
 
