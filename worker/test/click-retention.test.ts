@@ -258,17 +258,18 @@ describe("archiving and deleting raw clicks", () => {
       "verify 1",
       "verify 2",
       "verify 3",
-      "check D1",
+      "check the stores",
       "record",
       "delete 1",
       "delete 2",
       "delete 3",
       "delete 4",
+      "empty shard-days",
       "finish",
     ]);
     expect(steps.find((line) => line.includes("export 3:"))).toMatch(/2 clicks, \d+ bytes gzipped, parts 1 uploaded, the file's end written/);
     // With the two steps that log nothing: the upload opened, the kept bytes cleaned up.
-    expect(run.runs[0]!.output).toMatchObject({ archived: { rows: 12, parts: 1, chunks: 3 }, steps: 17 });
+    expect(run.runs[0]!.output).toMatchObject({ archived: { rows: 12, parts: 1, chunks: 3 }, steps: 18 });
     expect(await rawCount()).toBe(1);
     expect((await archiveText("2020-01-05")).trim().split("\r\n")).toHaveLength(13);
   }, 60_000);
@@ -335,7 +336,7 @@ describe("archiving and deleting raw clicks", () => {
     // 10 minutes on, the rollup has counted the exit: the next run only deletes (the click and its exit row).
     const later = await cron(now + 10 * 60_000);
     expect(later).toMatchObject({ archived: [], deleted: 2, finished: ["2020-01-01"] });
-    expect(later.runs[0]!.output!.steps).toBe(3);
+    expect(later.runs[0]!.output!.steps).toBe(4);
     expect((await runs()).map((r) => [r.run, r.outcome])).toEqual([
       [1, "waiting: 2020-01-01: 1 archived clicks are kept until the click rollup has counted their exits or a newer click"],
       [2, "finished"],
@@ -427,7 +428,7 @@ describe("faults", () => {
   it("a run killed after its file was written but before it was checked: nothing deleted; the next run writes the file again", async () => {
     await threeDays();
     const now = after("2020-02-03", 0.5);
-    await using _ = (await runWithFaults("2020-01-01", now, (m) => m.mockStepError({ name: "check D1" }, new Error("D1 unavailable (test)")))).instance;
+    await using _ = (await runWithFaults("2020-01-01", now, (m) => m.mockStepError({ name: "check the stores" }, new Error("D1 unavailable (test)")))).instance;
     await rollUpClicks(db(), { now });
     expect((await tick(now, { days: RETENTION })).end).toMatchObject({ status: "errored" });
     // The file is there, but unchecked: no record, and every click still in D1.

@@ -4,59 +4,29 @@
  * the object its id names (not in D1), `/click` finds it there and sends the visitor on with its
  * ad values, the exit lands on it, and the cron's rollup counts both into the report, once.
  */
-import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { reportTimeZone } from "../src/db/queries/settings";
-import { campaigns, clickDailyStats, clicks, clickShardDays } from "../src/db/schema";
+import { campaigns, clicks, clickShardDays } from "../src/db/schema";
 import worker from "../src/index";
-import { EXIT_LAG_MS, rollUpClicks, rollUpShardDays } from "../src/jobs/roll-up-clicks";
 import { runScheduled } from "../src/jobs";
 import { dayIn } from "../src/lib/calendar-days";
 import { invalidateTrackedCampaigns } from "../src/tracking/campaign-cache";
-import { checkClickId, clickDayOf, newClickId, shardName, type ClickPlace } from "../src/tracking/click-id";
+import { checkClickId, clickDayOf, newClickId, type ClickPlace } from "../src/tracking/click-id";
 import { forgetShardCounts } from "../src/tracking/shard-days";
 import { campaignWithOffer } from "./tracking-helpers";
 import { d1Outage } from "./click-queue-helpers";
 import { call, clicksWritten, db, makeAdmin, type TestUser } from "./helpers";
 import { insertClicks } from "../src/db/queries/clicks";
 import { report, rowByKey } from "./stats-helpers";
+import { clickThrough, dailyOf, HOST, objectOf, placeOf, rollUp, visit } from "./shard-helpers";
 
-const HOST = "https://trk.brand.test";
 const SECRET = env.SESSION_SECRET;
 const SHARDS = 4;
-const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 let admin: TestUser;
 
-async function visit(path: string, bindings: Partial<typeof env> = {}) {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`${HOST}${path}`, { headers: { "cf-connecting-ip": "203.0.113.80", "user-agent": IPHONE }, redirect: "manual" }),
-    { ...env, ...bindings },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  await clicksWritten();
-  return res;
-}
-
-/** A visit to the tracking link: the click id the lander is sent. */
-async function clickThrough(campaignId: number, query = "plc=feed&cid=tt-1", bindings: Partial<typeof env> = {}) {
-  const res = await visit(`/r/${campaignId}?${query}`, bindings);
-  expect(res.status).toBe(302);
-  const clickId = new URL(res.headers.get("location")!).searchParams.get("clickId");
-  expect(clickId).toBeTruthy();
-  return clickId!;
-}
-
-async function placeOf(clickId: string): Promise<ClickPlace> {
-  const checked = await checkClickId(SECRET, clickId);
-  expect(checked?.kind).toBe("sharded");
-  return (checked as { place: ClickPlace }).place;
-}
-
-const objectOf = (place: ClickPlace) => env.CLICK_SHARDS.getByName(shardName(place));
 /** A click's exits in its object: recorded, and waiting for the click. */
 const exitsIn = (place: ClickPlace, clickId: string) =>
   runInDurableObject(objectOf(place), (_shard, state) => {
@@ -64,23 +34,6 @@ const exitsIn = (place: ClickPlace, clickId: string) =>
     return { exits: count("exits"), pending: count("pending_exits") };
   });
 const inD1 = async (clickId: string) => (await db().select().from(clicks).where(eq(clicks.clickId, clickId))).length;
-
-/**
- * The cron's rollup (D1's part, then the shard-days'), run now, or `ahead` as it runs once the
- * exits of now are older than the lag it leaves them (counted, then).
- */
-async function rollUp(ahead = true) {
-  const now = Date.now() + (ahead ? EXIT_LAG_MS + 1000 : 0);
-  await rollUpClicks(db(), { now });
-  return rollUpShardDays(db(), env.CLICK_SHARDS, { now, keptDays: 90 });
-}
-
-const dailyOf = async (campaignId: number) =>
-  db()
-    .select({ clicks: sql<number>`sum(${clickDailyStats.clicks})`, exits: sql<number>`sum(${clickDailyStats.exits})` })
-    .from(clickDailyStats)
-    .where(eq(clickDailyStats.campaignId, campaignId))
-    .get();
 
 beforeAll(async () => {
   admin = await makeAdmin();

@@ -734,12 +734,15 @@ export const clickRollupState = sqliteTable("click_rollup_state", {
  * layout-1 click ids count them. The cron fixes today's and tomorrow's count from
  * `CLICK_SHARDS_PER_DAY` (jobs/shard-days.ts) and never changes a day's count once set, so every
  * id a day handed out names one of that day's objects.
- * No row for a day: its clicks are D1's (`/r/` makes layout-0 ids).
+ * No row for a day: its clicks are D1's (`/r/` makes layout-0 ids). `emptiedAt` is set once the
+ * retention has archived every click of the day to R2 and emptied each of its objects
+ * (retention/shard-days.ts): from then on nothing reads or counts the day's objects.
  */
 export const clickShardDays = sqliteTable("click_shard_days", {
   day: integer("day").primaryKey(),
   shards: integer("shards").notNull(),
   createdAt: integer("created_at").notNull(),
+  emptiedAt: integer("emptied_at"),
 });
 
 /**

@@ -4,7 +4,6 @@ import { reportTimeZone } from "../db/queries/settings";
 import type { Bindings, Db } from "../env";
 import { applyShardRollup, shardRollupMarks, type ShardWatermarks } from "../db/queries/shard-rollup";
 import { offsetSpans } from "../lib/calendar-days";
-import { clicksRetention } from "../retention/config";
 import { clickDayOf, clickDayStart, shardName } from "../tracking/click-id";
 import { shardDaysFrom } from "../tracking/shard-days";
 import type { Job } from "./index";
@@ -86,27 +85,32 @@ export interface ShardRollupRun {
  * Brings the rollups up to date with the shard-days' clicks
  * (docs/click-storage.md "The rollups and the reports"), after rollUpClicks has brought them up
  * to date with D1's (and rebuilt them, which starts every shard-day over): today's and
- * yesterday's objects every run, each older kept one once a day (an exit on an old click lands in
+ * yesterday's objects every run, each older one once a day (an exit on an old click lands in
  * that click's object). Each object is asked a step at a
- * time and D1 applies each step atomically (db/queries/shard-rollup.ts). Days archived by the
- * retention are D1's alone today: no shard-day is archived yet.
+ * time and D1 applies each step atomically (db/queries/shard-rollup.ts). Older days are asked
+ * until the retention has archived and emptied them (retention/shard-days.ts), which it does only
+ * once their objects are counted.
  */
 export async function rollUpShardDays(
   db: Db,
   shards: Bindings["CLICK_SHARDS"],
-  { now, keptDays, chunk = ROLLUP_CHUNK, budgetMs = ROLLUP_BUDGET_MS }: { now: number; keptDays: number; chunk?: number; budgetMs?: number },
+  { now, chunk = ROLLUP_CHUNK, budgetMs = ROLLUP_BUDGET_MS }: { now: number; chunk?: number; budgetMs?: number },
 ): Promise<ShardRollupRun> {
   const started = Date.now();
   const run: ShardRollupRun = { asked: 0, steps: 0, behind: false };
   const state = await readRollupState(db);
   if (!state) return run;
   const today = clickDayOf(now);
-  const oldest = today - keptDays;
-  const [days, marks] = await Promise.all([shardDaysFrom(db, oldest), shardRollupMarks(db, oldest)]);
+  // Every day not emptied yet, the kept ones and those past them that wait for the retention:
+  // an exit in a day's last kept hours is counted before its objects may be emptied.
+  const days = await shardDaysFrom(db, 0);
+  const [marks, frontier] = await Promise.all([shardRollupMarks(db, days[0]?.day ?? today), archivedFrontier(db)]);
   const toExit = now - EXIT_LAG_MS;
   for (const { day, shards: count } of days) {
     if (day > today) break;
     const spans = offsetSpans(clickDayStart(day), clickDayStart(day + 1), state.timeZone);
+    // A day the archived days end in: its archived clicks are counted for good.
+    const archived = frontier && frontier.endMs > clickDayStart(day) ? frontier : null;
     const places = Array.from({ length: count }, (_, shard) => ({ day, shard, mark: marks.get(`${day}/${shard}`) }));
     const due = places.filter(({ mark }) => day >= today - 1 || !mark || mark.rolledAt <= now - DAY_MS);
     if (Date.now() - started > budgetMs) {
@@ -120,7 +124,7 @@ export async function rollUpShardDays(
         let from: ShardWatermarks = { clickWatermark: mark?.clickWatermark ?? 0, exitWatermark: mark?.exitWatermark ?? 0 };
         for (;;) {
           const exitWatermark = Math.max(from.exitWatermark, toExit);
-          const counts = await object.rollUp({ ...from, toExit: exitWatermark, chunk, spans });
+          const counts = await object.rollUp({ ...from, toExit: exitWatermark, chunk, spans, archived });
           const to = { clickWatermark: counts.toClick, exitWatermark };
           if (!(await applyShardRollup(db, { day, shard }, from, to, counts, state.timeZone, now))) {
             // Another run moved this object's watermarks first; it carries on from there.
@@ -147,7 +151,7 @@ export const rollUpClicksJob: Job = {
     const run = await rollUpClicks(db, { now });
     if (run.rebuilt) console.log(`roll-up-clicks: rebuilt for ${run.state.timeZone}, ${run.steps} steps`);
     if (run.behind) console.log(`roll-up-clicks: stopped at click ${run.state.clickWatermark}; the next run continues`);
-    const shardRun = await rollUpShardDays(db, env.CLICK_SHARDS, { now, keptDays: clicksRetention(env.CLICKS_RETENTION_DAYS).days });
+    const shardRun = await rollUpShardDays(db, env.CLICK_SHARDS, { now });
     if (shardRun.behind)
       console.log(`roll-up-clicks: shard-days not all counted (${shardRun.steps} steps over ${shardRun.asked} objects); the next run continues`);
   },

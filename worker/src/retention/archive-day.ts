@@ -17,11 +17,13 @@
  */
 import { constants, crc32, deflateRawSync, inflateRawSync } from "node:zlib";
 import { clicksOfSpan, closeRunUpload, recordRunUpload, runWorkPrefix, type ArchiveSpan } from "../db/queries/click-archives";
-import { clickRowsAfter } from "../db/queries/clicks";
+import { campaignNames, clickRowsAfter, type ClickLogRow } from "../db/queries/clicks";
 import type { Db } from "../env";
 import { CSV_BOM, csvRow } from "../lib/csv";
 import { CLICK_CSV_HEADERS, clickCsvLine } from "../tracking/click-csv";
+import { shardName, type ClickPlace } from "../tracking/click-id";
 import { ARCHIVE_SIZES, type ArchiveRunParams, type ArchiveSizes } from "./config";
+import { placesOfSpan, shardClicksOfSpan, type ClickShards } from "./shard-days";
 
 /** Something about the file or the day does not match: the run fails for good (no retry helps). */
 export class ArchiveError extends Error {}
@@ -34,10 +36,15 @@ export interface ArchivePart {
   size: number;
 }
 
-/** A click in the Click Log's order (newest first): the next chunk starts after it. */
+/**
+ * A click in the Click Log's order (newest first) within the store being read: the next chunk
+ * starts after it. D1's rows are walked by time and rowid, a shard-day object's by time and click
+ * id (its rowids are its own).
+ */
 export interface RowCursor {
   clickedAt: number;
   id: number;
+  clickId?: string;
 }
 
 /** What the export steps carry from one to the next. */
@@ -50,10 +57,16 @@ export interface ExportState {
   crc: number;
   length: number;
   rows: number;
+  /**
+   * The store being read: 0 is D1, then each shard-day object of the span in day and shard order
+   * (retention/shard-days.ts `placesOfSpan`), each read whole, newest first, before the next.
+   * Absent in the state of a run begun before the objects were archived: D1.
+   */
+  store?: number;
   last: RowCursor | null;
 }
 
-export const EXPORT_START: ExportState = { chunk: 1, bytes: 0, crc: 0, length: 0, rows: 0, last: null };
+export const EXPORT_START: ExportState = { chunk: 1, bytes: 0, crc: 0, length: 0, rows: 0, store: 0, last: null };
 
 /** One export step's rows, where their bytes lie in the file, and what checks them on reading back. */
 export interface ExportedChunk {
@@ -65,6 +78,7 @@ export interface ExportedChunk {
   /** CRC-32 and length of its CSV. */
   crc: number;
   length: number;
+  store: number;
   last: RowCursor | null;
   /** The parts this step filled (and the last part, when it wrote the file's end). */
   parts: ArchivePart[];
@@ -83,6 +97,7 @@ export const afterChunk = (state: ExportState, c: ExportedChunk): ExportState =>
   crc: c.fileCrc,
   length: c.fileLength,
   rows: state.rows + c.rows,
+  store: c.store,
   last: c.last,
 });
 
@@ -151,6 +166,7 @@ export async function exportChunk(
   p: ArchiveRunParams & { uploadId: string },
   state: ExportState,
   sizes: ArchiveSizes = ARCHIVE_SIZES,
+  shards?: ClickShards,
 ): Promise<ExportedChunk> {
   const started = Date.now();
   const { partBytes } = sizes;
@@ -189,25 +205,35 @@ export async function exportChunk(
   let length = 0;
   let fileCrc = state.crc;
   let rows = 0;
+  let read = 0;
+  let header = state.chunk === 1;
+  const places = shards ? await placesOfSpan(db, p.startMs, p.endMs) : [];
+  let store = state.store ?? 0;
   let last = state.last;
   let end = false;
-  while (rows < sizes.chunkRows) {
-    const want = Math.min(sizes.pageRows, sizes.chunkRows - rows);
-    const page = await clickRowsAfter(db, { startMs: p.startMs, endMs: p.endMs }, last, want);
-    const header = state.chunk === 1 && rows === 0 ? CSV_BOM + csvRow(CLICK_CSV_HEADERS) : "";
-    const csv = encoder.encode(header + page.map(clickCsvLine).join(""));
+  while (read < sizes.chunkRows) {
+    const want = Math.min(sizes.pageRows, sizes.chunkRows - read);
+    const place = store > 0 ? places[store - 1] : undefined;
+    const page = place && shards ? await shardPage(db, shards, place, p, last, want) : await d1Page(db, p, last, want);
+    const csv = encoder.encode((header ? CSV_BOM + csvRow(CLICK_CSV_HEADERS) : "") + page.rows.map(clickCsvLine).join(""));
+    header = false;
     if (csv.length) {
       crc = crc32(csv, crc);
       fileCrc = crc32(csv, fileCrc);
       length += csv.length;
       await write(deflateRawSync(csv, { finishFlush: constants.Z_SYNC_FLUSH }));
     }
-    rows += page.length;
-    const tail = page.at(-1);
-    if (tail) last = { clickedAt: tail.clickedAt, id: tail.id };
-    if (page.length < want) {
-      end = true;
-      break;
+    rows += page.rows.length;
+    read += page.read;
+    if (page.last) last = page.last;
+    if (page.read < want) {
+      // This store is read to its end: the next one, from its newest click.
+      store++;
+      last = null;
+      if (store > places.length) {
+        end = true;
+        break;
+      }
     }
   }
   const size = bytes - offset;
@@ -218,7 +244,33 @@ export async function exportChunk(
   } else if (filled > 0) {
     await bucket.put(carryKey(p.runId, state.chunk), buffer.subarray(0, filled));
   }
-  return { chunk: state.chunk, rows, offset, size, crc, length, last, parts, end, fileCrc, fileLength, fileBytes: bytes, ms: Date.now() - started };
+  return { chunk: state.chunk, rows, offset, size, crc, length, store, last, parts, end, fileCrc, fileLength, fileBytes: bytes, ms: Date.now() - started };
+}
+
+/** A page read from one store: the rows for the file, the rows read (deleted campaigns' too), and where the next page starts. */
+interface StorePage {
+  rows: ClickLogRow[];
+  read: number;
+  last: RowCursor | null;
+}
+
+async function d1Page(db: Db, span: ArchiveSpan, after: RowCursor | null, limit: number): Promise<StorePage> {
+  const rows = await clickRowsAfter(db, { startMs: span.startMs, endMs: span.endMs }, after, limit);
+  const tail = rows.at(-1);
+  return { rows, read: rows.length, last: tail ? { clickedAt: tail.clickedAt, id: tail.id } : null };
+}
+
+/** A page of one shard-day object's clicks of the span, with their campaigns' names; a deleted campaign's are read past and left out. */
+async function shardPage(db: Db, shards: ClickShards, place: ClickPlace, span: ArchiveSpan, after: RowCursor | null, limit: number): Promise<StorePage> {
+  const cursor = after?.clickId === undefined ? null : { clickedAt: after.clickedAt, clickId: after.clickId };
+  const read = await shards.getByName(shardName(place)).rowsAfter({ startMs: span.startMs, endMs: span.endMs }, cursor, limit);
+  const names = await campaignNames(
+    db,
+    read.map((r) => r.campaignId),
+  );
+  const rows = read.flatMap((r) => (names.has(r.campaignId) ? [{ ...r, campaign: names.get(r.campaignId) ?? null }] : []));
+  const tail = read.at(-1);
+  return { rows, read: read.length, last: tail ? { clickedAt: tail.clickedAt, id: tail.id, clickId: tail.clickId } : null };
 }
 
 /** The ETag R2 gives a completed multipart object: the MD5 of the parts' MD5s, then the part count. */
@@ -349,13 +401,24 @@ export async function verifyChunk(bucket: R2Bucket, p: ArchiveSpan, c: ExportedC
 }
 
 /**
- * After the file: D1 must still hold exactly the clicks written (a click deleted or added
- * meanwhile, say a campaign deleted, shows as a difference and the day is written again).
+ * After the file: D1 and the span's shard-day objects must still hold exactly the clicks written
+ * (a click deleted or added meanwhile, say a campaign deleted, shows as a difference and the day
+ * is written again). `maxClickId` is D1's highest (0 when D1 holds none of the day): only D1's
+ * clicks up to it are deleted; the objects are emptied whole (retention/shard-days.ts).
  */
-export async function checkSpan(db: Db, p: ArchiveSpan, rows: number): Promise<{ exits: number; maxClickId: number }> {
-  const held = await clicksOfSpan(db, p.startMs, p.endMs);
-  if (held.rows !== rows || held.maxId === null) throw new ArchiveError(`${p.day}: ${rows} clicks written, but D1 now holds ${held.rows}`);
-  return { exits: held.exits, maxClickId: held.maxId };
+export async function checkSpan(db: Db, p: ArchiveSpan, rows: number, shards?: ClickShards): Promise<{ exits: number; maxClickId: number; inObjects: number }> {
+  const places = shards ? await placesOfSpan(db, p.startMs, p.endMs) : [];
+  const [held, sharded] = await Promise.all([
+    clicksOfSpan(db, p.startMs, p.endMs),
+    shards && places.length ? shardClicksOfSpan(db, shards, places, p.startMs, p.endMs) : { rows: 0, exits: 0 },
+  ]);
+  if (held.rows + sharded.rows !== rows) {
+    throw new ArchiveError(
+      `${p.day}: ${rows} clicks written, but D1 now holds ${held.rows}${places.length ? ` and its ${places.length} shard-day objects ${sharded.rows}` : ""}`,
+    );
+  }
+  if (rows === 0) throw new ArchiveError(`${p.day}: no clicks written`);
+  return { exits: held.exits + sharded.exits, maxClickId: held.maxId ?? 0, inObjects: sharded.rows };
 }
 
 /** Aborts a run's upload, whatever became of it (completed or aborted already: nothing to do). */

@@ -39,6 +39,7 @@ import type { Db } from "../env";
 import { dayIn, dayStartMs, shiftDay } from "../lib/calendar-days";
 import { abortUpload, deleteRunWork } from "./archive-day";
 import type { ArchiveRunParams, ArchiveSizes } from "./config";
+import { oldestShardClickFrom, placesOfSpan, uncountedPlaces, type ClickShards } from "./shard-days";
 
 const DAY_MS = 86_400_000;
 /**
@@ -50,6 +51,7 @@ export const RUN_STALE_MS = 6 * 60 * 60 * 1000;
 export interface RetentionBindings {
   ARCHIVE: R2Bucket;
   ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
+  CLICK_SHARDS: ClickShards;
 }
 
 export interface RetentionOptions {
@@ -127,8 +129,11 @@ async function abandonRun(db: Db, bucket: R2Bucket, run: ArchiveRun, now: number
   await closeRunUpload(db, run.id, now);
 }
 
-/** The day to work on: the archived day still being deleted, else the next one to archive. */
-async function nextSpan(db: Db, now: number, cutoff: number): Promise<{ span: ArchiveSpan } | { waiting: string | null }> {
+/**
+ * The day to work on: the archived day still being deleted, else the next one to archive, whose
+ * clicks may be in D1 and in shard-day objects (retention/shard-days.ts).
+ */
+async function nextSpan(db: Db, shards: ClickShards, now: number, cutoff: number): Promise<{ span: ArchiveSpan } | { waiting: string | null }> {
   const open = await openArchive(db);
   if (open) return { span: open };
   // The next day: the one holding the oldest click after the archived days, cut in the click
@@ -137,8 +142,10 @@ async function nextSpan(db: Db, now: number, cutoff: number): Promise<{ span: Ar
   const timeZone = await reportTimeZone(db);
   if (!state || state.timeZone !== timeZone) return { waiting: "the click rollup is being rebuilt for the report time zone" };
   const frontier = await archivedFrontier(db);
-  const oldest = await oldestClickFrom(db, frontier?.endMs ?? Number.MIN_SAFE_INTEGER);
-  if (oldest === null) return { waiting: null };
+  const from = frontier?.endMs ?? Number.MIN_SAFE_INTEGER;
+  const found = (await Promise.all([oldestClickFrom(db, from), oldestShardClickFrom(db, shards, from)])).filter((at): at is number => at !== null);
+  if (!found.length) return { waiting: null };
+  const oldest = Math.min(...found);
   let day = dayIn(oldest, timeZone);
   let startMs = dayStartMs(day, timeZone);
   if (frontier && day <= frontier.day) {
@@ -153,6 +160,8 @@ async function nextSpan(db: Db, now: number, cutoff: number): Promise<{ span: Ar
   if (endMs > cutoff) return { waiting: null };
   const newest = await newestClickOfSpan(db, startMs, endMs);
   if (newest !== null && newest > state.clickWatermark) return { waiting: `${day}: the click rollup has not counted the whole day yet` };
+  const uncounted = await uncountedPlaces(db, shards, await placesOfSpan(db, startMs, endMs));
+  if (uncounted.length) return { waiting: `${day}: the click rollup has not counted the whole day yet (${uncounted.length} shard-day objects)` };
   return { span: { day, timeZone, startMs, endMs, objectKey: archiveKey(day) } };
 }
 
@@ -190,7 +199,7 @@ export async function runRetention(db: Db, env: RetentionBindings, options: Rete
     tick.aborted.push(runInstanceId(run));
   }
 
-  const next = await nextSpan(db, now, now - days * DAY_MS);
+  const next = await nextSpan(db, env.CLICK_SHARDS, now, now - days * DAY_MS);
   if (!("span" in next)) return { ...tick, waiting: next.waiting };
   const { span } = next;
   tick.day = span.day;

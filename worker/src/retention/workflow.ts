@@ -10,8 +10,11 @@
  * 3. export 1..n: 50,000 clicks each, as CSV, deflated, into fixed-size parts (archive-day.ts).
  * 4. complete upload, then its size, ETag, first and last bytes checked; clean up.
  * 5. verify 1..n: each chunk read back from R2 and inflated: length, CRC-32, rows.
- * 6. check D1 (it still holds exactly those clicks), then record the archive in click_archives.
- * 7. delete 1..m: 50,000 clicks a step, 5,000 a statement; finish: the day done, or what waits.
+ * 6. check the stores (D1 and the day's shard-day objects still hold exactly those clicks), then
+ *    record the archive in click_archives.
+ * 7. delete 1..m: D1's clicks, 50,000 a step, 5,000 a statement; empty shard-days: each object
+ *    of a UTC day the archived days now cover, one `deleteAll()` each (retention/shard-days.ts);
+ *    finish: the day done, or what waits.
  *
  * A step that throws is retried (5 times, backing off from 10 s); an ArchiveError (the file or the
  * day does not match) fails the instance at once. A failed instance leaves no record and deletes
@@ -47,6 +50,7 @@ import {
   type ExportedChunk,
 } from "./archive-day";
 import { ARCHIVE_SIZES, type ArchiveRunParams, type ArchiveSizes } from "./config";
+import { emptyArchivedShardDays } from "./shard-days";
 
 export interface ArchiveRunOutput {
   day: string;
@@ -55,6 +59,8 @@ export interface ArchiveRunOutput {
   archived: { rows: number; bytes: number; parts: number; chunks: number } | null;
   /** Rows the delete statements removed (clicks, and the exits that go with them). */
   deleted: number;
+  /** UTC days (days since 2020-01-01) whose shard-day objects this run emptied. */
+  emptiedShardDays: number[];
   /** The day's last raw click is gone. */
   finished: boolean;
   /** Why the day is not finished (null when it is). */
@@ -89,20 +95,24 @@ export async function deleteStep(db: Db, archive: VerifiedArchive, sizes: Archiv
 }
 
 /**
- * The day is finished once none of the archive's clicks is left; the rollup's newest counted
- * click stays until a newer one is counted (it marks how far the rollup got), and a click with an
- * exit the rollup has not counted stays until it has: then the run ends waiting, and the cron's
- * next run of the day carries on.
+ * The day is finished once none of the archive's clicks is left in D1 and every shard-day the
+ * archived days cover is emptied; the rollup's newest counted click stays until a newer one is
+ * counted (it marks how far the rollup got), and a click or object with an exit the rollup has not
+ * counted stays until it has: then the run ends waiting, and the cron's next run of the day
+ * carries on.
  */
-export async function finishDay(db: Db, archive: VerifiedArchive, runId: number) {
+export async function finishDay(db: Db, archive: VerifiedArchive, runId: number, shardsWaiting: string | null = null) {
   const left = await archivedClicksLeft(db, archive);
   const now = Date.now();
-  if (left === 0) {
+  if (left === 0 && shardsWaiting === null) {
     await markArchiveDeleted(db, archive.day, now);
     await endRun(db, runId, "finished", now);
     return { finished: true, waiting: null };
   }
-  const waiting = `${archive.day}: ${left} archived clicks are kept until the click rollup has counted their exits or a newer click`;
+  const waiting =
+    left === 0
+      ? `${archive.day}: ${shardsWaiting}`
+      : `${archive.day}: ${left} archived clicks are kept until the click rollup has counted their exits or a newer click`;
   await endRun(db, runId, `waiting: ${waiting}`, now);
   return { finished: false, waiting };
 }
@@ -118,6 +128,7 @@ export class ClickArchiveWorkflow extends WorkflowEntrypoint<Bindings, ArchiveRu
       runId: p.runId,
       archived: null,
       deleted: 0,
+      emptiedShardDays: [],
       finished: false,
       waiting: null,
       steps: 0,
@@ -160,7 +171,7 @@ export class ClickArchiveWorkflow extends WorkflowEntrypoint<Bindings, ArchiveRu
         const from = state;
         const chunk = await run(
           `export ${from.chunk}`,
-          () => exportChunk(db, bucket, target, from, sizes),
+          () => exportChunk(db, bucket, target, from, sizes, this.env.CLICK_SHARDS),
           (c) =>
             `${c.rows} clicks, ${c.size} bytes gzipped, parts ${c.parts.map((x) => x.partNumber).join(", ") || "none"} uploaded${c.end ? ", the file's end written" : ""} (${c.ms} ms)`,
         );
@@ -201,9 +212,9 @@ export class ClickArchiveWorkflow extends WorkflowEntrypoint<Bindings, ArchiveRu
         out.ms.verify += verified.ms;
       }
       const held = await run(
-        "check D1",
-        () => checkSpan(db, p, state.rows),
-        (h) => `D1 holds the ${state.rows} clicks written (${h.exits} exits)`,
+        "check the stores",
+        () => checkSpan(db, p, state.rows, this.env.CLICK_SHARDS),
+        (h) => `D1 and the shard-day objects hold the ${state.rows} clicks written (${h.inObjects} in objects, ${h.exits} exits)`,
       );
       const newArchive = { ...p, rows: state.rows, exits: held.exits, bytes: done.bytes, maxClickId: held.maxClickId };
       const recorded = await run(
@@ -231,9 +242,15 @@ export class ClickArchiveWorkflow extends WorkflowEntrypoint<Bindings, ArchiveRu
       out.ms.delete += d.ms;
       if (!d.more) break;
     }
+    const emptied = await run(
+      "empty shard-days",
+      () => emptyArchivedShardDays(db, this.env.CLICK_SHARDS, verified.endMs, Date.now()),
+      (e) => (e.emptied.length ? `days ${e.emptied.join(", ")} emptied` : "none to empty") + (e.waiting ? `; ${e.waiting}` : ""),
+    );
+    out.emptiedShardDays = emptied.emptied;
     const finish = await run(
       "finish",
-      () => finishDay(db, verified, p.runId),
+      () => finishDay(db, verified, p.runId, emptied.waiting),
       (f) => (f.finished ? "the day is done" : f.waiting!),
     );
     return { ...out, finished: finish.finished, waiting: finish.waiting };

@@ -88,6 +88,17 @@ export interface ShardWrite {
   exitsApplied: number;
 }
 
+/**
+ * What the retention needs to know before emptying the object (retention/shard-days.ts): its
+ * highest click rowid and latest exit time, which the click rollup must have counted to, and how
+ * many clicks it holds.
+ */
+export interface ShardExtent {
+  clicks: number;
+  maxId: number | null;
+  lastExitAt: number | null;
+}
+
 /** What an exit found: the click it belongs to, or nothing yet (kept as pending). */
 export type ShardExit = { click: ShardClickForExit; recorded: boolean } | { click: null; pending: true };
 
@@ -276,6 +287,44 @@ export class ClickShard extends DurableObject<unknown> {
   /** The path's visits and exits per lander and offer among this object's clicks (tracking/variant-figures.ts). */
   pathVisits(campaignId: number, pathId: number, from: number, to: number): VariantPairRow[] {
     return this.all(pairVisitsQuery(campaignId, pathId, from, to));
+  }
+
+  /**
+   * The time of this object's first click at or after `fromMs` among `campaignIds` (the campaigns
+   * that still exist: a deleted campaign's clicks are archived by no one), or null: where the
+   * retention's next day to archive may start (retention/run-retention.ts). A walk of the time index.
+   */
+  oldestFrom(fromMs: number, campaignIds: number[]): number | null {
+    const row = this.ctx.storage.sql
+      .exec<{ at: number | null }>(
+        "select min(clicked_at) as at from clicks where clicked_at >= ? and campaign_id in (select value from json_each(?))",
+        fromMs,
+        JSON.stringify(campaignIds),
+      )
+      .one();
+    return row.at;
+  }
+
+  /** The highest click rowid and exit time here, and the clicks: what the rollup must have counted before the object is emptied. */
+  extent(): ShardExtent {
+    const row = this.ctx.storage.sql
+      .exec<{ clicks: number; maxId: number | null; lastExitAt: number | null }>(
+        "select count(*) as clicks, max(id) as maxId, (select max(exited_at) from clicks) as lastExitAt from clicks",
+      )
+      .one();
+    return { clicks: row.clicks, maxId: row.maxId, lastExitAt: row.lastExitAt };
+  }
+
+  /**
+   * Deletes everything this object stores, tables included (`deleteAll`), once the retention has
+   * archived its clicks to R2 (retention/shard-days.ts). Its tables are made again at once, empty
+   * (a few pages), as every start of the object makes them: a late call finds an empty shard-day,
+   * never a missing table. Returns the bytes the object holds after.
+   */
+  async empty(): Promise<number> {
+    await this.ctx.storage.deleteAll();
+    ensureTables(this.ctx.storage.sql);
+    return this.ctx.storage.sql.databaseSize;
   }
 
   /** The rows of a statement built with Drizzle's `sql` (the shared query builders), as they come. */

@@ -9,7 +9,7 @@
  * `/r/` and `/click` read the counts through this isolate's memory, refreshed every 30 seconds,
  * as the tracking settings are (settings-cache.ts): one small D1 read per isolate and interval.
  */
-import { gte, sql } from "drizzle-orm";
+import { and, gte, isNull, sql } from "drizzle-orm";
 import { clickShardDays } from "../db/schema";
 import type { Db } from "../env";
 import { clickDayOf, isKeptPlace, MAX_SHARDS, type ClickPlace } from "./click-id";
@@ -23,13 +23,19 @@ export type ShardCounts = ReadonlyMap<number, number>;
 
 let cached: { value: ShardCounts; expiresAt: number } | null = null;
 
-/** Every kept day's shard count, keyed by day (days since 2020-01-01). */
+/** A day whose objects the retention has not emptied yet (retention/shard-days.ts): the days anything reads. */
+const notEmptied = isNull(clickShardDays.emptiedAt);
+
+/**
+ * Every kept day's shard count, keyed by day (days since 2020-01-01). A day the retention has
+ * archived and emptied has none: its ids name no stored click, and no range reads its objects.
+ */
 export async function shardCounts(db: Db, now = Date.now()): Promise<ShardCounts> {
   if (cached && cached.expiresAt > now) return cached.value;
   const rows = await db
     .select({ day: clickShardDays.day, shards: clickShardDays.shards })
     .from(clickShardDays)
-    .where(gte(clickShardDays.day, clickDayOf(now) - READ_DAYS));
+    .where(and(gte(clickShardDays.day, clickDayOf(now) - READ_DAYS), notEmptied));
   const value = new Map(rows.map((r) => [r.day, r.shards]));
   cached = { value, expiresAt: now + SHARD_DAYS_TTL_MS };
   return value;
@@ -91,11 +97,14 @@ export async function fixShardDays(db: Db, shards: number, now: number): Promise
   return rows.map((r) => r.day);
 }
 
-/** The days with a count from `fromDay` on, oldest first: the shard-days the rollup and the archive ask. */
+/**
+ * The days with a count from `fromDay` on that the retention has not emptied, oldest first: the
+ * shard-days the rollup and the archive ask.
+ */
 export async function shardDaysFrom(db: Db, fromDay: number) {
   return db
     .select({ day: clickShardDays.day, shards: clickShardDays.shards })
     .from(clickShardDays)
-    .where(gte(clickShardDays.day, fromDay))
+    .where(and(gte(clickShardDays.day, fromDay), notEmptied))
     .orderBy(sql`${clickShardDays.day}`);
 }

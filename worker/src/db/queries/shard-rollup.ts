@@ -13,7 +13,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
-import { localDaySql, type OffsetSpan } from "../../lib/calendar-days";
+import { localDaySql, shiftDay, type OffsetSpan } from "../../lib/calendar-days";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS, type AudienceDim } from "../schema";
 import { AUDIENCE_KEY, AUDIENCE_VALUE, AUDIENCE_DIMS_TABLE, audienceValue, CLICK_FIELDS, GROUP_ALL, KEY_COLUMNS } from "./click-rollup";
@@ -30,6 +30,13 @@ export interface ShardRollupAsk extends ShardWatermarks {
   chunk: number;
   /** The report time zone's offsets over the object's UTC day (lib/calendar-days.ts `offsetSpans`). */
   spans: OffsetSpan[];
+  /**
+   * Where the archived days end (db/queries/click-archives.ts `archivedFrontier`), when they end
+   * inside this object's day: its clicks before then are counted for good (a rebuild keeps the
+   * rows of archived days), so a rebuild's new count takes only those after, dated after the last
+   * archived day, as D1's step does (db/queries/click-rollup.ts `rollUpStep`).
+   */
+  archived?: { day: string; endMs: number } | null;
 }
 
 export type DailyCount = { date: string; campaign_id: number; bot: number; clicks: number; exits: number } & Record<(typeof CLICK_FIELDS)[number], string>;
@@ -70,8 +77,10 @@ const SHARD_AUDIENCE_VALUE: Record<AudienceDim, (k: string) => string> = {
  * as DailyCount and AudienceCount.
  */
 export function shardRollupQueries(ask: ShardRollupAsk, toClick: number): { daily: SQL[]; audience: SQL[] } {
-  const day = localDaySql(sql.raw("clicked_at"), ask.spans);
-  const newClicks = sql`id > ${ask.clickWatermark} and id <= ${toClick}`;
+  const zoneDay = localDaySql(sql.raw("clicked_at"), ask.spans);
+  const { archived } = ask;
+  const day = archived ? sql`max(${zoneDay}, ${shiftDay(archived.day, 1)})` : zoneDay;
+  const newClicks = sql`id > ${ask.clickWatermark} and id <= ${toClick}${archived ? sql` and clicked_at >= ${archived.endMs}` : sql``}`;
   const oldExits =
     ask.clickWatermark > 0 && ask.toExit > ask.exitWatermark
       ? sql`exited_at > ${ask.exitWatermark} and exited_at <= ${ask.toExit} and id <= ${ask.clickWatermark}`

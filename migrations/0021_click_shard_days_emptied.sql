@@ -1,0 +1,1 @@
+ALTER TABLE `click_shard_days` ADD `emptied_at` integer;

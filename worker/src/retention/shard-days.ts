@@ -1,0 +1,121 @@
+/**
+ * The retention's part for the shard-day objects
+ * (docs/click-storage.md "Retention and the R2 archives"). A day of the archive (the click
+ * rollup's day, in the report time zone) may hold clicks in D1 and in the objects of the one or
+ * two UTC days it overlaps: the archive Workflow
+ * writes them all into the day's one file (retention/archive-day.ts reads D1 first, then each
+ * object in turn), checks every store's count, and once the archived days cover a whole UTC day,
+ * empties each of that day's objects with one `deleteAll()` and marks the day emptied in D1's
+ * `click_shard_days`. From then on nothing reads the day's objects (tracking/shard-days.ts).
+ *
+ * What keeps it safe:
+ * - A day is archived only once the rollup has counted every click of its objects, as for D1's
+ *   clicks; an object is emptied only once the rollup has also counted its last exit (its exits
+ *   stop with the day's retention: a click id of a day no longer kept gets no lookup).
+ * - A campaign deleted since keeps its clicks in the objects (D1's went with it): they are in no
+ *   file and no count here, and go with the object.
+ * - Each step can run again: an object emptied already is empty, and the day is marked once.
+ */
+import { eq } from "drizzle-orm";
+import { campaignNames } from "../db/queries/clicks";
+import { shardRollupMarks } from "../db/queries/shard-rollup";
+import { campaigns, clickShardDays } from "../db/schema";
+import type { Bindings, Db } from "../env";
+import { clickDayOf, clickDayStart, shardName, type ClickPlace } from "../tracking/click-id";
+import { forgetShardCounts, shardDaysFrom } from "../tracking/shard-days";
+
+export type ClickShards = Bindings["CLICK_SHARDS"];
+
+/** Every shard-day object of the UTC days [startMs, endMs) overlaps that is not emptied, in day and shard order. */
+export async function placesOfSpan(db: Db, startMs: number, endMs: number): Promise<ClickPlace[]> {
+  const last = clickDayOf(endMs - 1);
+  const days = await shardDaysFrom(db, clickDayOf(startMs));
+  return days.filter((d) => d.day <= last).flatMap(({ day, shards }) => Array.from({ length: shards }, (_, shard) => ({ day, shard })));
+}
+
+/**
+ * The time of the objects' first click at or after `fromMs` of a campaign that still exists, or
+ * null: the day holding it is the next to archive when D1 has none older. Days are asked oldest
+ * first, each day's objects at once, until one has such a click.
+ */
+export async function oldestShardClickFrom(db: Db, shards: ClickShards, fromMs: number): Promise<number | null> {
+  const days = await shardDaysFrom(db, clickDayOf(fromMs));
+  if (!days.length) return null;
+  const ids = (await db.select({ id: campaigns.id }).from(campaigns)).map((c) => c.id);
+  if (!ids.length) return null;
+  for (const { day, shards: count } of days) {
+    if (clickDayStart(day + 1) <= fromMs) continue;
+    const found = await Promise.all(Array.from({ length: count }, (_, shard) => shards.getByName(shardName({ day, shard })).oldestFrom(fromMs, ids)));
+    const times = found.filter((at): at is number => at !== null);
+    if (times.length) return Math.min(...times);
+  }
+  return null;
+}
+
+/** Each object's extent beside the rollup's watermarks for it. */
+async function extents(db: Db, shards: ClickShards, places: ClickPlace[]) {
+  if (!places.length) return [];
+  const [marks, found] = await Promise.all([
+    shardRollupMarks(db, Math.min(...places.map((p) => p.day))),
+    Promise.all(places.map((place) => shards.getByName(shardName(place)).extent())),
+  ]);
+  return places.map((place, i) => ({ place, extent: found[i]!, mark: marks.get(`${place.day}/${place.shard}`) ?? null }));
+}
+
+/** The objects among `places` holding clicks the click rollup has not counted yet. */
+export async function uncountedPlaces(db: Db, shards: ClickShards, places: ClickPlace[]): Promise<ClickPlace[]> {
+  return (await extents(db, shards, places))
+    .filter(({ extent, mark }) => extent.maxId !== null && extent.maxId > (mark?.clickWatermark ?? 0))
+    .map((e) => e.place);
+}
+
+/** The clicks and exits of [startMs, endMs) the objects hold for campaigns that still exist: what the day's file must hold of them. */
+export async function shardClicksOfSpan(db: Db, shards: ClickShards, places: ClickPlace[], startMs: number, endMs: number) {
+  const parts = (await Promise.all(places.map((place) => shards.getByName(shardName(place)).counts({ startMs, endMs }, null)))).flat();
+  const kept = await campaignNames(
+    db,
+    parts.map((c) => c.campaignId),
+  );
+  let rows = 0;
+  let exits = 0;
+  for (const c of parts) {
+    if (!kept.has(c.campaignId)) continue;
+    rows += c.total;
+    exits += c.exits;
+  }
+  return { rows, exits };
+}
+
+export interface EmptiedShardDays {
+  /** The UTC days (days since 2020-01-01) whose objects this call emptied. */
+  emptied: number[];
+  /** Why a day wholly archived is not emptied yet (null: every such day is). */
+  waiting: string | null;
+}
+
+/**
+ * Empties the objects of every UTC day wholly before `endMs` (the end of the archived days: each
+ * of their clicks is in a verified file), oldest first, once the rollup has counted each object's
+ * clicks and exits, and marks the day emptied. A day not counted yet stops it: the run ends
+ * waiting, and the cron's next run of the day carries on.
+ */
+export async function emptyArchivedShardDays(db: Db, shards: ClickShards, endMs: number, now: number): Promise<EmptiedShardDays> {
+  const result: EmptiedShardDays = { emptied: [], waiting: null };
+  for (const { day, shards: count } of await shardDaysFrom(db, 0)) {
+    if (clickDayStart(day + 1) > endMs) break;
+    const places = Array.from({ length: count }, (_, shard) => ({ day, shard }));
+    const behind = (await extents(db, shards, places)).filter(
+      ({ extent, mark }) =>
+        (extent.maxId !== null && extent.maxId > (mark?.clickWatermark ?? 0)) || (extent.lastExitAt !== null && extent.lastExitAt > (mark?.exitWatermark ?? 0)),
+    );
+    if (behind.length) {
+      result.waiting = `${behind.length} of day ${day}'s ${count} shard-day objects are kept until the click rollup has counted their clicks and exits`;
+      return result;
+    }
+    await Promise.all(places.map((place) => shards.getByName(shardName(place)).empty()));
+    await db.update(clickShardDays).set({ emptiedAt: now }).where(eq(clickShardDays.day, day));
+    forgetShardCounts();
+    result.emptied.push(day);
+  }
+  return result;
+}
