@@ -123,6 +123,39 @@ describe("clicks stored in shard-day objects", () => {
     expect(await dailyOf(campaignId)).toEqual({ clicks: 1, exits: 1 });
   });
 
+  it("shows the objects' newest clicks and exits in the report at once, and each once after the cron counts them", { timeout: 60_000 }, async () => {
+    const campaignId = await campaignWithOffer("Live report");
+    const gone = await campaignWithOffer("Gone live");
+    const fed = await clickThrough(campaignId, "plc=feed&cid=tt-live");
+    await clickThrough(campaignId, "plc=search&cid=tt-live");
+    await visit(`/click?clickId=${fed}&cid=${campaignId}`);
+    await clickThrough(gone, "plc=feed&cid=tt-gone");
+    expect((await call(`/api/campaigns/${gone}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    const day = dayIn(Date.now(), await reportTimeZone(db()));
+    const figures = async (groupBy: string) => {
+      const r = await report(admin.cookie, { startDate: day, endDate: day, groupBy, campaignId });
+      return Object.fromEntries(r.rows.map((row) => [row.key, [row.linkClicks, row.exitClicks]]));
+    };
+    const byCampaign = async () => {
+      const r = await report(admin.cookie, { startDate: day, endDate: day, groupBy: "campaign" });
+      return { live: rowByKey(r, String(campaignId)), gone: r.rows.some((row) => row.key === String(gone)) };
+    };
+    const expectLive = async (clicks: number, exits: number) => {
+      expect(await byCampaign()).toMatchObject({ live: { linkClicks: clicks, exitClicks: exits }, gone: false });
+      expect(await figures("placement")).toEqual({ feed: [clicks - 1, exits], search: [1, 0] });
+      // An audience grouping (the device the visitor's phone gives).
+      expect(Object.values(await figures("device"))).toEqual([[clicks, exits]]);
+    };
+    // Before any cron run: straight from the objects.
+    await expectLive(2, 1);
+    // Counted by the cron: the same figures, from the rollup now.
+    await rollUp();
+    await expectLive(2, 1);
+    // A new click after the count: the rollup's figures and the object's newest added.
+    await clickThrough(campaignId, "plc=feed&cid=tt-live");
+    await expectLive(3, 1);
+  });
+
   it("looks nothing up for an id naming a shard its day did not have, or a day with no count", { timeout: 30_000 }, async () => {
     const campaignId = await campaignWithOffer("Out of range");
     const today = clickDayOf(Date.now());

@@ -8,6 +8,7 @@ import { validate } from "../lib/validate";
 import { zoneDayRange } from "../lib/calendar-days";
 import { statsFiltersQuery, statsReportQuery, type StatsFilters } from "../schemas/stats";
 import { buildReport } from "../stats/report";
+import { shardTail } from "../stats/shard-tail";
 
 export const statsRoutes = new Hono<AppEnv>()
   /**
@@ -26,6 +27,8 @@ export const statsRoutes = new Hono<AppEnv>()
       includeBots,
       buyerScope: mediaBuyerScope(user, sql.raw("r.subid1")),
     };
+    // The shard-day objects' newest clicks, live as D1's are (stats/shard-tail.ts).
+    query.shardTail = await shardTail(db, c.env.CLICK_SHARDS, query);
     const report = buildReport(query, await readReport(db, query), { member: user.role !== "admin" });
     return c.json(report, 200);
   })

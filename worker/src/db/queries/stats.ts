@@ -39,6 +39,21 @@ export interface ReportQuery {
   includeBots?: boolean;
   /** A member's media buyers: a condition on `r.subid1`; undefined for admins. */
   buyerScope?: SQL;
+  /** The shard-day objects' clicks and exits the rollup has not counted yet (stats/shard-tail.ts). */
+  shardTail?: ShardTailRow[];
+}
+
+/**
+ * The shard-day objects' live part, summed per campaign (`c`), ad campaign (`t`), the grouping's
+ * value (`g`) and bot flag (`b`): clicks (`n`) and exits (`x`) over the report's days.
+ */
+export interface ShardTailRow {
+  c: number;
+  t: string;
+  g: string;
+  b: number;
+  n: number;
+  x: number;
 }
 
 /** The groupings that are a field our clicks record (the ad platform's macros), by column. */
@@ -181,8 +196,18 @@ function clickSource(groupBy: StatsGrouping): { rolled: SQL; g: SQL; raw: SQL } 
  * parts read the state row in the same statement, so a cron run moving the watermarks meanwhile
  * cannot make a click count twice or not at all.
  */
-function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: boolean, includeBots: boolean): SQL {
+function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: boolean, includeBots: boolean, shardTail: ShardTailRow[] = []): SQL {
   const source = clickSource(groupBy);
+  const tailValue = (key: keyof ShardTailRow) => sql.raw(`json_extract(value, '$.${key}')`);
+  // The objects' clicks the rollup has not counted, as the cron would count them: only while the
+  // rollup is usable (stats/shard-tail.ts reads them only then), like the rollup's rows.
+  const tail = shardTail.length
+    ? sql`
+        union all
+        select ${byCampaign ? tailValue("c") : sql.raw("0")}, ${tailValue("t")}, ${tailValue("g")}, ${tailValue("b")}, ${tailValue("n")}, ${tailValue("x")}
+        from rollup_state cross join json_each(${JSON.stringify(shardTail)})
+        where rollup_state.ok = 1`
+    : sql``;
   const inRange = sql`k.clicked_at >= ${range.startMs} and k.clicked_at < ${range.endMs}`;
   // Summed over campaigns unless the grouping or a filter needs them: fewer rows for every pass.
   const campaign = (alias: string) => sql.raw(byCampaign ? `${alias}.campaign_id` : "0");
@@ -209,7 +234,7 @@ function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: b
         union all
         select ${campaign("k")}, coalesce(k.tiktok_campaign_id, ''), ${source.raw}, k.bot, 0, 1
         from rollup_state cross join clicks k indexed by clicks_exited_at_idx
-        where rollup_state.ok = 1 and k.exited_at > rollup_state.e and (k.id <= rollup_state.w or k.clicked_at < rollup_state.f) and ${inRange})
+        where rollup_state.ok = 1 and k.exited_at > rollup_state.e and (k.id <= rollup_state.w or k.clicked_at < rollup_state.f) and ${inRange}${tail})
       group by campaign_id, t, g)`;
 }
 
@@ -252,7 +277,7 @@ export function reportStatement(q: ReportQuery): SQL {
   const days = sql`date between ${startDate} and ${endDate}`;
   const ctes: SQL[] = [];
   const parts: SQL[] = [];
-  ctes.push(ourClicksCtes(q.range, q.groupBy, byCampaign, q.includeBots ?? false));
+  ctes.push(ourClicksCtes(q.range, q.groupBy, byCampaign, q.includeBots ?? false, q.shardTail));
   ctes.push(sql`ad_spend as materialized (select tiktok_campaign_id as t, sum(spend_cents) as cents from tiktok_spend where ${days} group by t)`);
 
   const revenue = sql`from ${cakeFrom(q.groupBy)} where r.${days}${andAll(conditions)}`;
