@@ -1,0 +1,98 @@
+// Trackyard's Worker with the routes scripts/bench/shard-days-40.mjs drives its simulated days
+// through. The cron's own pieces run with the simulated time; only the clicks are generated in
+// bulk inside each shard-day object instead of coming through /r/ and the queue:
+//   GET /__bench/sim/generate?day=D&shard=S&count=N  N clicks of UTC day D into that object
+//   GET /__bench/sim/cron?now=T       the cron's shard-day counts and a pass of the click rollup
+//                                     at T (D1's and the objects'), and whether it is still behind
+//   GET /__bench/sim/retention?now=T  one tick of the retention job at T (a run started, going,
+//                                     or why none), with CLICKS_RETENTION_DAYS
+//   GET /__bench/sim/run?id=I         the archive run's Workflow status
+//   GET /__bench/sim/sizes            D1's size, and each shard-day not emptied: its objects' bytes
+// Every route is a GET that can be repeated: wrangler dev retries a GET cut off by a restart of
+// its local runtime (seen now and then under this load), and refuses any other method then.
+// Only the bench runs this entry (wrangler dev with it as the script); the deployed Worker is
+// worker/src/index.ts. Deliberately not .mjs, so scripts/bench.mjs does not mistake it for a benchmark.
+import worker from "../../../worker/src/index.ts";
+import { ClickShard as StoreShard } from "../../../worker/src/tracking/click-shard.ts";
+import { createDb } from "../../../worker/src/middleware/database.ts";
+import { rollUpClicks, rollUpShardDays } from "../../../worker/src/jobs/roll-up-clicks.ts";
+import { runRetention } from "../../../worker/src/retention/run-retention.ts";
+import { clicksRetention } from "../../../worker/src/retention/config.ts";
+import { clickDayStart, shardName } from "../../../worker/src/tracking/click-id.ts";
+import { fixShardDays, shardDaysFrom, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
+import { clickRowsSql } from "../../lib/click-days.mjs";
+
+// wrangler.toml's [[workflows]] names this class: the entry must export it.
+export { ClickArchiveWorkflow } from "../../../worker/src/index.ts";
+
+/**
+ * Rows per generating statement, and clicks per rollup step of an object: a few tenths of a
+ * second each. Locally every object runs in the one workerd, and calls of seconds each, many at
+ * once, left it unanswering long enough for wrangler dev to restart it mid-request.
+ */
+const CHUNK = 10_000;
+/** The rollup's time per call (the cron's own budget is longer). */
+const PASS_MS = 3_000;
+
+/** The store's shard-day object, able to fill itself with a day of clicks (the bench's bulk generator). */
+export class ClickShard extends StoreShard {
+  /** `count` clicks over the UTC day from `start`, their ids in the shape of a layout-1 id naming `day` and `shard`. */
+  generate(start, count, day, shard) {
+    const place = (day % 4096).toString(16).padStart(3, "0") + shard.toString(16).padStart(2, "0");
+    const clickId = `substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-81' || substr(h, 13, 2) || '-8${place.slice(0, 3)}-${place.slice(3)}' || substr(h, 15, 10)`;
+    const statement = clickRowsSql({ start, count, clickId });
+    // Each statement is atomic, so the clicks held say how far an earlier call got: a call
+    // repeated after a restart of the local runtime carries on, and never writes a click twice.
+    const held = this.ctx.storage.sql.exec("select count(*) as n from clicks").one().n;
+    for (let from = held; from < count; from += CHUNK) this.ctx.storage.sql.exec(statement, from, Math.min(from + CHUNK, count) - 1);
+    return this.ctx.storage.sql.databaseSize;
+  }
+
+  /** The object's bytes (SQLite's pages, as Cloudflare bills them), without counting rows. */
+  bytes() {
+    return this.ctx.storage.sql.databaseSize;
+  }
+}
+
+export default {
+  ...worker,
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    const q = url.searchParams;
+    const db = createDb(env.DB);
+    if (url.pathname === "/__bench/sim/generate") {
+      const day = Number(q.get("day"));
+      const shard = Number(q.get("shard"));
+      const bytes = await env.CLICK_SHARDS.getByName(shardName({ day, shard })).generate(clickDayStart(day), Number(q.get("count")), day, shard);
+      return Response.json({ bytes });
+    }
+    if (url.pathname === "/__bench/sim/cron") {
+      const now = Number(q.get("now"));
+      const fixed = await fixShardDays(db, shardsPerDay(env.CLICK_SHARDS_PER_DAY).shards, now);
+      // One pass, a few seconds at most: the bench calls again while it is behind.
+      const own = await rollUpClicks(db, { now, budgetMs: PASS_MS });
+      const objects = await rollUpShardDays(db, env.CLICK_SHARDS, { now, chunk: CHUNK, budgetMs: PASS_MS });
+      return Response.json({ fixed, steps: own.steps + objects.steps, behind: own.behind || objects.behind });
+    }
+    if (url.pathname === "/__bench/sim/retention") {
+      const days = clicksRetention(env.CLICKS_RETENTION_DAYS).days;
+      return Response.json(await runRetention(db, env, { now: Number(q.get("now")), days }));
+    }
+    if (url.pathname === "/__bench/sim/run") {
+      const instance = await env.ARCHIVE_WORKFLOW.get(q.get("id"));
+      return Response.json(await instance.status());
+    }
+    if (url.pathname === "/__bench/sim/sizes") {
+      const d1 = (await env.DB.prepare("select 1").run()).meta.size_after;
+      const days = await shardDaysFrom(db, 0);
+      const held = await Promise.all(
+        days.map(async ({ day, shards }) => ({
+          day,
+          bytes: await Promise.all(Array.from({ length: shards }, (_, shard) => env.CLICK_SHARDS.getByName(shardName({ day, shard })).bytes())),
+        })),
+      );
+      return Response.json({ d1, held });
+    }
+    return worker.fetch(request, env, ctx);
+  },
+};
