@@ -569,7 +569,7 @@ describe("the stats keep what the raw clicks said", () => {
       }
     }
     const ids = await seedClicks(rows);
-    await seedClicks([{ campaignId: a, at: "2021-04-30T12:00:00Z", tt: "tt0" }]);
+    const [recent] = await seedClicks([{ campaignId: a, at: "2021-04-30T12:00:00Z", tt: "tt0" }]);
     // CAKE saw every other click (sub2 = our click id); spend on both ad campaigns every day.
     await seedCake(
       ids
@@ -592,8 +592,21 @@ describe("the stats keep what the raw clicks said", () => {
         { date, tt: "tt1", cents: 777 + d * 11 },
       ]),
     );
+    // A day within the retention: its CAKE rows stay (its attribution can still be rebuilt).
+    await seedCake([{ date: "2021-04-30", offerId: 700, subid1: "mb9", subid2: recent!, clicks: 1, conversions: 1, revenueCents: 990 }]);
     await rollUpClicks(db(), { now: after("2021-03-10", 0) });
     const year = { startDate: "2021-01-01", endDate: "2021-12-31" };
+    const cakeRows = async () =>
+      Object.fromEntries(
+        (await db().all<{ kept: number; n: number }>(sql`select date > '2021-03-06' as kept, count(*) as n from cake_stats group by 1`)).map((r) => [
+          r.kept ? "recent" : "archived",
+          r.n,
+        ]),
+      );
+    expect(await cakeRows()).toEqual({ archived: 23, recent: 1 });
+    const buyers = async () =>
+      ((await (await call("/api/users/assignment-options", { cookie: admin.cookie })).json()) as { mediaBuyers: string[] }).mediaBuyers;
+    expect(await buyers()).toEqual(["mb0", "mb1", "mb2", "mb9"]);
     const groupings = ["campaign", "placement", "tiktokAdGroupId", "offer", "mediaBuyer", "spark", "lander"] as const;
     const strip = (r: Awaited<ReturnType<typeof report>>) => ({ rows: r.rows, totals: r.totals, daily: r.daily, spendNote: r.spendNote });
     const before = [];
@@ -608,6 +621,10 @@ describe("the stats keep what the raw clicks said", () => {
     for (const [i, groupBy] of groupings.entries()) {
       expect(strip(await report(admin.cookie, { ...year, groupBy })), groupBy).toEqual(before[i]);
     }
+    // CAKE's per-click rows of the archived days are gone with their clicks; the rollups the
+    // report read above, and the media buyers they name, stay.
+    expect(await cakeRows()).toEqual({ recent: 1 });
+    expect(await buyers()).toEqual(["mb0", "mb1", "mb2", "mb9"]);
 
     // The report time zone changes: the archived days keep their rows (nothing could rebuild them).
     await setReportTimeZone("America/New_York");

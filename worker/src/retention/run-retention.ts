@@ -32,6 +32,7 @@ import {
   type ArchiveRun,
   type ArchiveSpan,
 } from "../db/queries/click-archives";
+import { purgeArchivedCakeStats } from "../db/queries/cake";
 import { readRollupState } from "../db/queries/click-rollup";
 import { deleteRefusedBefore } from "../db/queries/refused-clicks";
 import { reportTimeZone } from "../db/queries/settings";
@@ -168,8 +169,11 @@ async function nextSpan(db: Db, shards: ClickShards, now: number, cutoff: number
 export async function runRetention(db: Db, env: RetentionBindings, options: RetentionOptions): Promise<RetentionTick> {
   const { now, days, sizes } = options;
   const tick: RetentionTick = { day: null, started: null, running: null, ended: [], aborted: [], waiting: null };
-  // The rate limit's refusal counts are kept as long as the clicks they stand for.
+  // The rate limit's refusal counts are kept as long as the clicks they stand for, and CAKE's
+  // per-click rows as long as their days' attribution can be rebuilt from the clicks.
   await deleteRefusedBefore(db, now - days * DAY_MS);
+  const archived = await archivedFrontier(db);
+  if (archived) await purgeArchivedCakeStats(db, archived.day);
 
   // Runs not over yet: ended here once their instance is (the instance ends its run itself when
   // it finishes; one that failed cannot). A failed run's upload is aborted.

@@ -240,6 +240,31 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
   return results.slice(before.length, before.length + stats.length).reduce((sum, res) => sum + changed(res), 0);
 }
 
+/** cake_stats rows per delete statement, and statements per call: a short transaction each. */
+const PURGE_ROWS = 5_000;
+const PURGE_STATEMENTS = 10;
+
+/**
+ * Deletes CAKE's per-click rows (cake_stats) of the days up to `lastDay`, the last day retention
+ * has archived: their attribution is never rebuilt again (sync/cake-sync.ts pulls no day whose
+ * clicks are archived, and rebuilds none before it), and what the reports read of them stays in
+ * cake_attributed_daily and cake_audience_daily. A postback dated on such a day adds to those
+ * rollups, not to a rebuild. Up to 50,000 rows a call, oldest first; returns the rows deleted.
+ */
+export async function purgeArchivedCakeStats(db: Db, lastDay: string): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < PURGE_STATEMENTS; i++) {
+    const n = changed(
+      await db.run(sql`
+        delete from cake_stats where rowid in (
+          select rowid from cake_stats indexed by cake_stats_date_idx where date <= ${lastDay} order by date limit ${PURGE_ROWS})`),
+    );
+    deleted += n;
+    if (n < PURGE_ROWS) break;
+  }
+  return deleted;
+}
+
 export interface PostbackConversion {
   conversionId: string;
   date: string;

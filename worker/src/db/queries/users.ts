@@ -2,7 +2,7 @@ import { asc, count, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-o
 import { union } from "drizzle-orm/sqlite-core";
 import { rawBatch } from "../raw-batch";
 import {
-  cakeStats,
+  cakeAttributedDaily,
   campaigns,
   recoveryCodes,
   sparks,
@@ -121,12 +121,13 @@ export const listMediaBuyerAssignments = (db: Db, userId: string) =>
     .orderBy(userSubid1Assignments.subid1);
 
 /**
- * Every media buyer (CAKE sub1 value) known so far: seen in CAKE's stats, assigned to a member, or
- * set on a campaign before its first conversion. The choices wherever a media buyer is picked.
+ * Every media buyer (CAKE sub1 value) known so far: seen in CAKE's stats (their rollup, which
+ * keeps every day: retention deletes the per-click rows of archived days), assigned to a member,
+ * or set on a campaign before its first conversion. The choices wherever a media buyer is picked.
  */
 export const knownMediaBuyers = (db: Db) =>
   union(
-    db.select({ v: cakeStats.subid1 }).from(cakeStats).where(ne(cakeStats.subid1, "")),
+    db.select({ v: cakeAttributedDaily.subid1 }).from(cakeAttributedDaily).where(ne(cakeAttributedDaily.subid1, "")),
     db.select({ v: userSubid1Assignments.subid1 }).from(userSubid1Assignments).where(ne(userSubid1Assignments.subid1, "")),
     db
       .select({ v: sql<string>`${campaigns.mediaBuyer}`.as("v") })
