@@ -40,16 +40,18 @@ const ENTRY = path.join(ROOT, "scripts", "bench", "workers", "shard-writes.js");
 const { tmp, removeAll } = benchDirs("trackyard-bench-click-shard");
 
 const hex = (n) => randomBytes(n).toString("hex");
-const uuid = () => {
+/** A layout-1 id naming day DAY and `shard` (a shard-day refuses an id naming another), its other digits random. */
+const uuid = (shard) => {
   const h = hex(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-81${h.slice(14, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const place = (DAY % 4096).toString(16).padStart(3, "0") + shard.toString(16).padStart(2, "0");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-81${h.slice(14, 16)}-8${place.slice(0, 3)}-${place.slice(3)}${h.slice(22, 32)}`;
 };
 const UA = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 musical_ly_34.1.0";
 
-/** `count` clicks of one day, shaped as the consumer writes them. */
-function clicksFor(campaignId, count) {
+/** `count` clicks of one day, shaped as the consumer writes them, click i's id naming shard `shardOf(i)`. */
+function clicksFor(campaignId, count, shardOf = () => 0) {
   return Array.from({ length: count }, (_, i) => ({
-    clickId: uuid(),
+    clickId: uuid(shardOf(i)),
     campaignId,
     tiktokCampaignId: `17990000${i % 20}`,
     tiktokAdGroupId: `17991000${i % 40}`,
@@ -107,13 +109,19 @@ try {
   const write = (query) => `${server.url}/__bench/write?${query}`;
   // Warm both paths (the object's first call creates its tables; D1's first write opens it).
   await post(write("to=d1"), clicksFor(campaignId, 10));
-  await post(write(`to=shard&day=${DAY}&shard=99`), clicksFor(campaignId, 10));
+  await post(
+    write(`to=shard&day=${DAY}&shard=99`),
+    clicksFor(campaignId, 10, () => 99),
+  );
   const empty = await (await fetch(`${server.url}/__bench/size?day=${DAY}&shard=98`)).json();
 
   console.log(`${fmt(COUNT)} clicks each, batches of ${BATCH}, ${IN_FLIGHT} calls in flight; ${os.cpus().length} cores`);
   const d1 = await writeAll(clicksFor(campaignId, COUNT), () => write("to=d1"));
   const one = await writeAll(clicksFor(campaignId, COUNT), () => write(`to=shard&day=${DAY}&shard=0`));
-  const many = await writeAll(clicksFor(campaignId, COUNT), (i) => write(`to=shard&day=${DAY}&shard=${1 + (i % SHARDS)}`));
+  const many = await writeAll(
+    clicksFor(campaignId, COUNT, (i) => 1 + (Math.floor(i / BATCH) % SHARDS)),
+    (i) => write(`to=shard&day=${DAY}&shard=${1 + (i % SHARDS)}`),
+  );
   for (const [name, r] of [
     ["D1 (the consumer's write today)", d1],
     ["one shard-day object", one],

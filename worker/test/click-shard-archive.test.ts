@@ -187,4 +187,39 @@ describe("the retention of shard-day clicks", () => {
       expect((await tick(now, { days: RETENTION })).tick).toMatchObject({ day: null, waiting: null });
     },
   );
+
+  it(
+    "dates the clicks after the archived days after them when the report time zone moves west, and counts each once through two rebuilds",
+    { timeout: 120_000 },
+    async () => {
+      const now = Date.now();
+      const day = clickDayOf(now) - 40;
+      await fixShardDays(db(), SHARDS, clickDayStart(day));
+      const campaign = await campaignWithOffer("Westward");
+      await storeClick({ day, shard: 0 }, campaign, clickDayStart(day) + 12 * HOUR);
+      // 01:00 UTC the next day: still the archived day's evening in New York.
+      await storeClick({ day: day + 1, shard: 1 }, campaign, clickDayStart(day + 1) + HOUR);
+      await rollUp(true, now);
+      const first = await tick(now, { days: RETENTION });
+      expect(first.end?.output).toMatchObject({ day: dayIn(clickDayStart(day), "UTC"), archived: { rows: 1 }, finished: true });
+      expect(await emptiedAt(day)).not.toBeNull();
+      const dates = async () =>
+        (
+          await db().all<{ date: string; clicks: number }>(
+            sql`select date, sum(clicks) as clicks from click_daily_stats where campaign_id = ${campaign} group by date order by date`,
+          )
+        ).map((r) => [r.date, r.clicks]);
+      for (const zone of ["America/New_York", "UTC"]) {
+        await setReportTimeZone(zone);
+        await rollUpClicks(db(), { now });
+        await rollUpShardDays(db(), env.CLICK_SHARDS, { now });
+        expect(await dailyOf(campaign), zone).toEqual({ clicks: 2, exits: 0 });
+        // The archived day keeps its one click; the other is dated after it in either zone.
+        expect(await dates(), zone).toEqual([
+          [dayIn(clickDayStart(day), "UTC"), 1],
+          [dayIn(clickDayStart(day + 1), "UTC"), 1],
+        ]);
+      }
+    },
+  );
 });

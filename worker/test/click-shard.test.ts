@@ -45,9 +45,9 @@ describe("a shard-day of clicks (SQLite Durable Object)", () => {
   it("stores each click once however often its batch is written", async () => {
     const shard = freshShard();
     const rows = [click("a-1"), click("a-2", { bot: true, botReason: "datacenter" }), click("a-3", { campaignId: 8 })];
-    expect(await shard.write(rows)).toEqual({ written: 3, repeated: 0, conflicts: [], exitsApplied: 0 });
-    expect(await shard.write(rows)).toEqual({ written: 0, repeated: 3, conflicts: [], exitsApplied: 0 });
-    expect(await shard.write([...rows.slice(1), click("a-4")])).toEqual({ written: 1, repeated: 2, conflicts: [], exitsApplied: 0 });
+    expect(await shard.write(rows)).toEqual({ written: 3, repeated: 0, conflicts: [], misplaced: [], exitsApplied: 0 });
+    expect(await shard.write(rows)).toEqual({ written: 0, repeated: 3, conflicts: [], misplaced: [], exitsApplied: 0 });
+    expect(await shard.write([...rows.slice(1), click("a-4")])).toEqual({ written: 1, repeated: 2, conflicts: [], misplaced: [], exitsApplied: 0 });
     const size = await shard.size();
     expect(size).toMatchObject({ clicks: 4, exits: 0, pendingExits: 0 });
     expect(size.bytes).toBeGreaterThan(0);
@@ -59,11 +59,27 @@ describe("a shard-day of clicks (SQLite Durable Object)", () => {
     ]);
   });
 
+  it("refuses a click whose id names another shard-day, where no lookup would look for it", async () => {
+    const own = shards;
+    const shard = freshShard();
+    const here = await newClickId(env.SESSION_SECRET, { day: DAY, shard: own });
+    const elsewhere = await newClickId(env.SESSION_SECRET, { day: DAY, shard: own + 1 });
+    const otherDay = await newClickId(env.SESSION_SECRET, { day: DAY - 1, shard: own });
+    expect(await shard.write([click(here), click(elsewhere), click(otherDay)])).toEqual({
+      written: 1,
+      repeated: 0,
+      conflicts: [],
+      misplaced: [elsewhere, otherDay],
+      exitsApplied: 0,
+    });
+    expect((await shard.lookup([here, elsewhere, otherDay])).map((c) => c.clickId)).toEqual([here]);
+  });
+
   it("counts a different click under a stored id as a conflict and keeps the first", async () => {
     const shard = freshShard();
     await shard.write([click("b-1")]);
     const other = click("b-1", { campaignId: 9, ipAddress: "203.0.113.5" });
-    expect(await shard.write([other, click("b-2")])).toEqual({ written: 1, repeated: 0, conflicts: ["b-1"], exitsApplied: 0 });
+    expect(await shard.write([other, click("b-2")])).toEqual({ written: 1, repeated: 0, conflicts: ["b-1"], misplaced: [], exitsApplied: 0 });
     expect((await shard.lookup(["b-1"]))[0]).toMatchObject({ clickId: "b-1", campaignId: 7 });
   });
 

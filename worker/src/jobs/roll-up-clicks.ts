@@ -109,8 +109,9 @@ export async function rollUpShardDays(
   for (const { day, shards: count } of days) {
     if (day > today) break;
     const spans = offsetSpans(clickDayStart(day), clickDayStart(day + 1), state.timeZone);
-    // A day the archived days end in: its archived clicks are counted for good.
-    const archived = frontier && frontier.endMs > clickDayStart(day) ? frontier : null;
+    // Once days are archived, their clicks are counted for good and the days after them are
+    // dated after them, in every object (a report day west of UTC reaches into the next UTC day).
+    const archived = frontier;
     const places = Array.from({ length: count }, (_, shard) => ({ day, shard, mark: marks.get(`${day}/${shard}`) }));
     const due = places.filter(({ mark }) => day >= today - 1 || !mark || mark.rolledAt <= now - DAY_MS);
     if (Date.now() - started > budgetMs) {

@@ -27,8 +27,12 @@ export const statsRoutes = new Hono<AppEnv>()
       includeBots,
       buyerScope: mediaBuyerScope(user, sql.raw("r.subid1")),
     };
-    // The shard-day objects' newest clicks, live as D1's are (stats/shard-tail.ts).
-    query.shardTail = await shardTail(db, c.env.CLICK_SHARDS, query);
+    // The shard-day objects' newest clicks, live as D1's are (stats/shard-tail.ts). An object
+    // failing to answer leaves them to the cron's next count rather than failing the report.
+    query.shardTail = await shardTail(db, c.env.CLICK_SHARDS, query).catch((err: unknown) => {
+      console.error(`stats: the shard-day objects' newest clicks are left out: ${err instanceof Error ? err.message : String(err)}`);
+      return [];
+    });
     const report = buildReport(query, await readReport(db, query), { member: user.role !== "admin" });
     return c.json(report, 200);
   })

@@ -72,7 +72,7 @@ export async function shardTail(
         toExit: now,
         chunk: TAIL_CHUNK,
         spans: offsetSpans(clickDayStart(place.day), clickDayStart(place.day + 1), range.timeZone),
-        archived: frontier && frontier.endMs > clickDayStart(place.day) ? frontier : null,
+        archived: frontier,
       });
       if (dim) {
         for (const r of answer.audience) {

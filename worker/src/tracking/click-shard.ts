@@ -25,7 +25,7 @@
  * "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, desc, eq, getTableColumns, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { clicks } from "../db/schema";
@@ -53,6 +53,7 @@ import {
   type ShardWatermarks,
 } from "../db/queries/shard-rollup";
 import { pairVisitsQuery, type VariantPairRow } from "../db/queries/split-tests";
+import { placeOfClickId, shardName } from "./click-id";
 
 /** An exit's columns, keyed by its click and time: the shard's exits, and the ones still waiting for their click. */
 const exitColumns = {
@@ -80,21 +81,23 @@ export interface LogCursor {
   clickId: string;
 }
 
-/** What a write did: clicks stored now, repeats of stored ones, different clicks under a stored id, and pending exits applied. */
+/**
+ * What a write did: clicks stored now, repeats of stored ones, different clicks under a stored id,
+ * ids naming another shard-day (refused: no lookup would find them here), and pending exits applied.
+ */
 export interface ShardWrite {
   written: number;
   repeated: number;
   conflicts: string[];
+  misplaced: string[];
   exitsApplied: number;
 }
 
 /**
- * What the retention needs to know before emptying the object (retention/shard-days.ts): its
- * highest click rowid and latest exit time, which the click rollup must have counted to, and how
- * many clicks it holds.
+ * What the retention needs to know before archiving or emptying the object (retention/shard-days.ts):
+ * its highest click rowid and latest exit time, which the click rollup must have counted to.
  */
 export interface ShardExtent {
-  clicks: number;
   maxId: number | null;
   lastExitAt: number | null;
 }
@@ -181,12 +184,23 @@ export class ClickShard extends DurableObject<unknown> {
     void ctx.blockConcurrencyWhile(async () => ensureTables(ctx.storage.sql));
   }
 
-  /** Stores clicks once each (see the module comment), then applies the exits that waited for them. */
+  /**
+   * Stores clicks once each (see the module comment), then applies the exits that waited for them.
+   * A layout-1 id naming another shard-day than this object's name is refused: the lookups of its
+   * exit and its conversion would ask that other object, so stored here it would be found by none.
+   */
   write(rows: NewClick[]): ShardWrite {
+    // The name the object was opened by (`clicks/<day>/<shard>`); absent for an object opened by id.
+    const own = this.ctx.id.name;
     return this.ctx.storage.transactionSync(() => {
-      const result: ShardWrite = { written: 0, repeated: 0, conflicts: [], exitsApplied: 0 };
+      const result: ShardWrite = { written: 0, repeated: 0, conflicts: [], misplaced: [], exitsApplied: 0 };
       const stored: string[] = [];
       for (const row of rows) {
+        const place = own ? placeOfClickId(row.clickId, row.clickedAt) : null;
+        if (place && shardName(place) !== own) {
+          result.misplaced.push(row.clickId);
+          continue;
+        }
         if (this.ctx.storage.sql.exec(INSERT_CLICK, ...clickValues(row)).rowsWritten > 0) {
           result.written++;
           stored.push(row.clickId);
@@ -244,13 +258,21 @@ export class ClickShard extends DurableObject<unknown> {
    * tracking/click-shards.ts. A walk of the time index, as D1's page is.
    */
   rowsAfter(filter: ClickFilter, after: LogCursor | null, limit: number): ShardLogRow[] {
-    return this.db
-      .select(CLICK_LOG_COLUMNS)
-      .from(clicks)
-      .where(and(matching(filter), after === null ? undefined : olderThan(after.clickedAt, lt(clicks.clickId, after.clickId))))
-      .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
-      .limit(limit)
-      .all();
+    return (
+      this.db
+        .select(CLICK_LOG_COLUMNS)
+        .from(clicks)
+        // The cursor's time also as a bound of its own, so the time index starts there.
+        .where(
+          and(
+            matching(filter),
+            after === null ? undefined : and(lte(clicks.clickedAt, after.clickedAt), olderThan(after.clickedAt, lt(clicks.clickId, after.clickId))),
+          ),
+        )
+        .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
+        .limit(limit)
+        .all()
+    );
   }
 
   /**
@@ -297,7 +319,9 @@ export class ClickShard extends DurableObject<unknown> {
   oldestFrom(fromMs: number, campaignIds: number[]): number | null {
     const row = this.ctx.storage.sql
       .exec<{ at: number | null }>(
-        "select min(clicked_at) as at from clicks where clicked_at >= ? and campaign_id in (select value from json_each(?))",
+        // The time index, walked from fromMs to the first click of a kept campaign (the planner
+        // would take the campaign index and read every click of the span).
+        "select min(clicked_at) as at from clicks indexed by clicks_clicked_at_idx where clicked_at >= ? and campaign_id in (select value from json_each(?))",
         fromMs,
         JSON.stringify(campaignIds),
       )
@@ -305,14 +329,13 @@ export class ClickShard extends DurableObject<unknown> {
     return row.at;
   }
 
-  /** The highest click rowid and exit time here, and the clicks: what the rollup must have counted before the object is emptied. */
+  /** The highest click rowid and exit time here, each from its index: what the rollup must have counted before the object is emptied. */
   extent(): ShardExtent {
-    const row = this.ctx.storage.sql
-      .exec<{ clicks: number; maxId: number | null; lastExitAt: number | null }>(
-        "select count(*) as clicks, max(id) as maxId, (select max(exited_at) from clicks) as lastExitAt from clicks",
+    return this.ctx.storage.sql
+      .exec<{ maxId: number | null; lastExitAt: number | null }>(
+        "select (select max(id) from clicks) as maxId, (select max(exited_at) from clicks) as lastExitAt",
       )
       .one();
-    return { clicks: row.clicks, maxId: row.maxId, lastExitAt: row.lastExitAt };
   }
 
   /**

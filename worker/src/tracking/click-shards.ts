@@ -53,9 +53,10 @@ function byObject<T>(placed: { place: ClickPlace; item: T }[]): Map<string, T[]>
 export async function writeToShards(shards: DurableObjectNamespace<ClickShard>, placed: { place: ClickPlace; item: NewClick }[]) {
   await Promise.all(
     [...byObject(placed)].map(async ([name, rows]) => {
-      const { conflicts } = await shards.getByName(name).write(rows);
+      const { conflicts, misplaced } = await shards.getByName(name).write(rows);
       if (conflicts.length)
         console.error(`clicks: ${name} holds other clicks under ${conflicts.length} of these ids, kept as they were: ${conflicts.join(", ")}`);
+      if (misplaced.length) console.error(`clicks: ${name} refused ${misplaced.length} clicks whose ids name another shard-day: ${misplaced.join(", ")}`);
     }),
   );
 }

@@ -31,10 +31,11 @@ export interface ShardRollupAsk extends ShardWatermarks {
   /** The report time zone's offsets over the object's UTC day (lib/calendar-days.ts `offsetSpans`). */
   spans: OffsetSpan[];
   /**
-   * Where the archived days end (db/queries/click-archives.ts `archivedFrontier`), when they end
-   * inside this object's day: its clicks before then are counted for good (a rebuild keeps the
-   * rows of archived days), so a rebuild's new count takes only those after, dated after the last
-   * archived day, as D1's step does (db/queries/click-rollup.ts `rollUpStep`).
+   * Where the archived days end (db/queries/click-archives.ts `archivedFrontier`), once any day
+   * is archived: clicks before then are counted for good (a rebuild keeps the rows of archived
+   * days), so a count takes only the clicks after, dated after the last archived day, and the
+   * exits of those before, dated no later than it, as D1's step does
+   * (db/queries/click-rollup.ts `rollUpStep`).
    */
   archived?: { day: string; endMs: number } | null;
 }
@@ -79,11 +80,17 @@ const SHARD_AUDIENCE_VALUE: Record<AudienceDim, (k: string) => string> = {
 export function shardRollupQueries(ask: ShardRollupAsk, toClick: number): { daily: SQL[]; audience: SQL[] } {
   const zoneDay = localDaySql(sql.raw("clicked_at"), ask.spans);
   const { archived } = ask;
-  const day = archived ? sql`max(${zoneDay}, ${shiftDay(archived.day, 1)})` : zoneDay;
+  // As D1's step dates them (db/queries/click-rollup.ts `rollUpStep`): an archived click's exit
+  // no later than the last archived day, any other click no earlier than the day after it.
+  const day = archived
+    ? sql`case when clicked_at < ${archived.endMs} then min(${zoneDay}, ${archived.day}) else max(${zoneDay}, ${shiftDay(archived.day, 1)}) end`
+    : zoneDay;
   const newClicks = sql`id > ${ask.clickWatermark} and id <= ${toClick}${archived ? sql` and clicked_at >= ${archived.endMs}` : sql``}`;
+  // Exits of clicks counted before: rolled up past the watermark, or archived.
+  const rolled = archived ? sql`(id <= ${ask.clickWatermark} or clicked_at < ${archived.endMs})` : sql`id <= ${ask.clickWatermark}`;
   const oldExits =
-    ask.clickWatermark > 0 && ask.toExit > ask.exitWatermark
-      ? sql`exited_at > ${ask.exitWatermark} and exited_at <= ${ask.toExit} and id <= ${ask.clickWatermark}`
+    (ask.clickWatermark > 0 || archived) && ask.toExit > ask.exitWatermark
+      ? sql`exited_at > ${ask.exitWatermark} and exited_at <= ${ask.toExit} and ${rolled}`
       : null;
   const dailyOf = (where: SQL, counts: SQL, from: SQL) =>
     sql`select ${day} as date, campaign_id, ${NAMED_FIELDS}, bot, ${counts} from ${from} where ${where} ${GROUP_ALL}`;

@@ -192,9 +192,10 @@ function clickSource(groupBy: StatsGrouping): { rolled: SQL; g: SQL; raw: SQL } 
  * The rollup counts only while its days are this time zone's and its clicks still the table's;
  * otherwise (the setting just changed, the cron has not rebuilt yet) everything is read from
  * clicks: slower, never wrong. The days archived by retention (up to `fd`, their clicks all
- * before `f`) are read from the rollup either way: it is all that is left of them. All three
- * parts read the state row in the same statement, so a cron run moving the watermarks meanwhile
- * cannot make a click count twice or not at all.
+ * before `f`) are read from the rollup either way: it is all that is left of them. The rollup's
+ * rows and D1's newest clicks read the state row in the same statement, so a cron run moving the
+ * watermarks meanwhile cannot make a click count twice or not at all. The shard-day objects' part
+ * (`shardTail`) is read before the statement, so a run between the two can (stats/shard-tail.ts).
  */
 function ourClicksCtes(range: ReportRange, groupBy: StatsGrouping, byCampaign: boolean, includeBots: boolean, shardTail: ShardTailRow[] = []): SQL {
   const source = clickSource(groupBy);
