@@ -109,9 +109,6 @@ export async function rollUpShardDays(
   for (const { day, shards: count } of days) {
     if (day > today) break;
     const spans = offsetSpans(clickDayStart(day), clickDayStart(day + 1), state.timeZone);
-    // Once days are archived, their clicks are counted for good and the days after them are
-    // dated after them, in every object (a report day west of UTC reaches into the next UTC day).
-    const archived = frontier;
     const places = Array.from({ length: count }, (_, shard) => ({ day, shard, mark: marks.get(`${day}/${shard}`) }));
     const due = places.filter(({ mark }) => day >= today - 1 || !mark || mark.rolledAt <= now - DAY_MS);
     if (Date.now() - started > budgetMs) {
@@ -125,7 +122,9 @@ export async function rollUpShardDays(
         let from: ShardWatermarks = { clickWatermark: mark?.clickWatermark ?? 0, exitWatermark: mark?.exitWatermark ?? 0 };
         for (;;) {
           const exitWatermark = Math.max(from.exitWatermark, toExit);
-          const counts = await object.rollUp({ ...from, toExit: exitWatermark, chunk, spans, archived });
+          // Once days are archived, their clicks are counted for good and the days after them are
+          // dated after them, in every object (a report day west of UTC reaches into the next UTC day).
+          const counts = await object.rollUp({ ...from, toExit: exitWatermark, chunk, spans, archived: frontier });
           const to = { clickWatermark: counts.toClick, exitWatermark };
           if (!(await applyShardRollup(db, { day, shard }, from, to, counts, state.timeZone, now))) {
             // Another run moved this object's watermarks first; it carries on from there.

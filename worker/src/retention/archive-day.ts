@@ -23,7 +23,8 @@ import { CSV_BOM, csvRow } from "../lib/csv";
 import { CLICK_CSV_HEADERS, clickCsvLine } from "../tracking/click-csv";
 import { shardName, type ClickPlace } from "../tracking/click-id";
 import { ARCHIVE_SIZES, type ArchiveRunParams, type ArchiveSizes } from "./config";
-import { placesOfSpan, shardClicksOfSpan, type ClickShards } from "./shard-days";
+import { shardPlacesOf } from "../tracking/click-log";
+import { shardClicksOfSpan, type ClickShards } from "./shard-days";
 
 /** Something about the file or the day does not match: the run fails for good (no retry helps). */
 export class ArchiveError extends Error {}
@@ -59,7 +60,7 @@ export interface ExportState {
   rows: number;
   /**
    * The store being read: 0 is D1, then each shard-day object of the span in day and shard order
-   * (retention/shard-days.ts `placesOfSpan`), each read whole, newest first, before the next.
+   * (tracking/click-log.ts `shardPlacesOf`), each read whole, newest first, before the next.
    * Absent in the state of a run begun before the objects were archived: D1.
    */
   store?: number;
@@ -207,7 +208,7 @@ export async function exportChunk(
   let rows = 0;
   let read = 0;
   let header = state.chunk === 1;
-  const places = shards ? await placesOfSpan(db, p.startMs, p.endMs) : [];
+  const places = shards ? await shardPlacesOf(db, p.startMs, p.endMs) : [];
   let store = state.store ?? 0;
   let last = state.last;
   let end = false;
@@ -407,7 +408,7 @@ export async function verifyChunk(bucket: R2Bucket, p: ArchiveSpan, c: ExportedC
  * clicks up to it are deleted; the objects are emptied whole (retention/shard-days.ts).
  */
 export async function checkSpan(db: Db, p: ArchiveSpan, rows: number, shards?: ClickShards): Promise<{ exits: number; maxClickId: number; inObjects: number }> {
-  const places = shards ? await placesOfSpan(db, p.startMs, p.endMs) : [];
+  const places = shards ? await shardPlacesOf(db, p.startMs, p.endMs) : [];
   const [held, sharded] = await Promise.all([
     clicksOfSpan(db, p.startMs, p.endMs),
     shards && places.length ? shardClicksOfSpan(db, shards, places, p.startMs, p.endMs) : { rows: 0, exits: 0 },

@@ -40,7 +40,8 @@ import type { Db } from "../env";
 import { dayIn, dayStartMs, shiftDay } from "../lib/calendar-days";
 import { abortUpload, deleteRunWork } from "./archive-day";
 import type { ArchiveRunParams, ArchiveSizes } from "./config";
-import { oldestShardClickFrom, placesOfSpan, uncountedPlaces, type ClickShards } from "./shard-days";
+import { shardPlacesOf } from "../tracking/click-log";
+import { oldestShardClickFrom, uncountedPlaces, type ClickShards } from "./shard-days";
 
 const DAY_MS = 86_400_000;
 /**
@@ -161,7 +162,7 @@ async function nextSpan(db: Db, shards: ClickShards, now: number, cutoff: number
   if (endMs > cutoff) return { waiting: null };
   const newest = await newestClickOfSpan(db, startMs, endMs);
   if (newest !== null && newest > state.clickWatermark) return { waiting: `${day}: the click rollup has not counted the whole day yet` };
-  const uncounted = await uncountedPlaces(db, shards, await placesOfSpan(db, startMs, endMs));
+  const uncounted = await uncountedPlaces(db, shards, await shardPlacesOf(db, startMs, endMs));
   if (uncounted.length) return { waiting: `${day}: the click rollup has not counted the whole day yet (${uncounted.length} shard-day objects)` };
   return { span: { day, timeZone, startMs, endMs, objectKey: archiveKey(day) } };
 }

@@ -17,21 +17,14 @@
  * - Each step can run again: an object emptied already is empty, and the day is marked once.
  */
 import { eq } from "drizzle-orm";
-import { campaignNames } from "../db/queries/clicks";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
 import { campaigns, clickShardDays } from "../db/schema";
 import type { Bindings, Db } from "../env";
 import { clickDayOf, clickDayStart, shardName, type ClickPlace } from "../tracking/click-id";
+import { objectCounts } from "../tracking/click-log";
 import { forgetShardCounts, shardDaysFrom } from "../tracking/shard-days";
 
 export type ClickShards = Bindings["CLICK_SHARDS"];
-
-/** Every shard-day object of the UTC days [startMs, endMs) overlaps that is not emptied, in day and shard order. */
-export async function placesOfSpan(db: Db, startMs: number, endMs: number): Promise<ClickPlace[]> {
-  const last = clickDayOf(endMs - 1);
-  const days = await shardDaysFrom(db, clickDayOf(startMs));
-  return days.filter((d) => d.day <= last).flatMap(({ day, shards }) => Array.from({ length: shards }, (_, shard) => ({ day, shard })));
-}
 
 /**
  * The time of the objects' first click at or after `fromMs` of a campaign that still exists, or
@@ -62,28 +55,21 @@ async function extents(db: Db, shards: ClickShards, places: ClickPlace[]) {
   return places.map((place, i) => ({ place, extent: found[i]!, mark: marks.get(`${place.day}/${place.shard}`) ?? null }));
 }
 
+type Extent = Awaited<ReturnType<typeof extents>>[number];
+/** Whether the rollup has counted every click the object holds. */
+const clicksCounted = ({ extent, mark }: Extent) => extent.maxId === null || extent.maxId <= (mark?.clickWatermark ?? 0);
+/** ... and every exit. */
+const exitsCounted = ({ extent, mark }: Extent) => extent.lastExitAt === null || extent.lastExitAt <= (mark?.exitWatermark ?? 0);
+
 /** The objects among `places` holding clicks the click rollup has not counted yet. */
 export async function uncountedPlaces(db: Db, shards: ClickShards, places: ClickPlace[]): Promise<ClickPlace[]> {
-  return (await extents(db, shards, places))
-    .filter(({ extent, mark }) => extent.maxId !== null && extent.maxId > (mark?.clickWatermark ?? 0))
-    .map((e) => e.place);
+  return (await extents(db, shards, places)).filter((e) => !clicksCounted(e)).map((e) => e.place);
 }
 
 /** The clicks and exits of [startMs, endMs) the objects hold for campaigns that still exist: what the day's file must hold of them. */
 export async function shardClicksOfSpan(db: Db, shards: ClickShards, places: ClickPlace[], startMs: number, endMs: number) {
-  const parts = (await Promise.all(places.map((place) => shards.getByName(shardName(place)).counts({ startMs, endMs }, null)))).flat();
-  const kept = await campaignNames(
-    db,
-    parts.map((c) => c.campaignId),
-  );
-  let rows = 0;
-  let exits = 0;
-  for (const c of parts) {
-    if (!kept.has(c.campaignId)) continue;
-    rows += c.total;
-    exits += c.exits;
-  }
-  return { rows, exits };
+  const { counts } = await objectCounts({ db, shards }, places, { startMs, endMs }, false);
+  return { rows: counts.reduce((sum, c) => sum + c.total, 0), exits: counts.reduce((sum, c) => sum + c.exits, 0) };
 }
 
 export interface EmptiedShardDays {
@@ -104,10 +90,7 @@ export async function emptyArchivedShardDays(db: Db, shards: ClickShards, endMs:
   for (const { day, shards: count } of await shardDaysFrom(db, 0)) {
     if (clickDayStart(day + 1) > endMs) break;
     const places = Array.from({ length: count }, (_, shard) => ({ day, shard }));
-    const behind = (await extents(db, shards, places)).filter(
-      ({ extent, mark }) =>
-        (extent.maxId !== null && extent.maxId > (mark?.clickWatermark ?? 0)) || (extent.lastExitAt !== null && extent.lastExitAt > (mark?.exitWatermark ?? 0)),
-    );
+    const behind = (await extents(db, shards, places)).filter((e) => !clicksCounted(e) || !exitsCounted(e));
     if (behind.length) {
       result.waiting = `${behind.length} of day ${day}'s ${count} shard-day objects are kept until the click rollup has counted their clicks and exits`;
       return result;

@@ -50,7 +50,8 @@ import {
   type ExportedChunk,
 } from "./archive-day";
 import { ARCHIVE_SIZES, type ArchiveRunParams, type ArchiveSizes } from "./config";
-import { emptyArchivedShardDays, placesOfSpan, uncountedPlaces } from "./shard-days";
+import { shardPlacesOf } from "../tracking/click-log";
+import { emptyArchivedShardDays, uncountedPlaces } from "./shard-days";
 
 export interface ArchiveRunOutput {
   day: string;
@@ -224,7 +225,7 @@ export class ClickArchiveWorkflow extends WorkflowEntrypoint<Bindings, ArchiveRu
           // The rollup must still hold the objects' clicks of the day (a rebuild meanwhile starts
           // them over): once the day is recorded, nothing would count them again. D1's clicks are
           // checked by recordArchive in the same statement as the record.
-          const uncounted = await uncountedPlaces(db, this.env.CLICK_SHARDS, await placesOfSpan(db, p.startMs, p.endMs));
+          const uncounted = await uncountedPlaces(db, this.env.CLICK_SHARDS, await shardPlacesOf(db, p.startMs, p.endMs));
           const ok = uncounted.length === 0 && (await recordArchive(db, { ...newArchive, archivedAt }, { id: p.runId, startedAt: p.startedAt }));
           if (!ok) await endRun(db, p.runId, "waiting: the click rollup started over while archiving", Date.now());
           return ok ? archivedAt : null;

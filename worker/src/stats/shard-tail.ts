@@ -28,7 +28,7 @@ import type { Bindings, Db } from "../env";
 import { offsetSpans } from "../lib/calendar-days";
 import type { StatsGrouping } from "../schemas/stats";
 import { clickDayOf, clickDayStart, shardName } from "../tracking/click-id";
-import { shardCounts } from "../tracking/shard-days";
+import { shardPlacesOf } from "../tracking/click-log";
 
 /** Clicks an object is asked to count past its watermark: far more than a quarter hour of its share of the peak. */
 const TAIL_CHUNK = 1_000_000;
@@ -41,14 +41,12 @@ export async function shardTail(
   now = Date.now(),
 ): Promise<ShardTailRow[]> {
   const today = clickDayOf(now);
-  const first = Math.max(today - 1, clickDayOf(range.startMs));
-  const last = Math.min(today, clickDayOf(range.endMs - 1));
-  if (first > last) return [];
-  const counts = await shardCounts(db, now);
-  const places = [];
-  for (let day = first; day <= last; day++) for (let shard = 0; shard < (counts.get(day) ?? 0); shard++) places.push({ day, shard });
+  const startMs = Math.max(range.startMs, clickDayStart(today - 1));
+  const endMs = Math.min(range.endMs, clickDayStart(today + 1));
+  if (startMs >= endMs) return [];
+  const places = await shardPlacesOf(db, startMs, endMs, now);
   if (!places.length) return [];
-  const [state, marks, frontier] = await Promise.all([readRollupState(db), shardRollupMarks(db, first), archivedFrontier(db)]);
+  const [state, marks, frontier] = await Promise.all([readRollupState(db), shardRollupMarks(db, places[0]!.day), archivedFrontier(db)]);
   if (!state || state.timeZone !== range.timeZone) return [];
 
   const dim = AUDIENCE_DIM_OF[groupBy];

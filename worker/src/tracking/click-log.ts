@@ -80,7 +80,7 @@ export async function clickRowsAcross({ db, shards }: Stores, places: ClickPlace
  * Every object's counts per campaign: what each holds past its watermarks when `rolled` (the
  * rollups answer for the rest), else all of its matching clicks.
  */
-async function objectCounts(
+export async function objectCounts(
   { db, shards }: Stores,
   places: ClickPlace[],
   filter: ClickFilter,
