@@ -3,6 +3,7 @@ import type * as schema from "./db/schema";
 import type { Feature, Role, SessionStage } from "./db/schema";
 import type { ArchiveRunParams } from "./retention/config";
 import type { ClickMessage } from "./tracking/click-queue";
+import type { MoveRunParams } from "./tracking/click-move-workflow";
 import type { ClickShard } from "./tracking/click-shard";
 import type { WebhookMessage } from "./webhooks/queue";
 
@@ -92,6 +93,8 @@ export interface ClickStoreBindings {
   ARCHIVE: R2Bucket;
   /** The archive Workflow (retention/workflow.ts): one instance per run of a day. */
   ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
+  /** The move of D1's clicks into the legacy objects (tracking/click-move-workflow.ts): one instance per run. */
+  MOVE_WORKFLOW: Workflow<MoveRunParams>;
   /** Clicks and exits on their way to D1 (tracking/click-queue.ts). */
   CLICKS_QUEUE: Queue<ClickMessage>;
   /** Raw clicks' shard-days, one SQLite Durable Object each (tracking/click-shard.ts), for the days with a shard count (tracking/shard-days.ts). */

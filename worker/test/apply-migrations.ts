@@ -9,6 +9,7 @@ declare global {
       // wrangler.toml's click-store bindings (typed for the Worker in src/env.ts).
       ARCHIVE: R2Bucket;
       ARCHIVE_WORKFLOW: Workflow<import("../src/retention/config").ArchiveRunParams>;
+      MOVE_WORKFLOW: Workflow<import("../src/tracking/click-move-workflow").MoveRunParams>;
       CLICKS_QUEUE: Queue<import("../src/tracking/click-queue").ClickMessage>;
       CLICK_SHARDS: DurableObjectNamespace<import("../src/tracking/click-shard").ClickShard>;
       CLICK_LIMITER: RateLimit;

@@ -9,14 +9,13 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { archiveKey } from "../src/db/queries/click-archives";
 import { clickShardDays } from "../src/db/schema";
 import { rollUpClicks, rollUpShardDays } from "../src/jobs/roll-up-clicks";
 import { dayIn } from "../src/lib/calendar-days";
 import { clickDayOf, clickDayStart, newClickId, type ClickPlace } from "../src/tracking/click-id";
 import { fixShardDays, forgetShardCounts } from "../src/tracking/shard-days";
 import { call, db, makeAdmin, type TestUser } from "./helpers";
-import { cron, emptyClickStore, tick } from "./retention-helpers";
+import { archivedRows, cron, emptyClickStore, tick } from "./retention-helpers";
 import { clickThrough, dailyOf, objectOf, placeOf, rollUp, visit } from "./shard-helpers";
 import { seedClicks, setReportTimeZone } from "./stats-helpers";
 import { campaignWithOffer } from "./tracking-helpers";
@@ -31,14 +30,6 @@ const shardsOf = (day: number): ClickPlace[] => Array.from({ length: SHARDS }, (
 const contents = (day: number) =>
   Promise.all(shardsOf(day).map(async (place) => (({ clicks, exits, pendingExits }) => ({ clicks, exits, pendingExits }))(await objectOf(place).size())));
 const emptiedAt = async (day: number) => (await db().select().from(clickShardDays).where(eq(clickShardDays.day, day)).get())?.emptiedAt ?? null;
-
-/** The archived file of a day, unzipped: its lines without the header. */
-async function archivedRows(day: string) {
-  const object = await env.ARCHIVE.get(archiveKey(day));
-  expect(object, `clicks/${day}.csv.gz`).not.toBeNull();
-  const text = await new Response(object!.body.pipeThrough(new DecompressionStream("gzip"))).text();
-  return text.trim().split("\r\n").slice(1);
-}
 
 /** A click the queue's consumer stores in its shard-day (its id names the place), at a chosen time. */
 async function storeClick(place: ClickPlace, campaignId: number, clickedAt: number) {

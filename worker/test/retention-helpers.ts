@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
-import { runInstanceId } from "../src/db/queries/click-archives";
+import { archiveKey, runInstanceId } from "../src/db/queries/click-archives";
 import { clickArchiveRuns } from "../src/db/schema";
 import { rollUpClicks } from "../src/jobs/roll-up-clicks";
 import type { ArchiveSizes } from "../src/retention/config";
@@ -104,4 +104,12 @@ export async function emptyClickStore() {
     if (listed.objects.length) await env.ARCHIVE.delete(listed.objects.map((o) => o.key));
   }
   expect(await env.ARCHIVE.list({ prefix: "clicks/" })).toMatchObject({ objects: [] });
+}
+
+/** The archived file of a day, unzipped: its lines without the header. */
+export async function archivedRows(day: string) {
+  const object = await env.ARCHIVE.get(archiveKey(day));
+  expect(object, `clicks/${day}.csv.gz`).not.toBeNull();
+  const text = await new Response(object!.body.pipeThrough(new DecompressionStream("gzip"))).text();
+  return text.trim().split("\r\n").slice(1);
 }

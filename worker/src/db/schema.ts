@@ -746,6 +746,27 @@ export const clickShardDays = sqliteTable("click_shard_days", {
 });
 
 /**
+ * The move of D1's clicks into the legacy shard objects (tracking/click-move.ts, docs/click-storage.md
+ * "Moving the existing clicks"): one row, id 1, written when the move starts. `point` is the
+ * highest D1 click id moved: every click up to it is in its legacy object and gone from D1, and
+ * the click rollup counts none of them again (click_shard_rollups' rows of the legacy day). `fromMs`
+ * and `toMs` are the oldest and newest click times moved (null before the first), the span the
+ * legacy objects hold clicks of. D1 keeps its newest click, the click rollup's anchor (its rowid
+ * keeps D1's ids from being handed out again).
+ */
+export const clickMoves = sqliteTable("click_moves", {
+  id: integer("id").primaryKey(),
+  startedAt: integer("started_at").notNull(),
+  point: integer("point").notNull().default(0),
+  moved: integer("moved").notNull().default(0),
+  fromMs: integer("from_ms"),
+  toMs: integer("to_ms"),
+  /** The Workflow instance (ClickMoveWorkflow) last started to carry the move on. */
+  runId: text("run_id"),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/**
  * How far the click rollup has counted each shard-day (jobs/roll-up-clicks.ts): the object's last
  * click rowid and exit time counted, as click_rollup_state holds them for D1's clicks. Emptied with
  * the rollup when it is rebuilt.

@@ -3,9 +3,10 @@ import { archivedFrontier } from "../db/queries/click-archives";
 import { reportTimeZone } from "../db/queries/settings";
 import type { Bindings, Db } from "../env";
 import { applyShardRollup, shardRollupMarks, type ShardWatermarks } from "../db/queries/shard-rollup";
-import { offsetSpans } from "../lib/calendar-days";
-import { clickDayOf, clickDayStart, shardName } from "../tracking/click-id";
-import { shardDaysFrom } from "../tracking/shard-days";
+import { offsetSpans, type OffsetSpan } from "../lib/calendar-days";
+import { clickDayOf, clickDayStart, LEGACY_DAY, legacyPlaces, shardName, type ClickPlace } from "../tracking/click-id";
+import { readClickMove } from "../tracking/click-move";
+import { shardCounts, shardDaysFrom } from "../tracking/shard-days";
 import type { Job } from "./index";
 
 /**
@@ -89,7 +90,8 @@ export interface ShardRollupRun {
  * that click's object). Each object is asked a step at a
  * time and D1 applies each step atomically (db/queries/shard-rollup.ts). Older days are asked
  * until the retention has archived and emptied them (retention/shard-days.ts), which it does only
- * once their objects are counted.
+ * once their objects are counted. The legacy objects, holding the clicks moved from D1
+ * (tracking/click-move.ts), are asked every run, counting no click past the move's point.
  */
 export async function rollUpShardDays(
   db: Db,
@@ -104,43 +106,55 @@ export async function rollUpShardDays(
   // Every day not emptied yet, the kept ones and those past them that wait for the retention:
   // an exit in a day's last kept hours is counted before its objects may be emptied.
   const days = await shardDaysFrom(db, 0);
-  const [marks, frontier] = await Promise.all([shardRollupMarks(db, days[0]?.day ?? today), archivedFrontier(db)]);
+  const [marks, frontier, move] = await Promise.all([shardRollupMarks(db, { fromDay: days[0]?.day ?? today }), archivedFrontier(db), readClickMove(db)]);
   const toExit = now - EXIT_LAG_MS;
+  /** Counts an object a step at a time from its watermarks until it has no more, or the budget runs out. */
+  const rollUpObject = async (place: ClickPlace, spans: OffsetSpan[], moved?: { point: number }) => {
+    run.asked++;
+    const object = shards.getByName(shardName(place));
+    const mark = marks.get(`${place.day}/${place.shard}`);
+    let from: ShardWatermarks = { clickWatermark: mark?.clickWatermark ?? 0, exitWatermark: mark?.exitWatermark ?? 0 };
+    for (;;) {
+      const exitWatermark = Math.max(from.exitWatermark, toExit);
+      // Once days are archived, their clicks are counted for good and the days after them are
+      // dated after them, in every object (a report day west of UTC reaches into the next UTC day).
+      const counts = await object.rollUp({ ...from, toExit: exitWatermark, chunk, spans, archived: frontier, ...(moved ? { moved } : {}) });
+      const to = { clickWatermark: counts.toClick, exitWatermark };
+      if (!(await applyShardRollup(db, place, from, to, counts, state.timeZone, now))) {
+        // Another run moved this object's watermarks first; it carries on from there.
+        run.behind = true;
+        return;
+      }
+      run.steps++;
+      from = to;
+      if (!counts.more) return;
+      if (Date.now() - started > budgetMs) {
+        run.behind = true;
+        return;
+      }
+    }
+  };
   for (const { day, shards: count } of days) {
     if (day > today) break;
     const spans = offsetSpans(clickDayStart(day), clickDayStart(day + 1), state.timeZone);
-    const places = Array.from({ length: count }, (_, shard) => ({ day, shard, mark: marks.get(`${day}/${shard}`) }));
-    const due = places.filter(({ mark }) => day >= today - 1 || !mark || mark.rolledAt <= now - DAY_MS);
+    const places = Array.from({ length: count }, (_, shard) => ({ day, shard }));
+    const due = places.filter(({ shard }) => {
+      const mark = marks.get(`${day}/${shard}`);
+      return day >= today - 1 || !mark || mark.rolledAt <= now - DAY_MS;
+    });
     if (Date.now() - started > budgetMs) {
       run.behind ||= due.length > 0;
       continue;
     }
-    await Promise.all(
-      due.map(async ({ shard, mark }) => {
-        run.asked++;
-        const object = shards.getByName(shardName({ day, shard }));
-        let from: ShardWatermarks = { clickWatermark: mark?.clickWatermark ?? 0, exitWatermark: mark?.exitWatermark ?? 0 };
-        for (;;) {
-          const exitWatermark = Math.max(from.exitWatermark, toExit);
-          // Once days are archived, their clicks are counted for good and the days after them are
-          // dated after them, in every object (a report day west of UTC reaches into the next UTC day).
-          const counts = await object.rollUp({ ...from, toExit: exitWatermark, chunk, spans, archived: frontier });
-          const to = { clickWatermark: counts.toClick, exitWatermark };
-          if (!(await applyShardRollup(db, { day, shard }, from, to, counts, state.timeZone, now))) {
-            // Another run moved this object's watermarks first; it carries on from there.
-            run.behind = true;
-            return;
-          }
-          run.steps++;
-          from = to;
-          if (!counts.more) return;
-          if (Date.now() - started > budgetMs) {
-            run.behind = true;
-            return;
-          }
-        }
-      }),
-    );
+    await Promise.all(due.map((place) => rollUpObject(place, spans)));
+  }
+  // The legacy objects (tracking/click-move.ts), every run while they hold clicks: their exits
+  // come as any old click's do, and after a rebuild the move waits for their count.
+  const legacy = move && (await shardCounts(db, now)).has(LEGACY_DAY) ? move : null;
+  if (legacy && legacy.fromMs !== null && legacy.toMs !== null) {
+    const spans = offsetSpans(clickDayStart(clickDayOf(legacy.fromMs)), clickDayStart(clickDayOf(legacy.toMs) + 1), state.timeZone);
+    if (Date.now() - started > budgetMs) run.behind = true;
+    else await Promise.all(legacyPlaces().map((place) => rollUpObject(place, spans, { point: legacy.point })));
   }
   return run;
 }

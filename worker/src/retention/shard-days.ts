@@ -16,11 +16,12 @@
  *   file and no count here, and go with the object.
  * - Each step can run again: an object emptied already is empty, and the day is marked once.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
-import { campaigns, clickShardDays } from "../db/schema";
+import { campaigns, clickMoves, clickShardDays } from "../db/schema";
 import type { Bindings, Db } from "../env";
-import { clickDayOf, clickDayStart, shardName, type ClickPlace } from "../tracking/click-id";
+import { clickDayOf, clickDayStart, LEGACY_DAY, LEGACY_SHARDS, legacyPlaces, shardName, type ClickPlace } from "../tracking/click-id";
+import { clicksToMove, readClickMove } from "../tracking/click-move";
 import { objectCounts } from "../tracking/click-log";
 import { forgetShardCounts, shardDaysFrom } from "../tracking/shard-days";
 
@@ -32,26 +33,38 @@ export type ClickShards = Bindings["CLICK_SHARDS"];
  * first, each day's objects at once, until one has such a click.
  */
 export async function oldestShardClickFrom(db: Db, shards: ClickShards, fromMs: number): Promise<number | null> {
-  const days = await shardDaysFrom(db, clickDayOf(fromMs));
-  if (!days.length) return null;
+  const [days, legacy] = await Promise.all([shardDaysFrom(db, clickDayOf(fromMs)), legacyHeld(db)]);
+  if (!days.length && !legacy) return null;
   const ids = (await db.select({ id: campaigns.id }).from(campaigns)).map((c) => c.id);
   if (!ids.length) return null;
+  const oldest = (found: (number | null)[]) => {
+    const times = found.filter((at): at is number => at !== null);
+    return times.length ? Math.min(...times) : null;
+  };
+  // The legacy objects hold the clicks moved from D1, of any day before the switch.
+  const moved = legacy ? oldest(await Promise.all(legacyPlaces().map((place) => shards.getByName(shardName(place)).oldestFrom(fromMs, ids)))) : null;
   for (const { day, shards: count } of days) {
     if (clickDayStart(day + 1) <= fromMs) continue;
-    const found = await Promise.all(Array.from({ length: count }, (_, shard) => shards.getByName(shardName({ day, shard })).oldestFrom(fromMs, ids)));
-    const times = found.filter((at): at is number => at !== null);
-    if (times.length) return Math.min(...times);
+    if (moved !== null && moved < clickDayStart(day)) return moved;
+    const found = oldest(await Promise.all(Array.from({ length: count }, (_, shard) => shards.getByName(shardName({ day, shard })).oldestFrom(fromMs, ids))));
+    if (found !== null) return moved === null ? found : Math.min(found, moved);
   }
-  return null;
+  return moved;
+}
+
+/** The move of D1's clicks when its legacy objects are not emptied yet (tracking/click-move.ts). */
+async function legacyHeld(db: Db) {
+  const [row] = await db
+    .select({ day: clickShardDays.day })
+    .from(clickShardDays)
+    .where(and(eq(clickShardDays.day, LEGACY_DAY), isNull(clickShardDays.emptiedAt)));
+  return row ? readClickMove(db) : null;
 }
 
 /** Each object's extent beside the rollup's watermarks for it. */
 async function extents(db: Db, shards: ClickShards, places: ClickPlace[]) {
   if (!places.length) return [];
-  const [marks, found] = await Promise.all([
-    shardRollupMarks(db, Math.min(...places.map((p) => p.day))),
-    Promise.all(places.map((place) => shards.getByName(shardName(place)).extent())),
-  ]);
+  const [marks, found] = await Promise.all([shardRollupMarks(db, places), Promise.all(places.map((place) => shards.getByName(shardName(place)).extent()))]);
   return places.map((place, i) => ({ place, extent: found[i]!, mark: marks.get(`${place.day}/${place.shard}`) ?? null }));
 }
 
@@ -100,5 +113,30 @@ export async function emptyArchivedShardDays(db: Db, shards: ClickShards, endMs:
     forgetShardCounts();
     result.emptied.push(day);
   }
+  result.waiting = await dropArchivedLegacy(db, shards, endMs, now);
   return result;
+}
+
+/**
+ * The legacy objects' part (tracking/click-move.ts): their clicks before `endMs` deleted row by
+ * row (they hold any day before the switch), once the rollup has counted their clicks and exits;
+ * once none is left and D1 has nothing more to move, each is emptied with `deleteAll()` and
+ * LEGACY_DAY marked emptied, after which nothing reads them. Returns why they wait, or null.
+ */
+async function dropArchivedLegacy(db: Db, shards: ClickShards, endMs: number, now: number): Promise<string | null> {
+  const move = await legacyHeld(db);
+  if (!move || move.fromMs === null || move.fromMs >= endMs) return null;
+  const behind = (await extents(db, shards, legacyPlaces())).filter((e) => !clicksCounted(e) || !exitsCounted(e));
+  if (behind.length) return `${behind.length} of the ${LEGACY_SHARDS} legacy objects are kept until the click rollup has counted their clicks and exits`;
+  const left = await Promise.all(legacyPlaces().map((place) => shards.getByName(shardName(place)).dropBefore(endMs)));
+  // What they hold starts at the archived days' end now.
+  await db
+    .update(clickMoves)
+    .set({ fromMs: endMs })
+    .where(and(eq(clickMoves.id, move.id), lt(clickMoves.fromMs, endMs)));
+  if (left.some((n) => n > 0) || (await clicksToMove(db, move))) return null;
+  await Promise.all(legacyPlaces().map((place) => shards.getByName(shardName(place)).empty()));
+  await db.update(clickShardDays).set({ emptiedAt: now }).where(eq(clickShardDays.day, LEGACY_DAY));
+  forgetShardCounts();
+  return null;
 }

@@ -6,7 +6,7 @@ import { sleep } from "../lib/retry";
 import { createDb } from "../middleware/database";
 import { HOLDING_PAGE_TEXT } from "../schemas/campaigns";
 import { LOOKUP_REFUSED, trackedCampaign } from "../tracking/campaign-cache";
-import { checkClickId, newClickId, shardName, type CheckedClickId, type ClickPlace } from "../tracking/click-id";
+import { checkClickId, legacyPlace, newClickId, shardName, type CheckedClickId, type ClickPlace } from "../tracking/click-id";
 import { chooseVariants, choosePath, stickySeeds, visitOf, type Choice, type LiveCampaign, type TrackedOffer } from "../tracking/distribution";
 import { CLICKS_QUEUE_WAIT_MS } from "../tracking/click-queue";
 import { BATCH_MAX_WAIT_MS, recentClick, recordClickLater, recordExitLater } from "../tracking/click-writer";
@@ -14,7 +14,7 @@ import { exitTrackerScript } from "../tracking/exit-tracker-script";
 import { exitBase, type LinkSettings } from "../tracking/links";
 import { countRefusal, storeIfAllowed, visitorLimit, type VisitorLimit } from "../tracking/rate-limit";
 import { trackingSettings } from "../tracking/settings-cache";
-import { isStoredPlace, placeForClick, shardCounts, type ShardCounts } from "../tracking/shard-days";
+import { hasLegacy, isStoredPlace, placeForClick, shardCounts, type ShardCounts } from "../tracking/shard-days";
 import { clicksRetention } from "../retention/config";
 import { appendQuery, fillTemplate } from "../tracking/urls";
 import { isUnfilledMacro, recordedValue } from "../tracking/values";
@@ -202,12 +202,27 @@ async function distribute(
 /**
  * The click an exit names: answered in this isolate lately, or stored (now, or a moment later
  * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
- * lookup, or LOOKUP_FAILED when D1 fails to answer. Null: no such click.
+ * lookup, or LOOKUP_FAILED when D1 fails to answer. Null: no such click. Once D1's clicks are
+ * being moved (tracking/click-move.ts), an old id's legacy object is asked first (`legacy`), then
+ * D1, which holds the clicks not moved yet.
  */
-async function clickForExit(db: Db, { clickId, kind }: Exclude<CheckedClickId, { kind: "sharded" }>, limit: VisitorLimit) {
+async function clickForExit(
+  db: Db,
+  { clickId, kind }: Exclude<CheckedClickId, { kind: "sharded" }>,
+  limit: VisitorLimit,
+  legacy: AppEnv["Bindings"]["CLICK_SHARDS"] | null,
+) {
   const recent = recentClick(clickId);
   if (recent) return recent;
   if (!(await limit.allowed())) return LOOKUP_REFUSED;
+  if (legacy) {
+    try {
+      const [moved] = await legacy.getByName(shardName(legacyPlace(clickId))).lookup([clickId]);
+      if (moved) return moved;
+    } catch (err) {
+      console.warn(`exit of click ${clickId}: its legacy object failed to look it up; D1 asked (${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
   try {
     let stored: ClickForExit | undefined = await findClick(db, clickId);
     // An old-layout id was handed out before this release (or, during a rollout, by an isolate still
@@ -323,13 +338,13 @@ export const trackingRoutes = new Hono<AppEnv>()
     // An id that cannot be ours costs no lookup (tracking/click-id.ts), nor does a layout-1 id
     // naming a day no longer kept or a shard its day did not have.
     const given = await checkClickId(c.env.SESSION_SECRET, q.get("clickId") ?? "");
-    const checked =
-      given?.kind === "sharded" && !isStoredPlace(await countsOrNull(db), given.place, clicksRetention(c.env.CLICKS_RETENTION_DAYS).days) ? null : given;
+    const counts = given ? await countsOrNull(db) : null;
+    const checked = given?.kind === "sharded" && !isStoredPlace(counts, given.place, clicksRetention(c.env.CLICKS_RETENTION_DAYS).days) ? null : given;
     const found = !checked
       ? null
       : checked.kind === "sharded"
         ? await shardClickForExit(c.env.CLICK_SHARDS, checked.clickId, checked.place, limit)
-        : await clickForExit(db, checked, limit);
+        : await clickForExit(db, checked, limit, hasLegacy(counts) ? c.env.CLICK_SHARDS : null);
     const unknownYet = found === LOOKUP_REFUSED || found === LOOKUP_FAILED || found === NOT_YET;
     const click = unknownYet ? null : found;
     // The stored click decides the campaign; cid only serves when the click is unknown.

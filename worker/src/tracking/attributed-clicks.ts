@@ -9,7 +9,9 @@
  *
  * A sub2 is CAKE's value, from outside: only a layout-1 id that passes its check, naming a kept
  * day and a shard that day had, is looked up (tracking/click-id.ts), and an id copied already is
- * not asked again. A lookup that fails is logged and its revenue shows as "Direct" until the next
+ * not asked again. Once D1's clicks are being moved (tracking/click-move.ts), an old id (from
+ * before the check, or of layout 0) is asked of its legacy object too; one not moved yet is D1's,
+ * which the attribution joins as before. A lookup that fails is logged and its revenue shows as "Direct" until the next
  * pull of its day, which asks again and rebuilds the day's attribution.
  */
 import { sql } from "drizzle-orm";
@@ -17,8 +19,8 @@ import { insertClicksOnce } from "../db/queries/clicks";
 import { attributedClicks } from "../db/schema";
 import type { Bindings, Db } from "../env";
 import { clicksRetention } from "../retention/config";
-import { checkClickId, shardName } from "./click-id";
-import { isStoredPlace, shardCounts } from "./shard-days";
+import { checkClickId, legacyPlace, shardName } from "./click-id";
+import { hasLegacy, isStoredPlace, shardCounts } from "./shard-days";
 
 type AttributedEnv = Pick<Bindings, "CLICK_SHARDS" | "SESSION_SECRET" | "CLICKS_RETENTION_DAYS">;
 
@@ -34,8 +36,13 @@ export async function copyAttributedClicks(db: Db, env: AttributedEnv, sub2s: It
   const keptDays = clicksRetention(env.CLICKS_RETENTION_DAYS).days;
   for (const raw of distinct) {
     const checked = await checkClickId(env.SESSION_SECRET, raw, now);
-    if (checked?.kind !== "sharded" || !isStoredPlace(counts, checked.place, keptDays, now)) continue;
-    const name = shardName(checked.place);
+    if (!checked) continue;
+    let name: string;
+    if (checked.kind !== "sharded") {
+      if (!hasLegacy(counts)) continue;
+      name = shardName(legacyPlace(checked.clickId));
+    } else if (isStoredPlace(counts, checked.place, keptDays, now)) name = shardName(checked.place);
+    else continue;
     const ids = byObject.get(name);
     if (ids) ids.push(checked.clickId);
     else byObject.set(name, [checked.clickId]);

@@ -100,10 +100,26 @@ export interface ClickPlace {
 }
 
 /**
- * The Durable Object holding a shard-day's clicks (tracking/click-shard.ts). Here, away from the
- * object's class, so code that only names an object loads no runtime module.
+ * The legacy objects' "day": the clicks D1 held before the switch to layout 1, moved out of D1
+ * (tracking/click-move.ts) into LEGACY_SHARDS objects of the same class as a shard-day's, named
+ * `clicks/legacy/<n>`. An old id names none of the day or shard digits a layout-1 id has, so its
+ * object is chosen by its first two hex digits (random in both old layouts): still one lookup
+ * in one object (docs/click-storage.md "The click id that names its shard").
  */
-export const shardName = ({ day, shard }: ClickPlace) => `clicks/${day}/${shard}`;
+export const LEGACY_DAY = -1;
+export const LEGACY_SHARDS = 16;
+
+/** The legacy object holding an old id's click once it is moved. */
+export const legacyPlace = (clickId: string): ClickPlace => ({ day: LEGACY_DAY, shard: parseInt(clickId.slice(0, 2), 16) % LEGACY_SHARDS });
+
+/** Every legacy object's place. */
+export const legacyPlaces = (): ClickPlace[] => Array.from({ length: LEGACY_SHARDS }, (_, shard) => ({ day: LEGACY_DAY, shard }));
+
+/**
+ * The Durable Object holding a shard-day's clicks (tracking/click-shard.ts), or a legacy object's.
+ * Here, away from the object's class, so code that only names an object loads no runtime module.
+ */
+export const shardName = ({ day, shard }: ClickPlace) => (day === LEGACY_DAY ? `clicks/legacy/${shard}` : `clicks/${day}/${shard}`);
 
 /** The UTC day (days since 2020-01-01) of an instant, as a layout-1 id counts it. */
 export const clickDayOf = (at: number) => Math.floor((at - DAY_ZERO) / DAY_MS);

@@ -35,17 +35,25 @@ import { clicksAnsweredBetween } from "../db/queries/click-pipeline";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
 import type { Db } from "../env";
 import type { Stores } from "./click-queue";
-import { clickDayOf, shardName, type ClickPlace } from "./click-id";
+import { clickDayOf, legacyPlaces, shardName, type ClickPlace } from "./click-id";
+import { readClickMove } from "./click-move";
 import type { LogCursor, ShardLogRow } from "./click-shard";
 import { newerFirst, pageAcrossShards } from "./click-shards";
-import { shardCounts } from "./shard-days";
+import { hasLegacy, shardCounts } from "./shard-days";
 
-/** The shard-day objects holding clicks of [startMs, endMs): every shard of each day with a count. */
+/**
+ * The objects holding clicks of [startMs, endMs): every shard of each day with a count, and the
+ * legacy objects when the clicks moved from D1 reach into the range (tracking/click-move.ts).
+ */
 export async function shardPlacesOf(db: Db, startMs: number, endMs: number, now = Date.now()): Promise<ClickPlace[]> {
   const counts = await shardCounts(db, now);
   const places: ClickPlace[] = [];
   for (let day = clickDayOf(startMs); day <= clickDayOf(endMs - 1); day++) {
     for (let shard = 0; shard < (counts.get(day) ?? 0); shard++) places.push({ day, shard });
+  }
+  if (hasLegacy(counts)) {
+    const move = await readClickMove(db);
+    if (move?.fromMs != null && move.toMs != null && move.fromMs < endMs && move.toMs >= startMs) places.push(...legacyPlaces());
   }
   return places;
 }
@@ -86,7 +94,7 @@ export async function objectCounts(
   filter: ClickFilter,
   rolled: boolean,
 ): Promise<{ counts: CampaignCounts[]; names: Map<number, string> }> {
-  const marks = rolled ? await shardRollupMarks(db, Math.min(...places.map((p) => p.day))) : null;
+  const marks = rolled ? await shardRollupMarks(db, places) : null;
   const parts = await Promise.all(
     places.map((place) => {
       const mark = marks?.get(`${place.day}/${place.shard}`);
@@ -152,7 +160,7 @@ export async function clickCountsByCampaignAcross(stores: Stores, filter: ClickF
 export async function clickFacetsAcross({ db, shards }: Stores, days: ClickLogDays & { startMs: number; endMs: number }) {
   const places = await shardPlacesOf(db, days.startMs, days.endMs);
   if (!places.length) return clickFacets(db, days);
-  const [own, marks] = await Promise.all([clickFacets(db, days), shardRollupMarks(db, Math.min(...places.map((p) => p.day)))]);
+  const [own, marks] = await Promise.all([clickFacets(db, days), shardRollupMarks(db, places)]);
   const parts = await Promise.all(
     places.map((place) =>
       shards.getByName(shardName(place)).facetsPast(days.startMs, days.endMs, marks.get(`${place.day}/${place.shard}`)?.clickWatermark ?? 0),

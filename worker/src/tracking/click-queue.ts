@@ -19,8 +19,9 @@ import { insertClicksOnce, recordExitOnce, storedClickIds, type ExitRecord, type
 import { recordClicksFailed, recordClicksStored } from "../db/queries/click-pipeline";
 import type { Bindings, Db } from "../env";
 import { createDb } from "../middleware/database";
-import { placeOfClickId, type ClickPlace } from "./click-id";
+import { legacyPlace, placeOfClickId, type ClickPlace } from "./click-id";
 import { exitsToShards, writeToShards } from "./click-shards";
+import { hasLegacy, shardCounts } from "./shard-days";
 
 export const CLICKS_QUEUE_NAME = "trackyard-clicks";
 export const CLICKS_DLQ_NAME = "trackyard-clicks-dlq";
@@ -153,11 +154,19 @@ function byStore<T>(items: T[], idAndTime: (item: T) => [string, number]) {
 
 /**
  * Records exits in order: a shard-day's to its object, one call per object (the object keeps an
- * exit until its click comes), the others to D1. Returns the D1 exits whose click is not stored yet.
+ * exit until its click comes), the others to D1, or, once the move of D1's clicks has started
+ * (tracking/click-move.ts), to their legacy objects, which keep each until the move brings its
+ * click. Returns the D1 exits whose click is not stored yet.
  */
 export async function writeExits({ db, shards }: Stores, exits: ExitRecord[]) {
   const waiting: ExitRecord[] = [];
-  const { placed, own } = byStore(exits, (exit) => [exit.clickId, exit.at]);
+  const { placed, own: old } = byStore(exits, (exit) => [exit.clickId, exit.at]);
+  // The shard counts as this isolate read them, at most SHARD_DAYS_TTL_MS ago: an exit written to
+  // D1 that late after the switch is still there for the move, which copies nothing for
+  // MOVE_SETTLE_MS (tracking/click-move.ts).
+  const moving = old.length > 0 && hasLegacy(await shardCounts(db));
+  const own = moving ? [] : old;
+  if (moving) placed.push(...old.map((item) => ({ place: legacyPlace(item.clickId), item })));
   if (placed.length) await exitsToShards(shards, placed);
   for (const exit of own) {
     const outcome = await recordExitOnce(db, exit);

@@ -65,6 +65,13 @@ const exitColumns = {
 };
 export const shardExits = sqliteTable("exits", exitColumns, (t) => [primaryKey({ columns: [t.clickId, t.at] })]);
 export const pendingExits = sqliteTable("pending_exits", exitColumns, (t) => [primaryKey({ columns: [t.clickId, t.at] })]);
+/**
+ * A legacy object's clicks whose exit D1's rollup counted before the move brought them here
+ * (tracking/click-move.ts): the rollup leaves their exit out when it counts this object's exits
+ * past its watermark, so each exit is counted once, whichever store recorded it. Empty in a
+ * shard-day's object.
+ */
+export const countedExits = sqliteTable("counted_exits", { clickId: text("click_id").notNull() }, (t) => [primaryKey({ columns: [t.clickId] })]);
 
 /** A stored click as an exit needs it (the columns D1's lookup reads: db/queries/clicks.ts). */
 export type ShardClickForExit = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_FOR_EXIT>;
@@ -101,6 +108,16 @@ export interface ShardExtent {
   maxId: number | null;
   lastExitAt: number | null;
 }
+
+/** What a move's call did (ClickShard.move): the clicks now held (stored now or before), different clicks under a stored id, pending exits applied. */
+export interface ShardMove {
+  held: number;
+  conflicts: string[];
+  exitsApplied: number;
+}
+
+/** A click as D1 stores it, rowid included: what the move brings to a legacy object. */
+export type MovedClick = typeof clicks.$inferSelect;
 
 /** What an exit found: the click it belongs to, or nothing yet (kept as pending). */
 export type ShardExit = { click: ShardClickForExit; recorded: boolean } | { click: null; pending: true };
@@ -162,8 +179,11 @@ export function ensureTables(storage: SqlStorage) {
   for (const column of Object.values(getTableColumns(clicks))) {
     if (!present.has(column.name)) storage.exec(`alter table clicks add column "${column.name}" ${column.getSQLType()}`);
   }
-  for (const statement of [...indexes, createTable(shardExits).create, createTable(pendingExits).create]) storage.exec(statement);
+  for (const statement of [...indexes, ...[shardExits, pendingExits, countedExits].map((t) => createTable(t).create)]) storage.exec(statement);
 }
+
+/** A click moved from D1, under its D1 rowid (tracking/click-move.ts): the rollup's watermarks for the legacy objects are D1 ids. */
+const INSERT_MOVED = `insert into clicks ("id", ${INSERTED.map(([, c]) => `"${c.name}"`).join(", ")}) values (${["id", ...INSERTED].map(() => "?").join(", ")}) on conflict (click_id) do nothing`;
 
 const INSERT_CLICK = `insert into clicks (${INSERTED.map(([, c]) => `"${c.name}"`).join(", ")}) values (${INSERTED.map(() => "?").join(", ")}) on conflict (click_id) do nothing`;
 
@@ -201,21 +221,75 @@ export class ClickShard extends DurableObject<unknown> {
           result.misplaced.push(row.clickId);
           continue;
         }
-        if (this.ctx.storage.sql.exec(INSERT_CLICK, ...clickValues(row)).rowsWritten > 0) {
+        const outcome = this.insertOnce(row, INSERT_CLICK, clickValues(row));
+        if (outcome === "stored") {
           result.written++;
           stored.push(row.clickId);
-          continue;
-        }
-        const before = this.db
-          .select({ clickedAt: clicks.clickedAt, ipAddress: clicks.ipAddress, campaignId: clicks.campaignId })
-          .from(clicks)
-          .where(eq(clicks.clickId, row.clickId))
-          .get();
-        if (before && sameClick(before, row)) result.repeated++;
+        } else if (outcome === "repeated") result.repeated++;
         else result.conflicts.push(row.clickId);
       }
       for (const id of stored) result.exitsApplied += this.applyPending(id);
       return result;
+    });
+  }
+
+  /**
+   * Clicks moved from D1 into this legacy object (tracking/click-move.ts), each under its D1
+   * rowid, with D1's exits of them and the ids whose exit D1's rollup counted, in one transaction.
+   * A click already here is left as it is (a move step run again after being cut off); the exits
+   * that waited for these clicks (arrived after the switch) are applied, the earliest setting the
+   * click's exit time when D1 had none. Called again with the same input it changes nothing.
+   */
+  move(rows: MovedClick[], exits: ExitRecord[], counted: string[]): ShardMove {
+    return this.ctx.storage.transactionSync(() => {
+      const result: ShardMove = { held: 0, conflicts: [], exitsApplied: 0 };
+      for (const row of rows) {
+        if (this.insertOnce(row, INSERT_MOVED, [row.id, ...clickValues(row)]) === "conflict") result.conflicts.push(row.clickId);
+        else result.held++;
+      }
+      for (const exit of exits) this.insertExit("exits", exit);
+      for (const clickId of counted) this.ctx.storage.sql.exec("insert into counted_exits (click_id) values (?) on conflict do nothing", clickId);
+      for (const row of rows) result.exitsApplied += this.applyPending(row.clickId);
+      return result;
+    });
+  }
+
+  /** The exits waiting here for this click (the move hands D1's anchor's back to D1: tracking/click-move.ts). */
+  pendingOf(clickId: string): ExitRecord[] {
+    return this.db.select().from(pendingExits).where(eq(pendingExits.clickId, clickId)).all();
+  }
+
+  /** Forgets these waiting exits of a click (each by its time), once recorded elsewhere. */
+  forgetPending(clickId: string, ats: number[]): void {
+    this.db
+      .delete(pendingExits)
+      .where(and(eq(pendingExits.clickId, clickId), sql`${pendingExits.at} in (select value from json_each(${JSON.stringify(ats)}))`))
+      .run();
+  }
+
+  /**
+   * Deletes the clicks before `endMs` with their exits (the retention, once a legacy object's
+   * clicks of the archived days are in verified files: retention/shard-days.ts), and returns the
+   * clicks left. A shard-day's object is emptied whole instead (`empty`).
+   */
+  dropBefore(endMs: number): number {
+    return this.ctx.storage.transactionSync(() => {
+      const gone = sql`(select click_id from clicks where clicked_at < ${endMs})`;
+      this.db
+        .delete(shardExits)
+        .where(sql`${shardExits.clickId} in ${gone}`)
+        .run();
+      this.db
+        .delete(countedExits)
+        .where(sql`${countedExits.clickId} in ${gone}`)
+        .run();
+      this.db.delete(clicks).where(lt(clicks.clickedAt, endMs)).run();
+      return (
+        this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(clicks)
+          .get()?.n ?? 0
+      );
     });
   }
 
@@ -283,11 +357,16 @@ export class ClickShard extends DurableObject<unknown> {
   rollUp(ask: ShardRollupAsk): ShardRollupCounts {
     const sqlOf = this.ctx.storage.sql;
     const idAt = (query: string, ...params: number[]) => sqlOf.exec<{ id: number | null }>(query, ...params).toArray()[0]?.id ?? null;
-    const toClick =
-      idAt("select id from clicks where id > ? order by id limit 1 offset ?", ask.clickWatermark, Math.max(0, ask.chunk - 1)) ??
-      idAt("select max(id) as id from clicks where id > ?", ask.clickWatermark) ??
+    // A legacy object counts no click past the move's point (db/queries/shard-rollup.ts `moved`).
+    const limit = ask.moved?.point ?? Number.MAX_SAFE_INTEGER;
+    let toClick =
+      idAt("select id from clicks where id > ? and id <= ? order by id limit 1 offset ?", ask.clickWatermark, limit, Math.max(0, ask.chunk - 1)) ??
+      idAt("select max(id) as id from clicks where id > ? and id <= ?", ask.clickWatermark, limit) ??
       ask.clickWatermark;
-    const more = idAt("select id from clicks where id > ? order by id limit 1", toClick) !== null;
+    const more = idAt("select id from clicks where id > ? and id <= ? order by id limit 1", toClick, limit) !== null;
+    // Nothing between the last click counted and the point: the watermark may stand at the point,
+    // which is what the move checks before its next step (tracking/click-move.ts).
+    if (ask.moved && !more) toClick = Math.max(toClick, ask.moved.point);
     const { daily, audience } = shardRollupQueries(ask, toClick);
     return { toClick, more, daily: daily.flatMap((s) => this.all<DailyCount>(s)), audience: audience.flatMap((s) => this.all<AudienceCount>(s)) };
   }
@@ -364,6 +443,17 @@ export class ClickShard extends DurableObject<unknown> {
         .from(table)
         .get()?.n ?? 0;
     return { bytes: this.ctx.storage.sql.databaseSize, clicks: count(clicks), exits: count(shardExits), pendingExits: count(pendingExits) };
+  }
+
+  /** A click inserted unless its id is stored: stored now, the same click again, or another click under its id. */
+  private insertOnce(row: NewClick, statement: string, values: (string | number | null)[]): "stored" | "repeated" | "conflict" {
+    if (this.ctx.storage.sql.exec(statement, ...values).rowsWritten > 0) return "stored";
+    const before = this.db
+      .select({ clickedAt: clicks.clickedAt, ipAddress: clicks.ipAddress, campaignId: clicks.campaignId })
+      .from(clicks)
+      .where(eq(clicks.clickId, row.clickId))
+      .get();
+    return before && sameClick(before, row) ? "repeated" : "conflict";
   }
 
   /** An exit recorded on its stored click, or kept as pending while there is none (inside a transaction). */

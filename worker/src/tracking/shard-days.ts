@@ -9,10 +9,10 @@
  * `/r/` and `/click` read the counts through this isolate's memory, refreshed every 30 seconds,
  * as the tracking settings are (settings-cache.ts): one small D1 read per isolate and interval.
  */
-import { and, gte, isNull, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, or, sql } from "drizzle-orm";
 import { clickShardDays } from "../db/schema";
 import type { Db } from "../env";
-import { clickDayOf, isKeptPlace, MAX_SHARDS, type ClickPlace } from "./click-id";
+import { clickDayOf, isKeptPlace, LEGACY_DAY, MAX_SHARDS, type ClickPlace } from "./click-id";
 
 export const SHARD_DAYS_TTL_MS = 30_000;
 
@@ -29,13 +29,15 @@ const notEmptied = isNull(clickShardDays.emptiedAt);
 /**
  * Every kept day's shard count, keyed by day (days since 2020-01-01). A day the retention has
  * archived and emptied has none: its ids name no stored click, and no range reads its objects.
+ * The legacy objects, once the move of D1's clicks has started and until the retention empties
+ * them, are LEGACY_DAY's (tracking/click-move.ts).
  */
 export async function shardCounts(db: Db, now = Date.now()): Promise<ShardCounts> {
   if (cached && cached.expiresAt > now) return cached.value;
   const rows = await db
     .select({ day: clickShardDays.day, shards: clickShardDays.shards })
     .from(clickShardDays)
-    .where(and(gte(clickShardDays.day, clickDayOf(now) - READ_DAYS), notEmptied));
+    .where(and(or(gte(clickShardDays.day, clickDayOf(now) - READ_DAYS), eq(clickShardDays.day, LEGACY_DAY)), notEmptied));
   const value = new Map(rows.map((r) => [r.day, r.shards]));
   cached = { value, expiresAt: now + SHARD_DAYS_TTL_MS };
   return value;
@@ -97,14 +99,17 @@ export async function fixShardDays(db: Db, shards: number, now: number): Promise
   return rows.map((r) => r.day);
 }
 
+/** Whether the legacy objects hold, or are about to hold, D1's moved clicks. */
+export const hasLegacy = (counts: ShardCounts | null) => (counts?.get(LEGACY_DAY) ?? 0) > 0;
+
 /**
  * The days with a count from `fromDay` on that the retention has not emptied, oldest first: the
- * shard-days the rollup and the archive ask.
+ * shard-days the rollup and the archive ask (never the legacy objects, which are no day's).
  */
 export async function shardDaysFrom(db: Db, fromDay: number) {
   return db
     .select({ day: clickShardDays.day, shards: clickShardDays.shards })
     .from(clickShardDays)
-    .where(and(gte(clickShardDays.day, fromDay), notEmptied))
+    .where(and(gte(clickShardDays.day, Math.max(fromDay, 0)), notEmptied))
     .orderBy(sql`${clickShardDays.day}`);
 }

@@ -396,7 +396,9 @@ export interface CampaignCounts extends ClickTotals {
  * A filter's counts per campaign in one store of raw clicks: every matching click, or (`since` the
  * rollup's watermarks of that store) only what the rollup has not counted yet: the clicks past its
  * click watermark, with their exits, and the exits past its exit watermark of the clicks before it,
- * as rolledClickTotals reads D1's. Run by a shard-day on its own clicks (tracking/click-shard.ts).
+ * as rolledClickTotals reads D1's, leaving out the exits D1's rollup counted before their click was
+ * moved to a legacy object (its `counted_exits`). Run by a shard-day or legacy object on its own
+ * clicks (tracking/click-shard.ts).
  */
 export function campaignCountsQuery(filter: ClickFilter, since: { clickWatermark: number; exitWatermark: number } | null): SQL {
   const newClicks = sql`
@@ -406,7 +408,8 @@ export function campaignCountsQuery(filter: ClickFilter, since: { clickWatermark
     ? sql`${newClicks}
       union all
       select ${clicks.campaignId}, 0, 1, 0 from ${clicks} indexed by clicks_exited_at_idx
-      where ${clicks.exitedAt} > ${since.exitWatermark} and ${clicks.id} <= ${since.clickWatermark} and ${matching(filter)}`
+      where ${clicks.exitedAt} > ${since.exitWatermark} and ${clicks.id} <= ${since.clickWatermark} and ${matching(filter)}
+        and ${clicks.clickId} not in (select click_id from counted_exits)`
     : newClicks;
   return sql`select k as campaignId, sum(c) as total, sum(x) as exits, sum(b) as bots from (${parts}) group by k`;
 }

@@ -14,6 +14,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import { localDaySql, shiftDay, type OffsetSpan } from "../../lib/calendar-days";
+import { LEGACY_DAY, type ClickPlace } from "../../tracking/click-id";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS, type AudienceDim } from "../schema";
 import { AUDIENCE_KEY, AUDIENCE_VALUE, AUDIENCE_DIMS_TABLE, audienceValue, CLICK_FIELDS, GROUP_ALL, KEY_COLUMNS } from "./click-rollup";
@@ -38,6 +39,13 @@ export interface ShardRollupAsk extends ShardWatermarks {
    * (db/queries/click-rollup.ts `rollUpStep`).
    */
   archived?: { day: string; endMs: number } | null;
+  /**
+   * A legacy object's step (tracking/click-move.ts): `point` is the move's, the highest D1 click id
+   * moved for good. A click past it is a step's copy still in D1 too (D1 counts it), so it is not
+   * counted here; and an exit D1 counted before its click was moved (the object's `counted_exits`)
+   * is not counted again.
+   */
+  moved?: { point: number };
 }
 
 export type DailyCount = { date: string; campaign_id: number; bot: number; clicks: number; exits: number } & Record<(typeof CLICK_FIELDS)[number], string>;
@@ -88,9 +96,10 @@ export function shardRollupQueries(ask: ShardRollupAsk, toClick: number): { dail
   const newClicks = sql`id > ${ask.clickWatermark} and id <= ${toClick}${archived ? sql` and clicked_at >= ${archived.endMs}` : sql``}`;
   // Exits of clicks counted before: rolled up past the watermark, or archived.
   const rolled = archived ? sql`(id <= ${ask.clickWatermark} or clicked_at < ${archived.endMs})` : sql`id <= ${ask.clickWatermark}`;
+  const notCounted = ask.moved ? sql` and click_id not in (select click_id from counted_exits)` : sql``;
   const oldExits =
     (ask.clickWatermark > 0 || archived) && ask.toExit > ask.exitWatermark
-      ? sql`exited_at > ${ask.exitWatermark} and exited_at <= ${ask.toExit} and ${rolled}`
+      ? sql`exited_at > ${ask.exitWatermark} and exited_at <= ${ask.toExit} and ${rolled}${notCounted}`
       : null;
   const dailyOf = (where: SQL, counts: SQL, from: SQL) =>
     sql`select ${day} as date, campaign_id, ${NAMED_FIELDS}, bot, ${counts} from ${from} where ${where} ${GROUP_ALL}`;
@@ -167,10 +176,13 @@ export async function applyShardRollup(
   return changed(results[results.length - 1]!) === 1;
 }
 
-/** Every shard-day's watermarks and when it was last counted, from `fromDay` on, keyed `day/shard`. */
-export async function shardRollupMarks(db: Db, fromDay: number) {
+/** The shard-days' watermarks and when each was last counted, from the oldest day of `places` (or `fromDay`) on, and the legacy objects', keyed `day/shard`. */
+export async function shardRollupMarks(db: Db, places: ClickPlace[] | { fromDay: number }) {
+  // From the oldest day asked, and the legacy objects' (tracking/click-move.ts), which are no day's.
+  const days = "fromDay" in places ? [places.fromDay] : places.map((p) => p.day).filter((day) => day !== LEGACY_DAY);
+  const fromDay = days.length ? Math.min(...days) : Number.MAX_SAFE_INTEGER;
   const rows = await db.all<{ day: number; shard: number; clickWatermark: number; exitWatermark: number; rolledAt: number }>(sql`
     select day, shard, click_watermark as clickWatermark, exit_watermark as exitWatermark, rolled_at as rolledAt
-    from click_shard_rollups where day >= ${fromDay}`);
+    from click_shard_rollups where day >= ${fromDay} or day = ${LEGACY_DAY}`);
   return new Map(rows.map((r) => [`${r.day}/${r.shard}`, r]));
 }

@@ -1,0 +1,232 @@
+/**
+ * The move of D1's clicks into the legacy objects (docs/click-storage.md "Moving the existing
+ * clicks"): once new clicks go to the shard-day objects, the clicks D1 still holds, whose old ids
+ * name no shard-day, are moved a step at a time into LEGACY_SHARDS objects of the shard-day class,
+ * chosen by the id (tracking/click-id.ts `legacyPlace`), so an old id is still one lookup in one
+ * object. Run by ClickMoveWorkflow (tracking/click-move-workflow.ts), which the shard-days cron starts
+ * (`carryMoveOn`).
+ *
+ * The switch (`startClickMove`) records the move in D1's `click_moves` and gives the legacy
+ * objects a row in `click_shard_days` (day LEGACY_DAY). From then on:
+ * - an exit of an old id goes to its legacy object, which keeps it until the move brings its
+ *   click (tracking/click-queue.ts `writeExits`), so no exit is written to a D1 row already copied;
+ * - a lookup of an old id asks its legacy object, then D1;
+ * - every reader of a range asks the legacy objects beside D1 and the shard-days once they hold
+ *   clicks of it (tracking/click-log.ts `shardPlacesOf`).
+ *
+ * A step (`moveClicksStep`) takes the next MOVE_STEP D1 clicks by id past the recorded point, with
+ * their exits, writes each legacy object its share (a click there already is left as it is), checks
+ * every click is held, then in one D1 batch records the new point, sets the legacy objects' rollup
+ * watermarks to it and deletes the clicks from D1. A step cut off anywhere runs again from the
+ * recorded point and changes nothing twice, so the move can stop and resume at any step.
+ *
+ * Counted once: D1's rollup counted every click moved (a step takes only clicks below its
+ * watermark, and waits until its exit watermark has passed the switch), so the legacy objects'
+ * watermarks stand at the point, and an exit D1 counted is marked in the object's `counted_exits`.
+ * After a rollup rebuild the legacy objects count their clicks up to the point from the start, and
+ * the move waits for that before its next step. D1 keeps its newest click, the rollup's anchor.
+ */
+import { eq, sql } from "drizzle-orm";
+import { readRollupState } from "../db/queries/click-rollup";
+import { rawBatch } from "../db/raw-batch";
+import { clickMoves, clicks, clickShardDays, landerClicks } from "../db/schema";
+import type { Bindings, Db } from "../env";
+import type { ExitRecord } from "../db/queries/clicks";
+import { LEGACY_DAY, LEGACY_SHARDS, legacyPlace, shardName } from "./click-id";
+import type { MovedClick } from "./click-shard";
+import { forgetShardCounts } from "./shard-days";
+
+/** Clicks a step moves: 14 million clicks (D1's 10 GB) are 2,800 steps. */
+export const MOVE_STEP = 5_000;
+
+/**
+ * How long after the switch a consumer may still write an exit to D1: it learns of the move
+ * through its isolate's shard counts, read at most SHARD_DAYS_TTL_MS (30 s) before, and its batch
+ * may take a while. The move copies nothing before D1's rollup has counted the exits up to then.
+ */
+export const MOVE_SETTLE_MS = 2 * 60 * 1000;
+
+export type ClickMove = typeof clickMoves.$inferSelect;
+
+const MOVE_ID = 1;
+
+export async function readClickMove(db: Db): Promise<ClickMove | null> {
+  return (await db.select().from(clickMoves).where(eq(clickMoves.id, MOVE_ID)).get()) ?? null;
+}
+
+/** The switch, once: the move recorded and the legacy objects given their row (a repeat changes nothing). */
+export async function startClickMove(db: Db, now: number): Promise<ClickMove> {
+  await db.batch([
+    db.insert(clickMoves).values({ id: MOVE_ID, startedAt: now, updatedAt: now }).onConflictDoNothing(),
+    db.insert(clickShardDays).values({ day: LEGACY_DAY, shards: LEGACY_SHARDS, createdAt: now }).onConflictDoNothing(),
+  ]);
+  forgetShardCounts();
+  return (await readClickMove(db))!;
+}
+
+/** What a step did: moved clicks up to `point`, or nothing, and why. */
+export type MoveStep = { moved: number; point: number } | { moved: 0; point: number; idle: string };
+
+/** A move that cannot go on: another click under a moved id. Trying again cannot help. */
+export class MoveConflict extends Error {}
+
+/** The condition of a step's D1 batch: the point, D1's rollup past the clicks, the legacy objects' watermarks at the point. */
+const stepHolds = (point: number, newPoint: number) => sql`
+  (select point from click_moves where id = ${MOVE_ID}) = ${point}
+  and (select click_watermark from click_rollup_state where id = 1) > ${newPoint}
+  and (select count(*) from click_shard_rollups where day = ${LEGACY_DAY} and click_watermark = ${point}) = ${point === 0 ? sql`(select count(*) from click_shard_rollups where day = ${LEGACY_DAY})` : LEGACY_SHARDS}`;
+
+/**
+ * One step of the move (see the module comment): at most `limit` clicks. Idle, moving nothing,
+ * when the move has not started, D1's rollup has not counted the exits past the switch yet, the
+ * legacy objects are being counted again after a rebuild, or D1 holds nothing more to move.
+ * Throws when an object fails (the step is tried again) or holds another click under a moved id
+ * (MoveConflict).
+ */
+export async function moveClicksStep(db: Db, shards: Bindings["CLICK_SHARDS"], { now, limit = MOVE_STEP }: { now: number; limit?: number }): Promise<MoveStep> {
+  const [move, state] = await Promise.all([readClickMove(db), readRollupState(db)]);
+  if (!move) return { moved: 0, point: 0, idle: "the move has not started" };
+  const { point } = move;
+  const [legacy] = await db.select({ emptiedAt: clickShardDays.emptiedAt }).from(clickShardDays).where(eq(clickShardDays.day, LEGACY_DAY));
+  if (legacy?.emptiedAt != null) return { moved: 0, point, idle: "the retention has emptied the legacy objects: D1 keeps its clicks" };
+  if (!state || state.exitWatermark < move.startedAt + MOVE_SETTLE_MS)
+    return { moved: 0, point, idle: "the click rollup has not counted D1's exits up to the switch yet" };
+  const marks = await db.all<{ watermark: number }>(sql`select click_watermark as watermark from click_shard_rollups where day = ${LEGACY_DAY}`);
+  if (point > 0 && (marks.length < LEGACY_SHARDS || marks.some((m) => m.watermark !== point)))
+    return { moved: 0, point, idle: "the click rollup is counting the legacy objects again" };
+  // Below the rollup's watermark: counted, and never its anchor, which stays in D1.
+  const rows: MovedClick[] = await db
+    .select()
+    .from(clicks)
+    .where(sql`${clicks.id} > ${point} and ${clicks.id} < ${state.clickWatermark}`)
+    .orderBy(clicks.id)
+    .limit(limit);
+  const last = rows.at(-1);
+  if (!last) {
+    await handBackAnchorExits(db, shards, state.anchorClickId, now);
+    return { moved: 0, point, idle: "D1 holds no more clicks to move" };
+  }
+  const newPoint = last.id;
+  const exits = await db
+    .select()
+    .from(landerClicks)
+    .where(sql`${landerClicks.clickId} in (select ${clicks.clickId} from ${clicks} where ${clicks.id} > ${point} and ${clicks.id} <= ${newPoint})`);
+
+  const groups = new Map<string, { rows: MovedClick[]; exits: ExitRecord[]; counted: string[] }>();
+  const groupOf = (clickId: string) => {
+    const name = shardName(legacyPlace(clickId));
+    let group = groups.get(name);
+    if (!group) groups.set(name, (group = { rows: [], exits: [], counted: [] }));
+    return group;
+  };
+  for (const row of rows) {
+    const group = groupOf(row.clickId);
+    group.rows.push(row);
+    // D1's rollup counted this exit (its watermark is past the switch): the object does not count it again.
+    if (row.exitedAt !== null && row.exitedAt <= state.exitWatermark) group.counted.push(row.clickId);
+  }
+  for (const e of exits)
+    groupOf(e.clickId).exits.push({ clickId: e.clickId, offerId: e.offerId, at: e.clickedAt, ipAddress: e.ipAddress, userAgent: e.userAgent });
+
+  const results = await Promise.all([...groups].map(async ([name, g]) => ({ name, ...(await shards.getByName(name).move(g.rows, g.exits, g.counted)) })));
+  const conflicts = results.flatMap((r) => r.conflicts.map((id) => `${id} (${r.name})`));
+  if (conflicts.length) throw new MoveConflict(`another click is stored under ${conflicts.length} of the ids moved: ${conflicts.join(", ")}`);
+  const held = results.reduce((sum, r) => sum + r.held, 0);
+  if (held !== rows.length) throw new Error(`the legacy objects hold ${held} of the ${rows.length} clicks moved`);
+
+  const times = rows.map((r) => r.clickedAt);
+  const [fromMs, toMs] = [Math.min(...times), Math.max(...times)];
+  const moved = sql`(select point from click_moves where id = ${MOVE_ID}) = ${newPoint}`;
+  await rawBatch(db, [
+    sql`update click_moves set point = ${newPoint}, moved = moved + ${rows.length},
+      from_ms = min(coalesce(from_ms, ${fromMs}), ${fromMs}), to_ms = max(coalesce(to_ms, ${toMs}), ${toMs}), updated_at = ${now}
+      where id = ${MOVE_ID} and ${stepHolds(point, newPoint)}`,
+    sql`insert into click_shard_rollups (day, shard, click_watermark, exit_watermark, rolled_at)
+      select ${LEGACY_DAY}, value, ${newPoint}, 0, ${now} from json_each(${JSON.stringify(Array.from({ length: LEGACY_SHARDS }, (_, i) => i))})
+      where ${moved}
+      on conflict (day, shard) do update set click_watermark = excluded.click_watermark`,
+    // Their exits (lander_clicks) go with them: the foreign key cascades.
+    sql`delete from clicks where id > ${point} and id <= ${newPoint} and ${moved}`,
+  ]);
+  const after = await readClickMove(db);
+  if (after?.point !== newPoint)
+    return { moved: 0, point: after?.point ?? point, idle: "the step's clicks were not recorded: the rollup or another step moved first" };
+  return { moved: rows.length, point: newPoint };
+}
+
+/**
+ * The exits of D1's anchor that came after the switch wait in its legacy object for a click the
+ * move never brings: once nothing else is left to move, they are recorded in D1 (their rows as they
+ * came; the click's exit time, when it had none, the time it reaches D1 and past the rollup's exit
+ * watermark, so the rollup counts it) and forgotten by the object. Run again, it records nothing
+ * twice. Returns how many were handed back.
+ */
+async function handBackAnchorExits(db: Db, shards: Bindings["CLICK_SHARDS"], anchor: string | null, now: number): Promise<number> {
+  if (!anchor) return 0;
+  const object = shards.getByName(shardName(legacyPlace(anchor)));
+  const waiting = await object.pendingOf(anchor);
+  if (!waiting.length) return 0;
+  await rawBatch(db, [
+    sql`update clicks set exited_at = max(${now}, coalesce((select exit_watermark from click_rollup_state where id = 1), 0) + 1)
+      where click_id = ${anchor} and exited_at is null`,
+    sql`insert into lander_clicks (click_id, offer_id, ip_address, user_agent, clicked_at)
+      select ${anchor}, json_extract(value, '$.offerId'), json_extract(value, '$.ipAddress'), json_extract(value, '$.userAgent'), json_extract(value, '$.at')
+      from json_each(${JSON.stringify(waiting)})
+      where exists (select 1 from clicks where click_id = ${anchor}) and json_extract(value, '$.offerId') in (select id from offers)
+        and not exists (select 1 from lander_clicks l where l.click_id = ${anchor} and l.clicked_at = json_extract(value, '$.at'))`,
+  ]);
+  await object.forgetPending(
+    anchor,
+    waiting.map((e) => e.at),
+  );
+  return waiting.length;
+}
+
+/** Whether D1 holds clicks the move may take now (below the rollup's watermark, past the point). */
+export async function clicksToMove(db: Db, move: ClickMove): Promise<boolean> {
+  const [row] = await db.all<{ any: number }>(sql`
+    select exists (select 1 from clicks where id > ${move.point}
+      and id < coalesce((select click_watermark from click_rollup_state where id = 1), 0)) as "any"`);
+  return row?.any === 1;
+}
+
+/**
+ * What the shard-days cron does for the move: the switch, once new clicks go to the shard-days
+ * (today has a count) while D1 holds clicks; then, whenever D1 holds clicks to move and no run is
+ * going, a new ClickMoveWorkflow run. Returns the run started, if any.
+ */
+export async function carryMoveOn(
+  db: Db,
+  env: Pick<Bindings, "MOVE_WORKFLOW">,
+  { now, todayHasShards }: { now: number; todayHasShards: boolean },
+): Promise<string | null> {
+  let move = await readClickMove(db);
+  if (!move) {
+    if (!todayHasShards) return null;
+    const [any] = await db.all<{ any: number }>(sql`select exists (select 1 from clicks) as "any"`);
+    if (any?.any !== 1) return null;
+    move = await startClickMove(db, now);
+  }
+  if (move.runId && (await isGoing(env.MOVE_WORKFLOW, move.runId))) return null;
+  if (!(await clicksToMove(db, move))) return null;
+  const runId = `click-move-${now}`;
+  const instance = await env.MOVE_WORKFLOW.create({ id: runId, params: {} });
+  (instance as Partial<Disposable>)[Symbol.dispose]?.();
+  await db.update(clickMoves).set({ runId, updatedAt: now }).where(eq(clickMoves.id, MOVE_ID));
+  return runId;
+}
+
+const GOING = new Set(["queued", "running", "paused", "waiting", "waitingForPause"]);
+
+async function isGoing(workflow: Bindings["MOVE_WORKFLOW"], id: string) {
+  try {
+    const instance = await workflow.get(id);
+    try {
+      return GOING.has((await instance.status()).status);
+    } finally {
+      (instance as Partial<Disposable>)[Symbol.dispose]?.();
+    }
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * The move of D1's clicks into the legacy objects (docs/click-storage.md "Moving the existing
+ * clicks", tracking/click-move.ts): once new clicks go to the shard-days, the cron's run moves the
+ * clicks D1 holds, a step at a time, and every reader finds them where they went: the lander's
+ * exit, the Click Log, the report's counts, CAKE's postback. A step cut off after writing the
+ * objects, a run repeated and a rollup rebuilt in the middle each store and count every click once.
+ */
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clickMoves, clicks, clickShardDays, landerClicks, tiktokEventSends } from "../src/db/schema";
+import { rollUpClicks, rollUpShardDays } from "../src/jobs/roll-up-clicks";
+import { shardDaysJob } from "../src/jobs/shard-days";
+import type { Bindings } from "../src/env";
+import { dayIn } from "../src/lib/calendar-days";
+import { clickDayOf, clickDayStart, LEGACY_DAY, legacyPlace, legacyPlaces, shardName } from "../src/tracking/click-id";
+import { MOVE_SETTLE_MS, moveClicksStep, readClickMove, startClickMove } from "../src/tracking/click-move";
+import type { MoveRunOutput } from "../src/tracking/click-move-workflow";
+import { fixShardDays, forgetShardCounts, shardCounts } from "../src/tracking/shard-days";
+import { call, db, makeAdmin, type TestUser } from "./helpers";
+import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
+import { archivedRows, cron, emptyClickStore } from "./retention-helpers";
+import { clickThrough, dailyOf, rollUp, visit } from "./shard-helpers";
+import { seedClicks, setReportTimeZone } from "./stats-helpers";
+import { campaignWithOffer } from "./tracking-helpers";
+
+const SHARDS = 4;
+const RETENTION = 30;
+const HOUR = 3_600_000;
+let admin: TestUser;
+
+const legacyObject = (clickId: string) => env.CLICK_SHARDS.getByName(shardName(legacyPlace(clickId)));
+/** What the legacy objects hold together. */
+const legacyHeld = async () => {
+  const sizes = await Promise.all(legacyPlaces().map((place) => env.CLICK_SHARDS.getByName(shardName(place)).size()));
+  return { clicks: sizes.reduce((n, s) => n + s.clicks, 0), pendingExits: sizes.reduce((n, s) => n + s.pendingExits, 0) };
+};
+const d1ClickIds = async () => (await db().select({ clickId: clicks.clickId }).from(clicks).orderBy(clicks.id)).map((r) => r.clickId);
+
+/** The cron's shard-days job at `now`, and the move run it started (if any) waited for. */
+async function cronMove(now: number): Promise<MoveRunOutput | null> {
+  await shardDaysJob.run({ db: db(), env: env as Bindings, now });
+  const runId = (await readClickMove(db()))?.runId;
+  if (!runId) return null;
+  for (const giveUpAt = Date.now() + 60_000; ;) {
+    const instance = await env.MOVE_WORKFLOW.get(runId);
+    const status = await instance.status();
+    (instance as Partial<Disposable>)[Symbol.dispose]?.();
+    if (status.status === "complete") return status.output as MoveRunOutput;
+    if (status.status === "errored" || status.status === "terminated") throw new Error(`move run ${runId} ${status.status}: ${status.error?.message}`);
+    if (Date.now() > giveUpAt) throw new Error(`move run ${runId} still ${status.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The Click Log of today (UTC): its first page, up to 50 rows, and its totals. */
+async function clickLogOfToday() {
+  const day = new Date().toISOString().slice(0, 10);
+  const res = await call(`/api/clicks?startDate=${day}&endDate=${day}&pageSize=50`, { cookie: admin.cookie });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { clicks: { clickId: string; exitedAt: string | null }[]; total: number; exitClicks: number };
+}
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+});
+
+beforeEach(async () => {
+  await setReportTimeZone("UTC");
+  await emptyClickStore();
+  for (const table of ["click_shard_days", "click_shard_rollups", "click_moves", "attributed_clicks"]) await db().run(sql.raw(`delete from ${table}`));
+  await Promise.all(legacyPlaces().map((place) => env.CLICK_SHARDS.getByName(shardName(place)).empty()));
+  forgetShardCounts();
+});
+
+describe("the move of D1's clicks into the legacy objects", () => {
+  it(
+    "moves D1's clicks through the cron's run once new clicks go to the shard-days, and the exit, the Click Log, the report and the postback find them",
+    { timeout: 120_000 },
+    async () => {
+      const campaign = await campaignWithOffer("Moved");
+      // Before the switch: old ids, in D1, one with an exit, counted by the rollup.
+      const old = [
+        await clickThrough(campaign, "plc=feed&cid=tt-1&ttclid=E.C.P.moved-0123456789"),
+        await clickThrough(campaign, "plc=search&cid=tt-2"),
+        await clickThrough(campaign, "plc=feed&cid=tt-3"),
+      ];
+      const exited = await visit(`/click?clickId=${old[0]}&cid=${campaign}`);
+      expect(exited.headers.get("location")).toBe(`https://offer.test/go?s2=${old[0]}&plc=feed`);
+      await rollUp();
+      expect(await dailyOf(campaign)).toEqual({ clicks: 3, exits: 1 });
+
+      // Nothing moves while new clicks still go to D1.
+      expect(await cronMove(Date.now())).toBeNull();
+      expect(await readClickMove(db())).toBeNull();
+
+      // The switch: today has shards; new clicks go to their shard-day.
+      const switchedAt = Date.now();
+      await fixShardDays(db(), SHARDS, switchedAt);
+      const fresh = await clickThrough(campaign, "plc=feed&cid=tt-4");
+      expect(await d1ClickIds()).toEqual(old);
+      // The cron records the switch; its run waits for the rollup to count D1's exits past it.
+      const waiting = await cronMove(switchedAt);
+      expect(waiting).toMatchObject({ moved: 0, idle: "the click rollup has not counted D1's exits up to the switch yet" });
+      const move = await readClickMove(db());
+      expect(move).toMatchObject({ startedAt: switchedAt, point: 0 });
+
+      // An old id's exit after the switch goes to its legacy object, which keeps it until its click comes.
+      const late = await visit(`/click?clickId=${old[1]}&cid=${campaign}`);
+      expect(late.headers.get("location")).toBe(`https://offer.test/go?s2=${old[1]}&plc=search`);
+      expect(await db().select().from(landerClicks).where(eq(landerClicks.clickId, old[1]!))).toEqual([]);
+      expect((await legacyObject(old[1]!).size()).pendingExits).toBe(1);
+      // So does the exit of D1's newest click, the rollup's anchor, which the move leaves in D1.
+      await visit(`/click?clickId=${old[2]}&cid=${campaign}`);
+      expect((await legacyObject(old[2]!).pendingOf(old[2]!)).map((e) => e.clickId)).toEqual([old[2]]);
+
+      // The rollup passes the switch; the next cron's run moves every click but D1's newest, the rollup's anchor.
+      await rollUp(true, switchedAt + MOVE_SETTLE_MS);
+      const moved = await cronMove(switchedAt + MOVE_SETTLE_MS + 60_000);
+      expect(moved).toMatchObject({ moved: 2, idle: "D1 holds no more clicks to move" });
+      expect(await d1ClickIds()).toEqual([old[2]]);
+      // The late exit applied to its moved click; the anchor's handed back to D1.
+      expect(await legacyHeld()).toEqual({ clicks: 2, pendingExits: 0 });
+      const [first] = await legacyObject(old[0]!).lookup([old[0]!]);
+      expect(first).toMatchObject({ clickId: old[0], campaignId: campaign, placement: "feed" });
+      // D1's exit row went with its click; the anchor's is D1's.
+      expect((await db().select().from(landerClicks)).map((e) => e.clickId)).toEqual([old[2]]);
+      // Nothing is left to move: the cron starts no run.
+      const runId = (await readClickMove(db()))?.runId;
+      await shardDaysJob.run({ db: db(), env: env as Bindings, now: Date.now() });
+      expect((await readClickMove(db()))?.runId).toBe(runId);
+
+      // The report counts every click once: D1's exit as D1 counted it, the late exit from the legacy object.
+      await rollUp(true, switchedAt + MOVE_SETTLE_MS + 120_000);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 4, exits: 3 });
+      await rollUp(true, switchedAt + MOVE_SETTLE_MS + 180_000);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 4, exits: 3 });
+
+      // The Click Log lists each click once, wherever it is, with its exit.
+      const log = await clickLogOfToday();
+      expect(log.clicks.map((r) => r.clickId).sort()).toEqual([...old, fresh].sort());
+      expect(log).toMatchObject({ total: 4, exitClicks: 3 });
+      expect(
+        log.clicks
+          .filter((r) => r.exitedAt !== null)
+          .map((r) => r.clickId)
+          .sort(),
+      ).toEqual([...old].sort());
+
+      // The lander's exit of a moved click finds it in its legacy object: sent on with its own values, counted once.
+      forgetShardCounts();
+      const again = await visit(`/click?clickId=${old[0]}&cid=${campaign}`);
+      expect(again.headers.get("location")).toBe(`https://offer.test/go?s2=${old[0]}&plc=feed`);
+      await rollUp(true, Date.now());
+      expect(await dailyOf(campaign)).toEqual({ clicks: 4, exits: 3 });
+
+      // CAKE's postback of the moved click (sub2 as the offer link carried it) is credited to its campaign, and sent to TikTok with its ttclid.
+      const q = new URLSearchParams({ token: POSTBACK_TOKEN, leadid: "L-moved-1", oid: "11", price: "9.00", s1: "mb", s2: old[0]!, s3: "" });
+      expect(await (await callWith(configuredEnv(), `/postback/cake?${q}`)).json()).toEqual({ ok: true, result: "counted" });
+      const credited = await db().get<{ cents: number }>(sql`select sum(revenue_cents) as cents from cake_attributed_daily where campaign_id = ${campaign}`);
+      expect(credited?.cents).toBe(900);
+      const [send] = await db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, "L-moved-1"));
+      expect(send).toMatchObject({ clickId: old[0], ttclid: "E.C.P.moved-0123456789" });
+    },
+  );
+
+  it(
+    "stores and counts every click once through a step cut off after writing the objects, and a rollup rebuilt in the middle",
+    { timeout: 120_000 },
+    async () => {
+      const campaign = await campaignWithOffer("Resumed");
+      const old: string[] = [];
+      for (let i = 0; i < 6; i++) old.push(await clickThrough(campaign, `plc=p${i}&cid=tt-${i}`));
+      await visit(`/click?clickId=${old[2]}&cid=${campaign}`);
+      await rollUp();
+      const now = Date.now();
+      await fixShardDays(db(), SHARDS, now);
+      await startClickMove(db(), now);
+      const settled = now + MOVE_SETTLE_MS;
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now, limit: 2 })).toMatchObject({ moved: 0 });
+      await rollUp(true, settled);
+
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 2 });
+      // A step cut off after writing its objects, before D1 recorded it: the clicks are in both stores.
+      const next = await db()
+        .select()
+        .from(clicks)
+        .where(sql`${clicks.id} > ${(await readClickMove(db()))!.point}`)
+        .orderBy(clicks.id)
+        .limit(2);
+      for (const row of next) await legacyObject(row.clickId).move([row], [], []);
+      expect(await legacyHeld()).toMatchObject({ clicks: 4 });
+      // Run again, it records them, holding each once.
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 2 });
+      expect(await legacyHeld()).toMatchObject({ clicks: 4 });
+      expect(await d1ClickIds()).toEqual(old.slice(4));
+      await rollUp(true, settled);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 6, exits: 1 });
+
+      // The report time zone changes: the rollup is rebuilt from every store, and the move waits
+      // until the legacy objects are counted again.
+      await setReportTimeZone("America/New_York");
+      await rollUpClicks(db(), { now: settled + 5 * 60_000 });
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toEqual({
+        moved: 0,
+        point: 4,
+        idle: "the click rollup is counting the legacy objects again",
+      });
+      await rollUpShardDays(db(), env.CLICK_SHARDS, { now: settled + 5 * 60_000 });
+      expect(await dailyOf(campaign)).toEqual({ clicks: 6, exits: 1 });
+      // The rest moves; D1 keeps the anchor; each click still counted once.
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 1 });
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 0, idle: "D1 holds no more clicks to move" });
+      expect(await d1ClickIds()).toEqual(old.slice(5));
+      expect(await legacyHeld()).toMatchObject({ clicks: 5 });
+      await rollUp(true, settled + 10 * 60_000);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 6, exits: 1 });
+      expect(await db().select({ moved: clickMoves.moved }).from(clickMoves).get()).toEqual({ moved: 5 });
+    },
+  );
+
+  it(
+    "archives the moved clicks of a day with D1's, drops them from the legacy objects, and empties those once none is left",
+    { timeout: 120_000 },
+    async () => {
+      const now = Date.now();
+      const today = clickDayOf(now);
+      const campaign = await campaignWithOffer("Archived moved");
+      const [older, old] = await seedClicks([
+        { campaignId: campaign, at: clickDayStart(today - 3) + HOUR, placement: "older" },
+        { campaignId: campaign, at: clickDayStart(today - 2) + HOUR, placement: "old" },
+      ]);
+      // D1's newest click, the rollup's anchor, stays in D1.
+      const [anchor] = await seedClicks([{ campaignId: campaign, at: now - HOUR }]);
+      await rollUp(true, now);
+      await fixShardDays(db(), SHARDS, now);
+      await startClickMove(db(), now);
+      await rollUp(true, now + MOVE_SETTLE_MS);
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now })).toMatchObject({ moved: 2 });
+      expect(await d1ClickIds()).toEqual([anchor]);
+
+      // The oldest day passes the retention: its file holds the moved click, which leaves its legacy object.
+      const first = await cron(clickDayStart(today - 2 + RETENTION) + HOUR, { days: RETENTION });
+      const olderDay = dayIn(clickDayStart(today - 3), "UTC");
+      expect(first).toMatchObject({ archived: [{ day: olderDay, rows: 1 }], finished: [olderDay], waiting: null });
+      expect(await archivedRows(olderDay)).toEqual([expect.stringMatching(new RegExp(`^${older},Archived moved,`))]);
+      expect(await legacyHeld()).toMatchObject({ clicks: 1 });
+      expect(await legacyObject(old!).lookup([old!])).toHaveLength(1);
+      forgetShardCounts();
+      expect(await readClickMove(db())).toMatchObject({ fromMs: clickDayStart(today - 2) });
+
+      // Every day passes it: the last moved click is archived, and the legacy objects are emptied
+      // (D1 holds nothing left to move), after which nothing reads them.
+      const second = await cron(clickDayStart(today + RETENTION + 1) + HOUR, { days: RETENTION });
+      expect(second.archived.map((a) => a.day)).toEqual([dayIn(clickDayStart(today - 2), "UTC"), dayIn(now, "UTC")]);
+      expect(await archivedRows(dayIn(clickDayStart(today - 2), "UTC"))).toEqual([expect.stringMatching(new RegExp(`^${old},Archived moved,`))]);
+      expect(await legacyHeld()).toEqual({ clicks: 0, pendingExits: 0 });
+      const legacyRow = await db().select().from(clickShardDays).where(eq(clickShardDays.day, LEGACY_DAY)).get();
+      expect(legacyRow?.emptiedAt).not.toBeNull();
+      forgetShardCounts();
+      expect((await shardCounts(db())).has(LEGACY_DAY)).toBe(false);
+    },
+  );
+});
