@@ -1,6 +1,6 @@
 /**
- * The move of D1's clicks into the legacy objects (docs/click-storage.md "Moving the existing
- * clicks", tracking/click-move.ts): once new clicks go to the shard-days, the cron's run moves the
+ * The move of D1's clicks into the legacy objects (tracking/click-move.ts), as
+ * docs/click-storage.md "Moving the existing clicks" describes it: once new clicks go to the shard-days, the cron's run moves the
  * clicks D1 holds, a step at a time, and every reader finds them where they went: the lander's
  * exit, the Click Log, the report's counts, CAKE's postback. A step cut off after writing the
  * objects, a run repeated and a rollup rebuilt in the middle each store and count every click once.

@@ -1,6 +1,7 @@
 /**
- * The move of D1's clicks into the legacy objects (docs/click-storage.md "Moving the existing
- * clicks"): once new clicks go to the shard-day objects, the clicks D1 still holds, whose old ids
+ * The move of D1's clicks into the legacy objects, as
+ * docs/click-storage.md "Moving the existing clicks" describes it: once new clicks go to the
+ * shard-day objects, the clicks D1 still holds, whose old ids
  * name no shard-day, are moved a step at a time into LEGACY_SHARDS objects of the shard-day class,
  * chosen by the id (tracking/click-id.ts `legacyPlace`), so an old id is still one lookup in one
  * object. Run by ClickMoveWorkflow (tracking/click-move-workflow.ts), which the shard-days cron starts
