@@ -6,5 +6,9 @@ CREATE TABLE `click_moves` (
 	`from_ms` integer,
 	`to_ms` integer,
 	`run_id` text,
+	`step_token` text,
 	`updated_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX `cake_conversions_subid2_idx` ON `cake_conversions` (`subid2`) WHERE subid2 <> '';--> statement-breakpoint
+CREATE INDEX `cake_stats_subid2_idx` ON `cake_stats` (`subid2`) WHERE subid2 <> '';

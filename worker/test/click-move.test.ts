@@ -8,7 +8,9 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clickMoves, clicks, clickShardDays, landerClicks, tiktokEventSends } from "../src/db/schema";
+import { insertClicksOnce } from "../src/db/queries/clicks";
+import { rebuildAttributed } from "../src/db/queries/cake";
+import { attributedClicks, clickMoves, clicks, clickShardDays, landerClicks, tiktokEventSends } from "../src/db/schema";
 import { rollUpClicks, rollUpShardDays } from "../src/jobs/roll-up-clicks";
 import { shardDaysJob } from "../src/jobs/shard-days";
 import type { Bindings } from "../src/env";
@@ -21,7 +23,7 @@ import { call, db, makeAdmin, type TestUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
 import { archivedRows, cron, emptyClickStore } from "./retention-helpers";
 import { clickThrough, dailyOf, rollUp, visit } from "./shard-helpers";
-import { seedClicks, setReportTimeZone } from "./stats-helpers";
+import { seedCake, seedClicks, setReportTimeZone } from "./stats-helpers";
 import { campaignWithOffer } from "./tracking-helpers";
 
 const SHARDS = 4;
@@ -69,7 +71,10 @@ beforeEach(async () => {
   await setReportTimeZone("UTC");
   await emptyClickStore();
   for (const table of ["click_shard_days", "click_shard_rollups", "click_moves", "attributed_clicks"]) await db().run(sql.raw(`delete from ${table}`));
-  await Promise.all(legacyPlaces().map((place) => env.CLICK_SHARDS.getByName(shardName(place)).empty()));
+  // The objects keep what earlier tests wrote: the legacy ones, and today's and tomorrow's shard-days.
+  const today = clickDayOf(Date.now());
+  const days = [today, today + 1].flatMap((day) => Array.from({ length: SHARDS }, (_, shard) => ({ day, shard })));
+  await Promise.all([...legacyPlaces(), ...days].map((place) => env.CLICK_SHARDS.getByName(shardName(place)).empty()));
   forgetShardCounts();
 });
 
@@ -110,21 +115,19 @@ describe("the move of D1's clicks into the legacy objects", () => {
       expect(late.headers.get("location")).toBe(`https://offer.test/go?s2=${old[1]}&plc=search`);
       expect(await db().select().from(landerClicks).where(eq(landerClicks.clickId, old[1]!))).toEqual([]);
       expect((await legacyObject(old[1]!).size()).pendingExits).toBe(1);
-      // So does the exit of D1's newest click, the rollup's anchor, which the move leaves in D1.
       await visit(`/click?clickId=${old[2]}&cid=${campaign}`);
-      expect((await legacyObject(old[2]!).pendingOf(old[2]!)).map((e) => e.clickId)).toEqual([old[2]]);
+      expect(await legacyHeld()).toEqual({ clicks: 0, pendingExits: 2 });
 
-      // The rollup passes the switch; the next cron's run moves every click but D1's newest, the rollup's anchor.
+      // The rollup passes the switch; the next cron's run moves every click, the late exits applied to theirs.
       await rollUp(true, switchedAt + MOVE_SETTLE_MS);
       const moved = await cronMove(switchedAt + MOVE_SETTLE_MS + 60_000);
-      expect(moved).toMatchObject({ moved: 2, idle: "D1 holds no more clicks to move" });
-      expect(await d1ClickIds()).toEqual([old[2]]);
-      // The late exit applied to its moved click; the anchor's handed back to D1.
-      expect(await legacyHeld()).toEqual({ clicks: 2, pendingExits: 0 });
+      expect(moved).toMatchObject({ moved: 3, idle: "D1 holds no more clicks to move" });
+      expect(await d1ClickIds()).toEqual([]);
+      expect(await legacyHeld()).toEqual({ clicks: 3, pendingExits: 0 });
       const [first] = await legacyObject(old[0]!).lookup([old[0]!]);
       expect(first).toMatchObject({ clickId: old[0], campaignId: campaign, placement: "feed" });
-      // D1's exit row went with its click; the anchor's is D1's.
-      expect((await db().select().from(landerClicks)).map((e) => e.clickId)).toEqual([old[2]]);
+      // D1's exit row went with its click.
+      expect(await db().select().from(landerClicks)).toEqual([]);
       // Nothing is left to move: the cron starts no run.
       const runId = (await readClickMove(db()))?.runId;
       await shardDaysJob.run({ db: db(), env: env as Bindings, now: Date.now() });
@@ -188,7 +191,7 @@ describe("the move of D1's clicks into the legacy objects", () => {
         .where(sql`${clicks.id} > ${(await readClickMove(db()))!.point}`)
         .orderBy(clicks.id)
         .limit(2);
-      for (const row of next) await legacyObject(row.clickId).move([row], [], []);
+      for (const row of next) await legacyObject(row.clickId).move([row], [], [], settled);
       expect(await legacyHeld()).toMatchObject({ clicks: 4 });
       // Run again, it records them, holding each once.
       expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 2 });
@@ -208,14 +211,64 @@ describe("the move of D1's clicks into the legacy objects", () => {
       });
       await rollUpShardDays(db(), env.CLICK_SHARDS, { now: settled + 5 * 60_000 });
       expect(await dailyOf(campaign)).toEqual({ clicks: 6, exits: 1 });
-      // The rest moves; D1 keeps the anchor; each click still counted once.
-      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 1 });
+      // The rest moves, the rollup's anchor with it; each click still counted once, and the rollup not rebuilt for the anchor.
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 2 });
       expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 0, idle: "D1 holds no more clicks to move" });
-      expect(await d1ClickIds()).toEqual(old.slice(5));
-      expect(await legacyHeld()).toMatchObject({ clicks: 5 });
+      expect(await d1ClickIds()).toEqual([]);
+      expect(await legacyHeld()).toMatchObject({ clicks: 6 });
+      expect((await rollUpClicks(db(), { now: settled + 10 * 60_000 })).rebuilt).toBe(false);
       await rollUp(true, settled + 10 * 60_000);
       expect(await dailyOf(campaign)).toEqual({ clicks: 6, exits: 1 });
-      expect(await db().select({ moved: clickMoves.moved }).from(clickMoves).get()).toEqual({ moved: 5 });
+      expect(await db().select({ moved: clickMoves.moved }).from(clickMoves).get()).toEqual({ moved: 6 });
+
+      // A click still in the queue at the switch reaches D1 now: it takes an id past every one D1
+      // held, so the rollup counts it and the move takes it.
+      const straggler = crypto.randomUUID();
+      await insertClicksOnce(db(), [{ clickId: straggler, campaignId: campaign, clickedAt: settled - HOUR, placement: "late" }]);
+      const [{ id }] = (await db().select({ id: clicks.id }).from(clicks)) as [{ id: number }];
+      expect(id).toBeGreaterThan(6);
+      await rollUp(true, settled + 15 * 60_000);
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled + 15 * 60_000 })).toMatchObject({ moved: 1 });
+      await rollUp(true, settled + 20 * 60_000);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 7, exits: 1 });
+    },
+  );
+
+  it(
+    "counts an exit that waited in its legacy object while the rollup moved on, and keeps CAKE's credit of a moved click through a rebuilt day",
+    { timeout: 120_000 },
+    async () => {
+      const campaign = await campaignWithOffer("Waited");
+      const old: string[] = [];
+      for (let i = 0; i < 4; i++) old.push(await clickThrough(campaign, `plc=p${i}&cid=tt-${i}`));
+      // CAKE reported a conversion of old[3] before the switch: D1's click is credited.
+      const day = dayIn(Date.now(), "UTC");
+      const offer = (await db().get<{ id: number }>(sql`select offer_id as id from campaigns where id = ${campaign}`))!.id;
+      await seedCake([{ date: day, offerId: offer, subid2: old[3]!, conversions: 1, revenueCents: 500 }]);
+      await rebuildAttributed(db(), { start: day, end: day });
+      const credited = async () =>
+        (await db().get<{ cents: number | null }>(sql`select sum(revenue_cents) as cents from cake_attributed_daily where campaign_id = ${campaign}`))?.cents;
+      expect(await credited()).toBe(500);
+      await rollUp();
+      const now = Date.now();
+      await fixShardDays(db(), SHARDS, now);
+      await startClickMove(db(), now);
+      // After the switch old[2]'s visitor leaves: the exit waits in its legacy object.
+      await visit(`/click?clickId=${old[2]}&cid=${campaign}`);
+      const settled = now + MOVE_SETTLE_MS;
+      await rollUp(true, settled);
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 1 })).toMatchObject({ moved: 1 });
+      // The cron's rollup runs between steps: the legacy objects' exit watermarks move past the exit.
+      await rollUp(true, settled + 10 * 60_000);
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled + 11 * 60_000, limit: 3 })).toMatchObject({ moved: 3 });
+      await rollUp(true, settled + 20 * 60_000);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 4, exits: 1 });
+      await rollUp(true, settled + 30 * 60_000);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 4, exits: 1 });
+      // The converted click left D1 with a copy: the day rebuilt by a later pull still credits its campaign.
+      await rebuildAttributed(db(), { start: day, end: day });
+      expect(await credited()).toBe(500);
+      expect((await db().select({ clickId: attributedClicks.clickId }).from(attributedClicks)).map((r) => r.clickId)).toEqual([old[3]]);
     },
   );
 
@@ -230,29 +283,32 @@ describe("the move of D1's clicks into the legacy objects", () => {
         { campaignId: campaign, at: clickDayStart(today - 3) + HOUR, placement: "older" },
         { campaignId: campaign, at: clickDayStart(today - 2) + HOUR, placement: "old" },
       ]);
-      // D1's newest click, the rollup's anchor, stays in D1.
-      const [anchor] = await seedClicks([{ campaignId: campaign, at: now - HOUR }]);
+      const [newest] = await seedClicks([{ campaignId: campaign, at: now - HOUR, placement: "newest" }]);
       await rollUp(true, now);
       await fixShardDays(db(), SHARDS, now);
       await startClickMove(db(), now);
       await rollUp(true, now + MOVE_SETTLE_MS);
-      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now })).toMatchObject({ moved: 2 });
-      expect(await d1ClickIds()).toEqual([anchor]);
+      expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now })).toMatchObject({ moved: 3 });
+      expect(await d1ClickIds()).toEqual([]);
 
       // The oldest day passes the retention: its file holds the moved click, which leaves its legacy object.
       const first = await cron(clickDayStart(today - 2 + RETENTION) + HOUR, { days: RETENTION });
       const olderDay = dayIn(clickDayStart(today - 3), "UTC");
       expect(first).toMatchObject({ archived: [{ day: olderDay, rows: 1 }], finished: [olderDay], waiting: null });
       expect(await archivedRows(olderDay)).toEqual([expect.stringMatching(new RegExp(`^${older},Archived moved,`))]);
-      expect(await legacyHeld()).toMatchObject({ clicks: 1 });
+      expect(await legacyHeld()).toMatchObject({ clicks: 2 });
       expect(await legacyObject(old!).lookup([old!])).toHaveLength(1);
       forgetShardCounts();
       expect(await readClickMove(db())).toMatchObject({ fromMs: clickDayStart(today - 2) });
 
-      // Every day passes it: the last moved click is archived, and the legacy objects are emptied
-      // (D1 holds nothing left to move), after which nothing reads them.
+      // Every day passes it: the moved clicks are archived, today's (D1's newest, the rollup's
+      // anchor once) too, and the legacy objects are emptied (D1 holds nothing left to move), after
+      // which nothing reads them.
       const second = await cron(clickDayStart(today + RETENTION + 1) + HOUR, { days: RETENTION });
-      expect(second.archived.map((a) => a.day)).toEqual([dayIn(clickDayStart(today - 2), "UTC"), dayIn(now, "UTC")]);
+      const days = [dayIn(clickDayStart(today - 2), "UTC"), dayIn(now, "UTC")];
+      expect(second).toMatchObject({ finished: days, waiting: null });
+      expect(second.archived.map((a) => a.day)).toEqual(days);
+      expect(await archivedRows(dayIn(now, "UTC"))).toEqual([expect.stringMatching(new RegExp(`^${newest},Archived moved,`))]);
       expect(await archivedRows(dayIn(clickDayStart(today - 2), "UTC"))).toEqual([expect.stringMatching(new RegExp(`^${old},Archived moved,`))]);
       expect(await legacyHeld()).toEqual({ clicks: 0, pendingExits: 0 });
       const legacyRow = await db().select().from(clickShardDays).where(eq(clickShardDays.day, LEGACY_DAY)).get();

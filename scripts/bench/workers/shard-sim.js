@@ -8,6 +8,10 @@
 //                                     or why none), with CLICKS_RETENTION_DAYS
 //   GET /__bench/sim/run?id=I         the archive run's Workflow status
 //   GET /__bench/sim/sizes            D1's size, and each shard-day not emptied: its objects' bytes
+//   GET /__bench/sim/move?now=T       the shard-days cron's part for the move of D1's clicks at T
+//                                     (tracking/click-move.ts): the switch, or a new run started
+//   GET /__bench/sim/move-state       where the move stands, D1's clicks left, the rollup's totals
+//                                     (scripts/bench/click-move.mjs)
 // Every route is a GET that can be repeated: wrangler dev retries a GET cut off by a restart of
 // its local runtime (seen now and then under this load), and refuses any other method then.
 // Only the bench runs this entry (wrangler dev with it as the script); the deployed Worker is
@@ -18,12 +22,13 @@ import { createDb } from "../../../worker/src/middleware/database.ts";
 import { rollUpClicks, rollUpShardDays } from "../../../worker/src/jobs/roll-up-clicks.ts";
 import { runRetention } from "../../../worker/src/retention/run-retention.ts";
 import { clicksRetention } from "../../../worker/src/retention/config.ts";
-import { clickDayStart, shardName } from "../../../worker/src/tracking/click-id.ts";
-import { fixShardDays, shardDaysFrom, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
+import { clickDayOf, clickDayStart, shardName } from "../../../worker/src/tracking/click-id.ts";
+import { carryMoveOn, readClickMove } from "../../../worker/src/tracking/click-move.ts";
+import { fixShardDays, shardCounts, shardDaysFrom, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
 import { clickRowsSql } from "../../lib/click-days.mjs";
 
 // wrangler.toml's [[workflows]] names this class: the entry must export it.
-export { ClickArchiveWorkflow } from "../../../worker/src/index.ts";
+export { ClickArchiveWorkflow, ClickMoveWorkflow } from "../../../worker/src/index.ts";
 
 /**
  * Rows per generating statement, and clicks per rollup step of an object: a few tenths of a
@@ -79,8 +84,18 @@ export default {
       return Response.json(await runRetention(db, env, { now: Number(q.get("now")), days }));
     }
     if (url.pathname === "/__bench/sim/run") {
-      const instance = await env.ARCHIVE_WORKFLOW.get(q.get("id"));
+      const instance = await (q.get("kind") === "move" ? env.MOVE_WORKFLOW : env.ARCHIVE_WORKFLOW).get(q.get("id"));
       return Response.json(await instance.status());
+    }
+    if (url.pathname === "/__bench/sim/move") {
+      const now = Number(q.get("now"));
+      const todayHasShards = ((await shardCounts(db, now)).get(clickDayOf(now)) ?? 0) > 0;
+      return Response.json({ run: await carryMoveOn(db, env, { now, todayHasShards }) });
+    }
+    if (url.pathname === "/__bench/sim/move-state") {
+      const left = await env.DB.prepare("select count(*) as n from clicks").first("n");
+      const totals = await env.DB.prepare("select coalesce(sum(clicks), 0) as clicks, coalesce(sum(exits), 0) as exits from click_daily_stats").first();
+      return Response.json({ move: await readClickMove(db), left, totals });
     }
     if (url.pathname === "/__bench/sim/sizes") {
       const d1 = (await env.DB.prepare("select 1").run()).meta.size_after;

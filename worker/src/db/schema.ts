@@ -246,7 +246,14 @@ export const cakeStats = sqliteTable(
     createdAt: createdAt(),
     updatedAt: integer("updated_at").notNull().default(nowMs),
   },
-  (t) => [uniqueIndex("cake_stats_key_unique").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3), index("cake_stats_date_idx").on(t.date)],
+  (t) => [
+    uniqueIndex("cake_stats_key_unique").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3),
+    index("cake_stats_date_idx").on(t.date),
+    // Whether CAKE reported a click: the move of D1's clicks copies those it reports (tracking/click-move.ts).
+    index("cake_stats_subid2_idx")
+      .on(t.subid2)
+      .where(sql`subid2 <> ''`),
+  ],
 );
 
 export const verificationCodes = sqliteTable(
@@ -596,7 +603,14 @@ export const cakeConversions = sqliteTable(
     /** When its `conversion.created` webhook event was emitted (webhooks/emit.ts): set once, so a re-pull sends nothing again. */
     webhookAt: integer("webhook_at"),
   },
-  (t) => [index("cake_conversions_date_idx").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3), index("cake_conversions_click_idx").on(t.offerId, t.subid2)],
+  (t) => [
+    index("cake_conversions_date_idx").on(t.date, t.offerId, t.subid1, t.subid2, t.subid3),
+    index("cake_conversions_click_idx").on(t.offerId, t.subid2),
+    // As cake_stats_subid2_idx: the move of D1's clicks copies those CAKE converted.
+    index("cake_conversions_subid2_idx")
+      .on(t.subid2)
+      .where(sql`subid2 <> ''`),
+  ],
 );
 
 /**
@@ -751,8 +765,8 @@ export const clickShardDays = sqliteTable("click_shard_days", {
  * highest D1 click id moved: every click up to it is in its legacy object and gone from D1, and
  * the click rollup counts none of them again (click_shard_rollups' rows of the legacy day). `fromMs`
  * and `toMs` are the oldest and newest click times moved (null before the first), the span the
- * legacy objects hold clicks of. D1 keeps its newest click, the click rollup's anchor (its rowid
- * keeps D1's ids from being handed out again).
+ * legacy objects hold clicks of. From the switch on, D1's new clicks (stragglers) take ids above
+ * every id D1 has held (db/queries/clicks.ts `insertClicksOnce`), so the rollup's anchor may go.
  */
 export const clickMoves = sqliteTable("click_moves", {
   id: integer("id").primaryKey(),
@@ -763,6 +777,8 @@ export const clickMoves = sqliteTable("click_moves", {
   toMs: integer("to_ms"),
   /** The Workflow instance (ClickMoveWorkflow) last started to carry the move on. */
   runId: text("run_id"),
+  /** Written by each step's batch with its point, so only that batch's own statements follow it. */
+  stepToken: text("step_token"),
   updatedAt: integer("updated_at").notNull(),
 });
 

@@ -204,7 +204,7 @@ async function distribute(
  * for an id of the current layout), or LOOKUP_REFUSED when the per-address limit refuses the D1
  * lookup, or LOOKUP_FAILED when D1 fails to answer. Null: no such click. Once D1's clicks are
  * being moved (tracking/click-move.ts), an old id's legacy object is asked first (`legacy`), then
- * D1, which holds the clicks not moved yet.
+ * D1, which holds the clicks not moved yet, then the object again.
  */
 async function clickForExit(
   db: Db,
@@ -215,16 +215,21 @@ async function clickForExit(
   const recent = recentClick(clickId);
   if (recent) return recent;
   if (!(await limit.allowed())) return LOOKUP_REFUSED;
-  if (legacy) {
+  const moved = async () => {
+    if (!legacy) return undefined;
     try {
-      const [moved] = await legacy.getByName(shardName(legacyPlace(clickId))).lookup([clickId]);
-      if (moved) return moved;
+      const [found] = await legacy.getByName(shardName(legacyPlace(clickId))).lookup([clickId]);
+      return found;
     } catch (err) {
-      console.warn(`exit of click ${clickId}: its legacy object failed to look it up; D1 asked (${err instanceof Error ? err.message : String(err)})`);
+      console.warn(`exit of click ${clickId}: its legacy object failed to look it up (${err instanceof Error ? err.message : String(err)})`);
+      return undefined;
     }
-  }
+  };
+  const inLegacy = await moved();
+  if (inLegacy) return inLegacy;
   try {
-    let stored: ClickForExit | undefined = await findClick(db, clickId);
+    // D1, then the legacy object again: the move may have taken the click between the two.
+    let stored: ClickForExit | undefined = (await findClick(db, clickId)) ?? (await moved());
     // An old-layout id was handed out before this release (or, during a rollout, by an isolate still
     // running the old one): it gets no second look.
     if (!stored && kind === "current" && waitingExits < MAX_WAITING_EXITS) {

@@ -11,28 +11,33 @@
  * objects a row in `click_shard_days` (day LEGACY_DAY). From then on:
  * - an exit of an old id goes to its legacy object, which keeps it until the move brings its
  *   click (tracking/click-queue.ts `writeExits`), so no exit is written to a D1 row already copied;
- * - a lookup of an old id asks its legacy object, then D1;
+ * - a lookup of an old id asks its legacy object, then D1 (then the object again: the click may
+ *   have moved between the two);
  * - every reader of a range asks the legacy objects beside D1 and the shard-days once they hold
  *   clicks of it (tracking/click-log.ts `shardPlacesOf`).
  *
  * A step (`moveClicksStep`) takes the next MOVE_STEP D1 clicks by id past the recorded point, with
  * their exits, writes each legacy object its share (a click there already is left as it is), checks
  * every click is held, then in one D1 batch records the new point, sets the legacy objects' rollup
- * watermarks to it and deletes the clicks from D1. A step cut off anywhere runs again from the
- * recorded point and changes nothing twice, so the move can stop and resume at any step.
+ * watermarks to it, copies the clicks CAKE reported into `attributed_clicks` and deletes the clicks
+ * from D1. A step cut off anywhere runs again from the recorded point and changes nothing twice, so
+ * the move can stop and resume at any step.
  *
- * Counted once: D1's rollup counted every click moved (a step takes only clicks below its
+ * Counted once: D1's rollup counted every click moved (a step takes only clicks up to its
  * watermark, and waits until its exit watermark has passed the switch), so the legacy objects'
- * watermarks stand at the point, and an exit D1 counted is marked in the object's `counted_exits`.
- * After a rollup rebuild the legacy objects count their clicks up to the point from the start, and
- * the move waits for that before its next step. D1 keeps its newest click, the rollup's anchor.
+ * watermarks stand at the point, and an exit D1 counted is marked in the object's `counted_exits`;
+ * an exit that waited in its object is counted there. After a rollup rebuild the legacy objects
+ * count their clicks up to the point from the start, and the move waits for that before its next
+ * step. The rollup's anchor moves too: from the switch D1 hands out no id again
+ * (db/queries/clicks.ts `insertClicksOnce`), so a missing anchor is no sign of a reused id
+ * (db/queries/click-rollup.ts `anchorHolds`).
  */
 import { eq, sql } from "drizzle-orm";
 import { readRollupState } from "../db/queries/click-rollup";
 import { rawBatch } from "../db/raw-batch";
 import { clickMoves, clicks, clickShardDays, landerClicks } from "../db/schema";
 import type { Bindings, Db } from "../env";
-import type { ExitRecord } from "../db/queries/clicks";
+import { INSERTED, type ExitRecord } from "../db/queries/clicks";
 import { LEGACY_DAY, LEGACY_SHARDS, legacyPlace, shardName } from "./click-id";
 import type { MovedClick } from "./click-shard";
 import { forgetShardCounts } from "./shard-days";
@@ -50,6 +55,9 @@ export const MOVE_SETTLE_MS = 2 * 60 * 1000;
 export type ClickMove = typeof clickMoves.$inferSelect;
 
 const MOVE_ID = 1;
+
+/** A click's columns but its rowid, by name: D1's `clicks` and `attributed_clicks` hold the same ones. */
+const CLICK_COLUMNS = sql.raw(INSERTED.map(([, c]) => `"${c.name}"`).join(", "));
 
 export async function readClickMove(db: Db): Promise<ClickMove | null> {
   return (await db.select().from(clickMoves).where(eq(clickMoves.id, MOVE_ID)).get()) ?? null;
@@ -74,7 +82,7 @@ export class MoveConflict extends Error {}
 /** The condition of a step's D1 batch: the point, D1's rollup past the clicks, the legacy objects' watermarks at the point. */
 const stepHolds = (point: number, newPoint: number) => sql`
   (select point from click_moves where id = ${MOVE_ID}) = ${point}
-  and (select click_watermark from click_rollup_state where id = 1) > ${newPoint}
+  and (select click_watermark from click_rollup_state where id = 1) >= ${newPoint}
   and (select count(*) from click_shard_rollups where day = ${LEGACY_DAY} and click_watermark = ${point}) = ${point === 0 ? sql`(select count(*) from click_shard_rollups where day = ${LEGACY_DAY})` : LEGACY_SHARDS}`;
 
 /**
@@ -92,21 +100,20 @@ export async function moveClicksStep(db: Db, shards: Bindings["CLICK_SHARDS"], {
   if (legacy?.emptiedAt != null) return { moved: 0, point, idle: "the retention has emptied the legacy objects: D1 keeps its clicks" };
   if (!state || state.exitWatermark < move.startedAt + MOVE_SETTLE_MS)
     return { moved: 0, point, idle: "the click rollup has not counted D1's exits up to the switch yet" };
-  const marks = await db.all<{ watermark: number }>(sql`select click_watermark as watermark from click_shard_rollups where day = ${LEGACY_DAY}`);
+  const marks = await db.all<{ watermark: number; exits: number }>(
+    sql`select click_watermark as watermark, exit_watermark as exits from click_shard_rollups where day = ${LEGACY_DAY}`,
+  );
   if (point > 0 && (marks.length < LEGACY_SHARDS || marks.some((m) => m.watermark !== point)))
     return { moved: 0, point, idle: "the click rollup is counting the legacy objects again" };
-  // Below the rollup's watermark: counted, and never its anchor, which stays in D1.
+  // Up to the rollup's watermark: counted.
   const rows: MovedClick[] = await db
     .select()
     .from(clicks)
-    .where(sql`${clicks.id} > ${point} and ${clicks.id} < ${state.clickWatermark}`)
+    .where(sql`${clicks.id} > ${point} and ${clicks.id} <= ${state.clickWatermark}`)
     .orderBy(clicks.id)
     .limit(limit);
   const last = rows.at(-1);
-  if (!last) {
-    await handBackAnchorExits(db, shards, state.anchorClickId, now);
-    return { moved: 0, point, idle: "D1 holds no more clicks to move" };
-  }
+  if (!last) return { moved: 0, point, idle: "D1 holds no more clicks to move" };
   const newPoint = last.id;
   const exits = await db
     .select()
@@ -129,7 +136,13 @@ export async function moveClicksStep(db: Db, shards: Bindings["CLICK_SHARDS"], {
   for (const e of exits)
     groupOf(e.clickId).exits.push({ clickId: e.clickId, offerId: e.offerId, at: e.clickedAt, ipAddress: e.ipAddress, userAgent: e.userAgent });
 
-  const results = await Promise.all([...groups].map(async ([name, g]) => ({ name, ...(await shards.getByName(name).move(g.rows, g.exits, g.counted)) })));
+  // An exit that waited in its legacy object is counted there: past the object's exit watermark,
+  // which the rollup may have moved past it meanwhile (and no earlier than now, which it may reach
+  // before this step's batch).
+  const countedFrom = Math.max(now, ...marks.map((m) => m.exits + 1));
+  const results = await Promise.all(
+    [...groups].map(async ([name, g]) => ({ name, ...(await shards.getByName(name).move(g.rows, g.exits, g.counted, countedFrom)) })),
+  );
   const conflicts = results.flatMap((r) => r.conflicts.map((id) => `${id} (${r.name})`));
   if (conflicts.length) throw new MoveConflict(`another click is stored under ${conflicts.length} of the ids moved: ${conflicts.join(", ")}`);
   const held = results.reduce((sum, r) => sum + r.held, 0);
@@ -137,15 +150,25 @@ export async function moveClicksStep(db: Db, shards: Bindings["CLICK_SHARDS"], {
 
   const times = rows.map((r) => r.clickedAt);
   const [fromMs, toMs] = [Math.min(...times), Math.max(...times)];
-  const moved = sql`(select point from click_moves where id = ${MOVE_ID}) = ${newPoint}`;
+  // The batch's own statements follow its update only: a stale copy of this step (run twice at once)
+  // writes another token, and finds the point moved.
+  const token = crypto.randomUUID();
+  const moved = sql`(select step_token from click_moves where id = ${MOVE_ID}) = ${token}`;
   await rawBatch(db, [
-    sql`update click_moves set point = ${newPoint}, moved = moved + ${rows.length},
+    sql`update click_moves set point = ${newPoint}, moved = moved + ${rows.length}, step_token = ${token},
       from_ms = min(coalesce(from_ms, ${fromMs}), ${fromMs}), to_ms = max(coalesce(to_ms, ${toMs}), ${toMs}), updated_at = ${now}
       where id = ${MOVE_ID} and ${stepHolds(point, newPoint)}`,
     sql`insert into click_shard_rollups (day, shard, click_watermark, exit_watermark, rolled_at)
       select ${LEGACY_DAY}, value, ${newPoint}, 0, ${now} from json_each(${JSON.stringify(Array.from({ length: LEGACY_SHARDS }, (_, i) => i))})
       where ${moved}
       on conflict (day, shard) do update set click_watermark = excluded.click_watermark`,
+    // The clicks CAKE reported or converted keep a copy in D1, as a shard-day's do
+    // (tracking/attributed-clicks.ts): the attribution of their days, rebuilt later, still finds them.
+    sql`insert into attributed_clicks (${CLICK_COLUMNS}) select ${CLICK_COLUMNS} from clicks k
+      where k.id > ${point} and k.id <= ${newPoint} and ${moved}
+        and (exists (select 1 from cake_stats s where s.subid2 <> '' and s.subid2 = k.click_id)
+          or exists (select 1 from cake_conversions c where c.subid2 <> '' and c.subid2 = k.click_id))
+      on conflict (click_id) do nothing`,
     // Their exits (lander_clicks) go with them: the foreign key cascades.
     sql`delete from clicks where id > ${point} and id <= ${newPoint} and ${moved}`,
   ]);
@@ -155,39 +178,11 @@ export async function moveClicksStep(db: Db, shards: Bindings["CLICK_SHARDS"], {
   return { moved: rows.length, point: newPoint };
 }
 
-/**
- * The exits of D1's anchor that came after the switch wait in its legacy object for a click the
- * move never brings: once nothing else is left to move, they are recorded in D1 (their rows as they
- * came; the click's exit time, when it had none, the time it reaches D1 and past the rollup's exit
- * watermark, so the rollup counts it) and forgotten by the object. Run again, it records nothing
- * twice. Returns how many were handed back.
- */
-async function handBackAnchorExits(db: Db, shards: Bindings["CLICK_SHARDS"], anchor: string | null, now: number): Promise<number> {
-  if (!anchor) return 0;
-  const object = shards.getByName(shardName(legacyPlace(anchor)));
-  const waiting = await object.pendingOf(anchor);
-  if (!waiting.length) return 0;
-  await rawBatch(db, [
-    sql`update clicks set exited_at = max(${now}, coalesce((select exit_watermark from click_rollup_state where id = 1), 0) + 1)
-      where click_id = ${anchor} and exited_at is null`,
-    sql`insert into lander_clicks (click_id, offer_id, ip_address, user_agent, clicked_at)
-      select ${anchor}, json_extract(value, '$.offerId'), json_extract(value, '$.ipAddress'), json_extract(value, '$.userAgent'), json_extract(value, '$.at')
-      from json_each(${JSON.stringify(waiting)})
-      where exists (select 1 from clicks where click_id = ${anchor}) and json_extract(value, '$.offerId') in (select id from offers)
-        and not exists (select 1 from lander_clicks l where l.click_id = ${anchor} and l.clicked_at = json_extract(value, '$.at'))`,
-  ]);
-  await object.forgetPending(
-    anchor,
-    waiting.map((e) => e.at),
-  );
-  return waiting.length;
-}
-
-/** Whether D1 holds clicks the move may take now (below the rollup's watermark, past the point). */
+/** Whether D1 holds clicks the move may take now (up to the rollup's watermark, past the point). */
 export async function clicksToMove(db: Db, move: ClickMove): Promise<boolean> {
   const [row] = await db.all<{ any: number }>(sql`
     select exists (select 1 from clicks where id > ${move.point}
-      and id < coalesce((select click_watermark from click_rollup_state where id = 1), 0)) as "any"`);
+      and id <= coalesce((select click_watermark from click_rollup_state where id = 1), 0)) as "any"`);
   return row?.any === 1;
 }
 

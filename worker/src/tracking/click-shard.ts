@@ -237,10 +237,13 @@ export class ClickShard extends DurableObject<unknown> {
    * Clicks moved from D1 into this legacy object (tracking/click-move.ts), each under its D1
    * rowid, with D1's exits of them and the ids whose exit D1's rollup counted, in one transaction.
    * A click already here is left as it is (a move step run again after being cut off); the exits
-   * that waited for these clicks (arrived after the switch) are applied, the earliest setting the
-   * click's exit time when D1 had none. Called again with the same input it changes nothing.
+   * that waited for these clicks (arrived after the switch) are applied. When D1 had none, the
+   * click's exit time is the earliest of them, but no earlier than `countedFrom`: past this object's
+   * exit watermark, which the rollup may have moved past the exit while it waited, so the rollup
+   * still counts it (its `exits` row keeps its own time). Called again with the same input it
+   * changes nothing.
    */
-  move(rows: MovedClick[], exits: ExitRecord[], counted: string[]): ShardMove {
+  move(rows: MovedClick[], exits: ExitRecord[], counted: string[], countedFrom: number): ShardMove {
     return this.ctx.storage.transactionSync(() => {
       const result: ShardMove = { held: 0, conflicts: [], exitsApplied: 0 };
       for (const row of rows) {
@@ -249,22 +252,9 @@ export class ClickShard extends DurableObject<unknown> {
       }
       for (const exit of exits) this.insertExit("exits", exit);
       for (const clickId of counted) this.ctx.storage.sql.exec("insert into counted_exits (click_id) values (?) on conflict do nothing", clickId);
-      for (const row of rows) result.exitsApplied += this.applyPending(row.clickId);
+      for (const row of rows) result.exitsApplied += this.applyPending(row.clickId, countedFrom);
       return result;
     });
-  }
-
-  /** The exits waiting here for this click (the move hands D1's anchor's back to D1: tracking/click-move.ts). */
-  pendingOf(clickId: string): ExitRecord[] {
-    return this.db.select().from(pendingExits).where(eq(pendingExits.clickId, clickId)).all();
-  }
-
-  /** Forgets these waiting exits of a click (each by its time), once recorded elsewhere. */
-  forgetPending(clickId: string, ats: number[]): void {
-    this.db
-      .delete(pendingExits)
-      .where(and(eq(pendingExits.clickId, clickId), sql`${pendingExits.at} in (select value from json_each(${JSON.stringify(ats)}))`))
-      .run();
   }
 
   /**
@@ -466,14 +456,17 @@ export class ClickShard extends DurableObject<unknown> {
     return { click, recorded: this.applyExit(exit) };
   }
 
-  /** Records an exit of a stored click; false when that exit (its click and time) is there already. */
-  private applyExit(exit: ExitRecord): boolean {
+  /**
+   * Records an exit of a stored click; false when that exit (its click and time) is there already.
+   * `countedFrom`: the click's exit time is at least this (see `move`).
+   */
+  private applyExit(exit: ExitRecord, countedFrom = 0): boolean {
     if (this.insertExit("exits", exit) === 0) return false;
     // The first exit recorded sets the click's exit time, as D1's does (db/queries/clicks.ts
     // recordExit): the click rollup counts an exit once, by that time, past its watermark.
     this.db
       .update(clicks)
-      .set({ exitedAt: exit.at })
+      .set({ exitedAt: Math.max(exit.at, countedFrom) })
       .where(and(eq(clicks.clickId, exit.clickId), isNull(clicks.exitedAt)))
       .run();
     return true;
@@ -492,10 +485,10 @@ export class ClickShard extends DurableObject<unknown> {
   }
 
   /** Applies and forgets the exits that waited for this click; how many were new. */
-  private applyPending(clickId: string): number {
+  private applyPending(clickId: string, countedFrom = 0): number {
     const waiting = this.db.select().from(pendingExits).where(eq(pendingExits.clickId, clickId)).all();
     let applied = 0;
-    for (const p of waiting) if (this.applyExit(p)) applied++;
+    for (const p of waiting) if (this.applyExit(p, countedFrom)) applied++;
     if (waiting.length) this.db.delete(pendingExits).where(eq(pendingExits.clickId, clickId)).run();
     return applied;
   }

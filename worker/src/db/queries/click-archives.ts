@@ -104,7 +104,8 @@ export async function recordArchive(db: Db, a: NewArchive, run: { id: number; st
  * Deletes up to `limit` raw clicks of an archived day (their lander_clicks go with them: the
  * foreign key cascades). Only clicks the archive holds (id up to its highest), that the rollup has
  * counted (below its click watermark: the watermark's own row stays, so SQLite never hands its id
- * out again) and whose exit it has counted too. Returns how many went.
+ * out again; once the move of D1's clicks has started it may go too, as D1 then gives no id twice:
+ * db/queries/clicks.ts `insertClicksOnce`) and whose exit it has counted too. Returns how many went.
  */
 export async function deleteArchivedClicks(db: Db, archive: VerifiedArchive, limit: number): Promise<number> {
   const [result] = await rawBatch(db, [
@@ -112,7 +113,7 @@ export async function deleteArchivedClicks(db: Db, archive: VerifiedArchive, lim
       delete from clicks where id in (
         select k.id from clicks k, click_rollup_state s
         where s.id = 1 and k.clicked_at >= ${archive.startMs} and k.clicked_at < ${archive.endMs}
-          and k.id <= ${archive.maxClickId} and k.id < s.click_watermark
+          and k.id <= ${archive.maxClickId} and (k.id < s.click_watermark or (k.id = s.click_watermark and exists (select 1 from click_moves)))
           and (k.exited_at is null or k.exited_at <= s.exit_watermark)
         limit ${limit})`,
   ]);

@@ -91,12 +91,17 @@ export async function readRollupState(db: Db): Promise<RollupState | null> {
  * Whether the clicks the state says are rolled up are still the ones in the table. clicks has no
  * AUTOINCREMENT: when the newest rows are deleted (their campaign deleted) SQLite hands their ids
  * out again, and a click with a reused id at or below the watermark would never be counted. The
- * row at the watermark changing or vanishing is the sign of it.
+ * row at the watermark changing or vanishing is the sign of it; vanishing only until the move of
+ * D1's clicks has started (tracking/click-move.ts): D1 hands out no id twice from then on
+ * (db/queries/clicks.ts `insertClicksOnce`), and the anchor leaves with the move or the retention.
  */
 export async function anchorHolds(db: Db, state: RollupState): Promise<boolean> {
   if (state.clickWatermark === 0) return true;
-  const [row] = await db.all<{ clickId: string }>(sql`select click_id as clickId from clicks where id = ${state.clickWatermark}`);
-  return row !== undefined && row.clickId === state.anchorClickId;
+  const [row] = await db.all<{ clickId: string | null; moving: number }>(sql`
+    select (select click_id from clicks where id = ${state.clickWatermark}) as clickId, exists (select 1 from click_moves) as moving`);
+  if (row?.clickId === state.anchorClickId) return true;
+  // Moved away (or archived) once the move has started, when D1 hands out no id twice (clicks.ts insertClicksOnce).
+  return row?.clickId === null && row.moving === 1;
 }
 
 /**
@@ -106,7 +111,8 @@ export async function anchorHolds(db: Db, state: RollupState): Promise<boolean> 
  * rows (db/queries/stats.ts, db/queries/clicks.ts).
  */
 export const rollupStateHolds = (timeZone: string) => sql`(s.time_zone = ${timeZone} and (s.click_watermark = 0 or exists (
-  select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id)))`;
+  select 1 from clicks a where a.id = s.click_watermark and a.click_id = s.anchor_click_id) or (
+  not exists (select 1 from clicks a where a.id = s.click_watermark) and exists (select 1 from click_moves))))`;
 
 /**
  * Empties the rollup and starts it over for a time zone, atomically, except for the days whose

@@ -28,6 +28,14 @@ const insertFromJson = (table: "clicks" | "attributed_clicks") =>
   );
 const INSERT_FROM_JSON = insertFromJson("clicks");
 
+/** INSERT_FROM_JSON with the ids insertClicksOnce gives once the move has started (null: SQLite's own). */
+const INSERT_PAST_MOVED = sql.raw(
+  `insert into "clicks" ("id", ${INSERTED.map(([, column]) => `"${column.name}"`).join(", ")}) ` +
+    `select case when exists (select 1 from click_moves) then max(coalesce((select max(id) from clicks), 0), ` +
+    `coalesce((select click_watermark from click_rollup_state where id = 1), 0), (select point from click_moves where id = 1)) + key + 1 end, ` +
+    `${INSERTED.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ")}`,
+);
+
 /**
  * A click's values in INSERTED's order: a value left out takes the column's default (the bot
  * flag), as a VALUES insert would, and a flag is 0 or 1, as SQLite stores it. D1's inserts send
@@ -57,11 +65,16 @@ const CAMPAIGN_AT = INSERTED.findIndex(([key]) => key === "campaignId");
  * campaign was deleted meanwhile is dropped, so the write neither duplicates nor fails on them.
  * Returns how many were stored now. The same for the copies of the shard-day clicks CAKE reports
  * (`attributed_clicks`: tracking/attributed-clicks.ts).
+ *
+ * Once the move of D1's clicks has started (tracking/click-move.ts), a click D1 still takes (one
+ * still in the queue at the switch, or replayed) gets an id above every id D1 has held: past the
+ * newest row, the rollup's watermark and the move's point. SQLite alone would hand out the ids of
+ * the newest rows after the move deleted them, and such a click would be counted by no one.
  */
 export async function insertClicksOnce(db: Db, rows: NewClick[], table: "clicks" | "attributed_clicks" = "clicks") {
   const chunks = jsonChunks(rows.map(clickValues));
   if (!chunks.length) return 0;
-  const insert = table === "clicks" ? INSERT_FROM_JSON : insertFromJson(table);
+  const insert = table === "clicks" ? INSERT_PAST_MOVED : insertFromJson(table);
   const results = await rawBatch(
     db,
     chunks.map(
