@@ -10,6 +10,7 @@
 //   GET /__bench/sim/sizes            D1's size, and each shard-day not emptied: its objects' bytes
 //   GET /__bench/sim/move?now=T       the shard-days cron's part for the move of D1's clicks at T
 //                                     (tracking/click-move.ts): the switch, or a new run started
+//   GET /__bench/sim/move-step?now=T  one step of the move, as ClickMoveWorkflow runs it
 //   GET /__bench/sim/move-state       where the move stands, D1's clicks left, the rollup's totals
 //                                     (scripts/bench/click-move.mjs)
 // Every route is a GET that can be repeated: wrangler dev retries a GET cut off by a restart of
@@ -23,7 +24,7 @@ import { rollUpClicks, rollUpShardDays } from "../../../worker/src/jobs/roll-up-
 import { runRetention } from "../../../worker/src/retention/run-retention.ts";
 import { clicksRetention } from "../../../worker/src/retention/config.ts";
 import { clickDayOf, clickDayStart, shardName } from "../../../worker/src/tracking/click-id.ts";
-import { carryMoveOn, readClickMove } from "../../../worker/src/tracking/click-move.ts";
+import { carryMoveOn, moveClicksStep, readClickMove } from "../../../worker/src/tracking/click-move.ts";
 import { fixShardDays, shardCounts, shardDaysFrom, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
 import { clickRowsSql } from "../../lib/click-days.mjs";
 
@@ -91,6 +92,9 @@ export default {
       const now = Number(q.get("now"));
       const todayHasShards = ((await shardCounts(db, now)).get(clickDayOf(now)) ?? 0) > 0;
       return Response.json({ run: await carryMoveOn(db, env, { now, todayHasShards }) });
+    }
+    if (url.pathname === "/__bench/sim/move-step") {
+      return Response.json(await moveClicksStep(db, env.CLICK_SHARDS, { now: Number(q.get("now")) }));
     }
     if (url.pathname === "/__bench/sim/move-state") {
       const left = await env.DB.prepare("select count(*) as n from clicks").first("n");
