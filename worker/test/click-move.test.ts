@@ -1,9 +1,11 @@
 /**
  * The move of D1's clicks into the legacy objects (tracking/click-move.ts), as
- * docs/click-storage.md "Moving the existing clicks" describes it: once new clicks go to the shard-days, the cron's run moves the
- * clicks D1 holds, a step at a time, and every reader finds them where they went: the lander's
- * exit, the Click Log, the report's counts, CAKE's postback. A step cut off after writing the
- * objects, a run repeated and a rollup rebuilt in the middle each store and count every click once.
+ * docs/click-storage.md "Moving the existing clicks" describes it: once new clicks go to the
+ * shard-days, the cron's run moves the clicks D1 holds, a step at a time, and every reader finds
+ * them where they went: the lander's exit, the Click Log, the report's counts, CAKE's postback and
+ * pull, the retention. A step cut off after writing the objects, a rollup rebuilt in the middle, an
+ * exit that waited while the rollup moved on and a click that reaches D1 after the move each store
+ * and count every click and exit once.
  */
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";

@@ -1,10 +1,10 @@
 /**
  * The move of D1's clicks into the legacy objects, as
  * docs/click-storage.md "Moving the existing clicks" describes it: once new clicks go to the
- * shard-day objects, the clicks D1 still holds, whose old ids
- * name no shard-day, are moved a step at a time into LEGACY_SHARDS objects of the shard-day class,
- * chosen by the id (tracking/click-id.ts `legacyPlace`), so an old id is still one lookup in one
- * object. Run by ClickMoveWorkflow (tracking/click-move-workflow.ts), which the shard-days cron starts
+ * shard-day objects, the clicks D1 still holds, whose old ids name no shard-day, are moved a step
+ * at a time into LEGACY_SHARDS objects of the shard-day class, chosen by the id
+ * (tracking/click-id.ts `legacyPlace`), so an old id is still one lookup in one object. Run by
+ * ClickMoveWorkflow (tracking/click-move-workflow.ts), which the shard-days cron starts
  * (`carryMoveOn`).
  *
  * The switch (`startClickMove`) records the move in D1's `click_moves` and gives the legacy
@@ -173,7 +173,7 @@ export async function moveClicksStep(db: Db, shards: Bindings["CLICK_SHARDS"], {
     sql`delete from clicks where id > ${point} and id <= ${newPoint} and ${moved}`,
   ]);
   const after = await readClickMove(db);
-  if (after?.point !== newPoint)
+  if (after?.stepToken !== token)
     return { moved: 0, point: after?.point ?? point, idle: "the step's clicks were not recorded: the rollup or another step moved first" };
   return { moved: rows.length, point: newPoint };
 }
