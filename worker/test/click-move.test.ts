@@ -319,4 +319,22 @@ describe("the move of D1's clicks into the legacy objects", () => {
       expect((await shardCounts(db())).has(LEGACY_DAY)).toBe(false);
     },
   );
+
+  it("archives and deletes D1's newest click (the rollup's anchor) once the move has started, without a rebuild", { timeout: 120_000 }, async () => {
+    const now = Date.now();
+    const today = clickDayOf(now);
+    const campaign = await campaignWithOffer("Anchor archived");
+    const [newest] = await seedClicks([{ campaignId: campaign, at: clickDayStart(today - 1) + HOUR, placement: "newest" }]);
+    await rollUp(true, now);
+    await fixShardDays(db(), SHARDS, now);
+    // The switch; no step has run yet (the rollup has not passed it) when the day's retention comes.
+    await startClickMove(db(), now);
+    const done = await cron(clickDayStart(today - 1 + RETENTION + 1) + HOUR, { days: RETENTION });
+    const day = dayIn(clickDayStart(today - 1), "UTC");
+    expect(done).toMatchObject({ archived: [{ day, rows: 1 }], finished: [day], waiting: null });
+    expect(await archivedRows(day)).toEqual([expect.stringMatching(new RegExp(`^${newest},Anchor archived,`))]);
+    expect(await d1ClickIds()).toEqual([]);
+    expect((await rollUpClicks(db(), { now: now + MOVE_SETTLE_MS })).rebuilt).toBe(false);
+    expect(await dailyOf(campaign)).toEqual({ clicks: 1, exits: 0 });
+  });
 });
