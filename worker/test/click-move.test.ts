@@ -25,7 +25,7 @@ import { call, db, makeAdmin, type TestUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
 import { archivedRows, cron, emptyClickStore } from "./retention-helpers";
 import { clickThrough, dailyOf, rollUp, visit } from "./shard-helpers";
-import { seedCake, seedClicks, setReportTimeZone } from "./stats-helpers";
+import { report, rowByKey, seedCake, seedClicks, setReportTimeZone } from "./stats-helpers";
 import { campaignWithOffer } from "./tracking-helpers";
 
 const SHARDS = 4;
@@ -126,6 +126,10 @@ describe("the move of D1's clicks into the legacy objects", () => {
       expect(moved).toMatchObject({ moved: 3, idle: "D1 holds no more clicks to move" });
       expect(await d1ClickIds()).toEqual([]);
       expect(await legacyHeld()).toEqual({ clicks: 3, pendingExits: 0 });
+      // The Stats report shows the late exits at once, before the rollup counts them.
+      const today = dayIn(Date.now(), "UTC");
+      const live = await report(admin.cookie, { startDate: today, endDate: today, groupBy: "campaign" });
+      expect(rowByKey(live, String(campaign))).toMatchObject({ linkClicks: 4, exitClicks: 3 });
       const [first] = await legacyObject(old[0]!).lookup([old[0]!]);
       expect(first).toMatchObject({ clickId: old[0], campaignId: campaign, placement: "feed" });
       // D1's exit row went with its click.

@@ -6,7 +6,8 @@
  * them with the rollup's own statements (`ClickShard.rollUp`, which reads and moves nothing),
  * grouped by the report's days in its time zone; here they are summed to what the report's
  * `our_clicks` needs: per campaign, ad campaign, the grouping's value and bot flag, over the
- * report's days.
+ * report's days. The legacy objects holding clicks of those days (D1's clicks of before the
+ * switch, moved: tracking/click-move.ts) are asked too, for their new exits.
  *
  * What it leaves to the cron's rollup:
  * - Older days' objects: their exits (on clicks days old) are counted by the rollup, which asks
@@ -27,7 +28,8 @@ import { AUDIENCE_DIM_OF, CLICK_FIELD_OF, type ReportRange, type ShardTailRow } 
 import type { Bindings, Db } from "../env";
 import { offsetSpans } from "../lib/calendar-days";
 import type { StatsGrouping } from "../schemas/stats";
-import { clickDayOf, clickDayStart, LEGACY_DAY, shardName } from "../tracking/click-id";
+import { clickDayOf, clickDayStart, LEGACY_DAY, shardName, type ClickPlace } from "../tracking/click-id";
+import { readClickMove } from "../tracking/click-move";
 import { shardPlacesOf } from "../tracking/click-log";
 
 /** Clicks an object is asked to count past its watermark: far more than a quarter hour of its share of the peak. */
@@ -44,12 +46,21 @@ export async function shardTail(
   const startMs = Math.max(range.startMs, clickDayStart(today - 1));
   const endMs = Math.min(range.endMs, clickDayStart(today + 1));
   if (startMs >= endMs) return [];
-  // The legacy objects (tracking/click-move.ts) hold no click the rollup has not counted, only
-  // old clicks' late exits: those reach the report with the rollup's next run.
-  const places = (await shardPlacesOf(db, startMs, endMs, now)).filter((place) => place.day !== LEGACY_DAY);
+  const places = await shardPlacesOf(db, startMs, endMs, now);
   if (!places.length) return [];
-  const [state, marks, frontier] = await Promise.all([readRollupState(db), shardRollupMarks(db, places), archivedFrontier(db)]);
+  const [state, marks, frontier, move] = await Promise.all([
+    readRollupState(db),
+    shardRollupMarks(db, places),
+    archivedFrontier(db),
+    places.some((place) => place.day === LEGACY_DAY) ? readClickMove(db) : null,
+  ]);
   if (!state || state.timeZone !== range.timeZone) return [];
+  // The legacy objects (tracking/click-move.ts) span the days of the clicks moved from D1, and count
+  // as the rollup does: no click up to the move's point (D1 counted them), only their new exits.
+  const spansOf = (place: ClickPlace) =>
+    place.day === LEGACY_DAY
+      ? offsetSpans(clickDayStart(clickDayOf(move?.fromMs ?? startMs)), clickDayStart(clickDayOf(move?.toMs ?? startMs) + 1), range.timeZone)
+      : offsetSpans(clickDayStart(place.day), clickDayStart(place.day + 1), range.timeZone);
 
   const dim = AUDIENCE_DIM_OF[groupBy];
   const field = CLICK_FIELD_OF[groupBy];
@@ -64,26 +75,29 @@ export async function shardTail(
     } else sums.set(key, { ...row });
   };
   await Promise.all(
-    places.map(async (place) => {
-      const mark = marks.get(`${place.day}/${place.shard}`);
-      const answer = await shards.getByName(shardName(place)).rollUp({
-        clickWatermark: mark?.clickWatermark ?? 0,
-        exitWatermark: mark?.exitWatermark ?? 0,
-        toExit: now,
-        chunk: TAIL_CHUNK,
-        spans: offsetSpans(clickDayStart(place.day), clickDayStart(place.day + 1), range.timeZone),
-        archived: frontier,
-      });
-      if (dim) {
-        for (const r of answer.audience) {
-          if (r.dim === dim && inRange(r.date)) add({ c: r.campaign_id, t: r.tiktok_campaign_id, g: r.value, b: r.bot, n: r.clicks, x: r.exits });
+    places
+      .filter((place) => place.day !== LEGACY_DAY || move)
+      .map(async (place) => {
+        const mark = marks.get(`${place.day}/${place.shard}`);
+        const answer = await shards.getByName(shardName(place)).rollUp({
+          clickWatermark: mark?.clickWatermark ?? 0,
+          exitWatermark: mark?.exitWatermark ?? 0,
+          toExit: now,
+          chunk: TAIL_CHUNK,
+          spans: spansOf(place),
+          archived: frontier,
+          ...(place.day === LEGACY_DAY && move ? { moved: { point: move.point } } : {}),
+        });
+        if (dim) {
+          for (const r of answer.audience) {
+            if (r.dim === dim && inRange(r.date)) add({ c: r.campaign_id, t: r.tiktok_campaign_id, g: r.value, b: r.bot, n: r.clicks, x: r.exits });
+          }
+        } else {
+          for (const r of answer.daily) {
+            if (inRange(r.date)) add({ c: r.campaign_id, t: r.tiktok_campaign_id, g: field ? r[field] : "", b: r.bot, n: r.clicks, x: r.exits });
+          }
         }
-      } else {
-        for (const r of answer.daily) {
-          if (inRange(r.date)) add({ c: r.campaign_id, t: r.tiktok_campaign_id, g: field ? r[field] : "", b: r.bot, n: r.clicks, x: r.exits });
-        }
-      }
-    }),
+      }),
   );
   // A campaign deleted since keeps its clicks in the objects; the report counts none of them.
   const rows = [...sums.values()];
