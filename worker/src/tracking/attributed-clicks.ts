@@ -11,8 +11,9 @@
  * day and a shard that day had, is looked up (tracking/click-id.ts), and an id copied already is
  * not asked again. Once D1's clicks are being moved (tracking/click-move.ts), an old id (from
  * before the check, or of layout 0) is asked of its legacy object too; one not moved yet is D1's,
- * which the attribution joins as before. A lookup that fails is logged and its revenue shows as "Direct" until the next
- * pull of its day, which asks again and rebuilds the day's attribution.
+ * which the attribution joins as before (and the move copies it when it goes). A lookup that fails
+ * is logged and its revenue shows as "Direct" until the next pull of its day, which asks again and
+ * rebuilds the day's attribution.
  */
 import { sql } from "drizzle-orm";
 import { insertClicksOnce } from "../db/queries/clicks";

@@ -17,8 +17,8 @@ export const MOVE_RUN_STEPS = 1_000;
 
 const STEP: WorkflowStepConfig = { retries: { limit: 5, delay: "10 seconds", backoff: "exponential" }, timeout: "5 minutes" };
 
-/** A run takes no parameters: where the move stands is D1's. `limit` (tests, benchmarks) sets a step's clicks. */
-export type MoveRunParams = { limit?: number };
+/** A run takes no parameters: where the move stands is D1's. */
+export type MoveRunParams = Record<string, never>;
 
 export interface MoveRunOutput {
   steps: number;
@@ -29,13 +29,13 @@ export interface MoveRunOutput {
 }
 
 export class ClickMoveWorkflow extends WorkflowEntrypoint<Bindings, MoveRunParams> {
-  override async run(event: Readonly<WorkflowEvent<MoveRunParams>>, step: WorkflowStep): Promise<MoveRunOutput> {
+  override async run(_event: Readonly<WorkflowEvent<MoveRunParams>>, step: WorkflowStep): Promise<MoveRunOutput> {
     const db = createDb(this.env.DB);
     const out: MoveRunOutput = { steps: 0, moved: 0, point: 0, idle: null };
     while (out.steps < MOVE_RUN_STEPS) {
       const result = await step.do(`move ${out.steps + 1}`, STEP, async (ctx) => {
         try {
-          return await moveClicksStep(db, this.env.CLICK_SHARDS, { now: Date.now(), limit: event.payload.limit });
+          return await moveClicksStep(db, this.env.CLICK_SHARDS, { now: Date.now() });
         } catch (err) {
           console.error(`click-move: step ${out.steps + 1} failed (try ${ctx.attempt}): ${err instanceof Error ? err.message : String(err)}`);
           if (err instanceof MoveConflict) throw new NonRetryableError(err.message);
