@@ -199,6 +199,11 @@ describe("the move of D1's clicks into the legacy objects", () => {
         .limit(2);
       for (const row of next) await legacyObject(row.clickId).move([row], [], [], settled);
       expect(await legacyHeld()).toMatchObject({ clicks: 4 });
+      // Meanwhile the Click Log lists each click once, and counts it once: a legacy object is read
+      // only up to the recorded point.
+      const both = await clickLogOfToday();
+      expect(both.clicks.map((r) => r.clickId).sort()).toEqual([...old].sort());
+      expect(both).toMatchObject({ total: 6, exitClicks: 1 });
       // Run again, it records them, holding each once.
       expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toMatchObject({ moved: 2 });
       expect(await legacyHeld()).toMatchObject({ clicks: 4 });

@@ -24,6 +24,7 @@ import { CLICK_CSV_HEADERS, clickCsvLine } from "../tracking/click-csv";
 import { shardName, type ClickPlace } from "../tracking/click-id";
 import { ARCHIVE_SIZES, type ArchiveRunParams, type ArchiveSizes } from "./config";
 import { shardPlacesOf } from "../tracking/click-log";
+import { placeFilter } from "../tracking/click-shards";
 import { shardClicksOfSpan, type ClickShards } from "./shard-days";
 
 /** Something about the file or the day does not match: the run fails for good (no retry helps). */
@@ -264,7 +265,7 @@ async function d1Page(db: Db, span: ArchiveSpan, after: RowCursor | null, limit:
 /** A page of one shard-day object's clicks of the span, with their campaigns' names; a deleted campaign's are read past and left out. */
 async function shardPage(db: Db, shards: ClickShards, place: ClickPlace, span: ArchiveSpan, after: RowCursor | null, limit: number): Promise<StorePage> {
   const cursor = after?.clickId === undefined ? null : { clickedAt: after.clickedAt, clickId: after.clickId };
-  const read = await shards.getByName(shardName(place)).rowsAfter({ startMs: span.startMs, endMs: span.endMs }, cursor, limit);
+  const read = await shards.getByName(shardName(place)).rowsAfter(placeFilter({ startMs: span.startMs, endMs: span.endMs }, place), cursor, limit);
   const names = await campaignNames(
     db,
     read.map((r) => r.campaignId),

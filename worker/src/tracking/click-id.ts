@@ -97,6 +97,11 @@ const dashed = (digits: string) => `${digits.slice(0, 8)}-${digits.slice(8, 12)}
 export interface ClickPlace {
   day: number;
   shard: number;
+  /**
+   * A legacy object read for a range (tracking/click-log.ts `shardPlacesOf`): only its clicks with
+   * ids up to this, the move's point; one past it is a move step's copy still in D1 too.
+   */
+  upTo?: number;
 }
 
 /**

@@ -38,7 +38,7 @@ import type { Stores } from "./click-queue";
 import { clickDayOf, legacyPlaces, shardName, type ClickPlace } from "./click-id";
 import { readClickMove } from "./click-move";
 import type { LogCursor, ShardLogRow } from "./click-shard";
-import { newerFirst, pageAcrossShards } from "./click-shards";
+import { newerFirst, pageAcrossShards, placeFilter } from "./click-shards";
 import { hasLegacy, shardCounts } from "./shard-days";
 
 /**
@@ -53,7 +53,8 @@ export async function shardPlacesOf(db: Db, startMs: number, endMs: number, now 
   }
   if (hasLegacy(counts)) {
     const move = await readClickMove(db);
-    if (move?.fromMs != null && move.toMs != null && move.fromMs < endMs && move.toMs >= startMs) places.push(...legacyPlaces());
+    if (move?.fromMs != null && move.toMs != null && move.fromMs < endMs && move.toMs >= startMs)
+      places.push(...legacyPlaces().map((place) => ({ ...place, upTo: move.point })));
   }
   return places;
 }
@@ -99,7 +100,7 @@ export async function objectCounts(
     places.map((place) => {
       const mark = marks?.get(`${place.day}/${place.shard}`);
       const since = marks ? { clickWatermark: mark?.clickWatermark ?? 0, exitWatermark: mark?.exitWatermark ?? 0 } : null;
-      return shards.getByName(shardName(place)).counts(filter, since);
+      return shards.getByName(shardName(place)).counts(placeFilter(filter, place), since);
     }),
   );
   // A campaign deleted since is in no D1 count (its clicks went with it): its objects' counts neither.
@@ -163,7 +164,7 @@ export async function clickFacetsAcross({ db, shards }: Stores, days: ClickLogDa
   const [own, marks] = await Promise.all([clickFacets(db, days), shardRollupMarks(db, places)]);
   const parts = await Promise.all(
     places.map((place) =>
-      shards.getByName(shardName(place)).facetsPast(days.startMs, days.endMs, marks.get(`${place.day}/${place.shard}`)?.clickWatermark ?? 0),
+      shards.getByName(shardName(place)).facetsPast(days.startMs, days.endMs, marks.get(`${place.day}/${place.shard}`)?.clickWatermark ?? 0, place.upTo),
     ),
   );
   const sums = new Map<string, ClickFacet>();

@@ -14,7 +14,8 @@
  * - a lookup of an old id asks its legacy object, then D1 (then the object again: the click may
  *   have moved between the two);
  * - every reader of a range asks the legacy objects beside D1 and the shard-days once they hold
- *   clicks of it (tracking/click-log.ts `shardPlacesOf`).
+ *   clicks of it, each only up to the recorded point (tracking/click-log.ts `shardPlacesOf`): a
+ *   step's copies past it are still D1's.
  *
  * A step (`moveClicksStep`) takes the next MOVE_STEP D1 clicks by id past the recorded point, with
  * their exits, writes each legacy object its share (a click there already is left as it is), checks

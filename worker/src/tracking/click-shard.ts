@@ -370,14 +370,14 @@ export class ClickShard extends DurableObject<unknown> {
     return this.all(campaignCountsQuery(filter, since));
   }
 
-  /** The facet values of this object's clicks of [startMs, endMs) past the rollup's click watermark (the Click Log's filters). */
-  facetsPast(startMs: number, endMs: number, clickWatermark: number): ClickFacet[] {
-    return this.all(facetsPastQuery(startMs, endMs, clickWatermark));
+  /** The facet values of this object's clicks of [startMs, endMs) past the rollup's click watermark (the Click Log's filters), ids up to `upTo` if given. */
+  facetsPast(startMs: number, endMs: number, clickWatermark: number, upTo?: number): ClickFacet[] {
+    return this.all(facetsPastQuery(startMs, endMs, clickWatermark, upTo));
   }
 
-  /** The path's visits and exits per lander and offer among this object's clicks (tracking/variant-figures.ts). */
-  pathVisits(campaignId: number, pathId: number, from: number, to: number): VariantPairRow[] {
-    return this.all(pairVisitsQuery(campaignId, pathId, from, to));
+  /** The path's visits and exits per lander and offer among this object's clicks (tracking/variant-figures.ts), ids up to `upTo` if given. */
+  pathVisits(campaignId: number, pathId: number, from: number, to: number, upTo?: number): VariantPairRow[] {
+    return this.all(pairVisitsQuery(campaignId, pathId, from, to, upTo));
   }
 
   /**

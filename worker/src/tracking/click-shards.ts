@@ -11,6 +11,9 @@ import type { ClickFilter, ExitRecord, NewClick } from "../db/queries/clicks";
 import { shardName, type ClickPlace } from "./click-id";
 import type { ClickShard, LogCursor, ShardLogRow } from "./click-shard";
 
+/** The filter as `place` is read with: a legacy object's only up to the move's point (click-id.ts `ClickPlace.upTo`). */
+export const placeFilter = <F extends ClickFilter>(filter: F, place: ClickPlace): F => (place.upTo === undefined ? filter : { ...filter, maxId: place.upTo });
+
 /** Newest first, ties by click id: the order of every object's rows, and of D1's merged with them (tracking/click-log.ts). */
 export const newerFirst = (a: LogCursor, b: LogCursor) => b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : a.clickId > b.clickId ? -1 : 0);
 
@@ -26,7 +29,7 @@ export async function pageAcrossShards(
   limit: number,
 ): Promise<{ rows: ShardLogRow[]; next: LogCursor | null }> {
   // One more than the page from each: a shard holding more than the page says so by it.
-  const parts = await Promise.all(places.map((place) => shards.getByName(shardName(place)).rowsAfter(filter, after, limit + 1)));
+  const parts = await Promise.all(places.map((place) => shards.getByName(shardName(place)).rowsAfter(placeFilter(filter, place), after, limit + 1)));
   const merged = parts.flat().sort(newerFirst);
   const rows = merged.slice(0, limit);
   const last = rows.at(-1);

@@ -32,7 +32,7 @@ export async function variantFigures({ db, shards }: Stores, campaignId: number,
   const [figures, converted, ...visits] = await Promise.all([
     own,
     copiedPairConversions(db, campaignId, pathId, from, to),
-    ...places.map((place) => shards.getByName(shardName(place)).pathVisits(campaignId, pathId, from, to)),
+    ...places.map((place) => shards.getByName(shardName(place)).pathVisits(campaignId, pathId, from, to, place.upTo)),
   ]);
   const pairs = [...converted, ...visits.flat()];
   return { landers: addPairs(figures.landers, pairs, (p) => p.landerId), offers: addPairs(figures.offers, pairs, (p) => p.offerId) };

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, getTableColumns, gte, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gte, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
@@ -173,6 +173,8 @@ export interface ClickFilter {
   deviceType?: string | null;
   os?: string | null;
   browser?: string | null;
+  /** Only clicks with ids up to this: a legacy object's moved for good (tracking/click-id.ts `ClickPlace.upTo`). */
+  maxId?: number;
 }
 
 const valueIs = (column: AnySQLiteColumn, value: string | null | undefined) =>
@@ -189,6 +191,7 @@ export const matching = (f: ClickFilter) =>
     valueIs(clicks.deviceType, f.deviceType),
     valueIs(clicks.os, f.os),
     valueIs(clicks.browser, f.browser),
+    f.maxId === undefined ? undefined : lte(clicks.id, f.maxId),
   );
 
 /** A Click Log row's columns of the click itself (a shard-day holds these; the campaign's name is D1's). */
@@ -468,10 +471,10 @@ export interface ClickFacet {
  * The facet values of the clicks of [startMs, endMs) past a click watermark, in one store of raw
  * clicks: a shard-day's part not rolled up yet (tracking/click-log.ts), as clickFacets reads D1's.
  */
-export const facetsPastQuery = (startMs: number, endMs: number, clickWatermark: number) => sql`
+export const facetsPastQuery = (startMs: number, endMs: number, clickWatermark: number, maxId?: number) => sql`
   select a.dim as dim, ${audienceValue("k", FACET_DIMS)} as value, count(*) as clicks
   from clicks k cross join ${dimsTable(FACET_DIMS)}
-  where k.id > ${clickWatermark} and k.clicked_at >= ${startMs} and k.clicked_at < ${endMs}
+  where k.id > ${clickWatermark}${maxId === undefined ? sql`` : sql` and k.id <= ${maxId}`} and k.clicked_at >= ${startMs} and k.clicked_at < ${endMs}
   group by 1, 2`;
 
 export const clickFacets = (db: Db, days: { startDate: string; endDate: string; startMs: number; endMs: number }) =>

@@ -50,9 +50,10 @@ export interface VariantPairRow {
 }
 
 /** The path's visits and exits per lander and offer in a store of raw clicks (a shard-day runs it on its own clicks). */
-export const pairVisitsQuery = (campaignId: number, pathId: number, from: number, to: number) => sql`
+export const pairVisitsQuery = (campaignId: number, pathId: number, from: number, to: number, maxId?: number) => sql`
   select lander_id as landerId, offer_id as offerId, count(*) as visits, count(exited_at) as exits, 0 as conversions, 0 as revenueCents
   from clicks where campaign_id = ${campaignId} and clicked_at >= ${from} and clicked_at < ${to} and path_id = ${pathId} and bot = 0
+    ${maxId === undefined ? sql`` : sql`and id <= ${maxId}`}
   group by 1, 2`;
 
 /**
