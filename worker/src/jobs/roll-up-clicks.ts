@@ -5,7 +5,7 @@ import type { Bindings, Db } from "../env";
 import { applyShardRollup, shardRollupMarks, type ShardWatermarks } from "../db/queries/shard-rollup";
 import { offsetSpans, type OffsetSpan } from "../lib/calendar-days";
 import { clickDayOf, clickDayStart, LEGACY_DAY, legacyPlaces, shardName, type ClickPlace } from "../tracking/click-id";
-import { readClickMove } from "../tracking/click-move";
+import { legacySpans, readClickMove } from "../tracking/click-move";
 import { shardCounts, shardDaysFrom } from "../tracking/shard-days";
 import type { Job } from "./index";
 
@@ -152,7 +152,7 @@ export async function rollUpShardDays(
   // come as any old click's do, and after a rebuild the move waits for their count.
   const legacy = move && (await shardCounts(db, now)).has(LEGACY_DAY) ? move : null;
   if (legacy && legacy.fromMs !== null && legacy.toMs !== null) {
-    const spans = offsetSpans(clickDayStart(clickDayOf(legacy.fromMs)), clickDayStart(clickDayOf(legacy.toMs) + 1), state.timeZone);
+    const spans = legacySpans(legacy.fromMs, legacy.toMs, state.timeZone);
     if (Date.now() - started > budgetMs) run.behind = true;
     else await Promise.all(legacyPlaces().map((place) => rollUpObject(place, spans, { point: legacy.point })));
   }

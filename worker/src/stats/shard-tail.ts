@@ -29,7 +29,7 @@ import type { Bindings, Db } from "../env";
 import { offsetSpans } from "../lib/calendar-days";
 import type { StatsGrouping } from "../schemas/stats";
 import { clickDayOf, clickDayStart, LEGACY_DAY, shardName, type ClickPlace } from "../tracking/click-id";
-import { readClickMove } from "../tracking/click-move";
+import { legacySpans, readClickMove } from "../tracking/click-move";
 import { shardPlacesOf } from "../tracking/click-log";
 
 /** Clicks an object is asked to count past its watermark: far more than a quarter hour of its share of the peak. */
@@ -59,7 +59,7 @@ export async function shardTail(
   // as the rollup does: no click up to the move's point (D1 counted them), only their new exits.
   const spansOf = (place: ClickPlace) =>
     place.day === LEGACY_DAY
-      ? offsetSpans(clickDayStart(clickDayOf(move?.fromMs ?? startMs)), clickDayStart(clickDayOf(move?.toMs ?? startMs) + 1), range.timeZone)
+      ? legacySpans(move?.fromMs ?? startMs, move?.toMs ?? startMs, range.timeZone)
       : offsetSpans(clickDayStart(place.day), clickDayStart(place.day + 1), range.timeZone);
 
   const dim = AUDIENCE_DIM_OF[groupBy];

@@ -39,7 +39,8 @@ import { rawBatch } from "../db/raw-batch";
 import { clickMoves, clicks, clickShardDays, landerClicks } from "../db/schema";
 import type { Bindings, Db } from "../env";
 import { INSERTED, type ExitRecord } from "../db/queries/clicks";
-import { LEGACY_DAY, LEGACY_SHARDS, legacyPlace, shardName } from "./click-id";
+import { offsetSpans } from "../lib/calendar-days";
+import { clickDayOf, clickDayStart, LEGACY_DAY, LEGACY_SHARDS, legacyPlace, shardName } from "./click-id";
 import type { MovedClick } from "./click-shard";
 import { forgetShardCounts } from "./shard-days";
 
@@ -59,6 +60,13 @@ const MOVE_ID = 1;
 
 /** A click's columns but its rowid, by name: D1's `clicks` and `attributed_clicks` hold the same ones. */
 const CLICK_COLUMNS = sql.raw(INSERTED.map(([, c]) => `"${c.name}"`).join(", "));
+
+/**
+ * The time zone's offsets over the UTC days of clicks moved from `fromMs` to `toMs`: what a legacy
+ * object's rollup step counts over (jobs/roll-up-clicks.ts, and the Stats tail: stats/shard-tail.ts).
+ */
+export const legacySpans = (fromMs: number, toMs: number, timeZone: string) =>
+  offsetSpans(clickDayStart(clickDayOf(fromMs)), clickDayStart(clickDayOf(toMs) + 1), timeZone);
 
 export async function readClickMove(db: Db): Promise<ClickMove | null> {
   return (await db.select().from(clickMoves).where(eq(clickMoves.id, MOVE_ID)).get()) ?? null;
