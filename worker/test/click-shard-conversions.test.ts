@@ -7,14 +7,15 @@
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { CakeClick } from "../src/integrations/cake";
 import { reportTimeZone } from "../src/db/queries/settings";
-import { attributedClicks, cakeAttributedDaily, clicks, clickShardDays, tiktokEventSends } from "../src/db/schema";
+import { attributedClicks, cakeAttributedDaily, cakeStats, clicks, clickShardDays, tiktokEventSends } from "../src/db/schema";
 import { dayIn } from "../src/lib/calendar-days";
 import { runSync } from "../src/sync/run-sync";
 import { purgeAttributedClicks } from "../src/tracking/attributed-clicks";
-import { checkClickId, clickDayOf, newClickId } from "../src/tracking/click-id";
+import { checkClickId, clickDayOf, newClickId, placeOfClickId, shardName } from "../src/tracking/click-id";
 import { fixShardDays, forgetShardCounts } from "../src/tracking/shard-days";
-import { db, makeAdmin, type TestUser } from "./helpers";
+import { call, db, makeAdmin, type TestUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv, createFakes, fakeHttp, visitLink } from "./performance-helpers";
 import { report, rowByKey } from "./stats-helpers";
 import { campaignWithOffer } from "./tracking-helpers";
@@ -49,6 +50,21 @@ const attributed = (campaignId: number) =>
     })
     .from(cakeAttributedDaily)
     .where(eq(cakeAttributedDaily.campaignId, campaignId));
+
+/** An approved conversion as CAKE's report gives it. */
+const approved = (
+  conversion_id: string,
+  conversion_date: string,
+  row: { offer_id: number; offer_name: string; subid_1: string; subid_2: string },
+  price: string,
+) => ({
+  conversion_id,
+  conversion_date,
+  ...row,
+  subid_3: "",
+  price,
+  disposition: "Approved",
+});
 
 const directCents = async () =>
   (await db().get<{ n: number | null }>(sql`select sum(revenue_cents) as n from cake_attributed_daily where campaign_id = 0`))?.n ?? 0;
@@ -86,17 +102,9 @@ describe("conversions of clicks in shard-day objects", () => {
     const sub2 = await sub2FromOfferLink(campaignId, "203.0.113.92");
     const fakes = createFakes();
     const today = dayIn(Date.now(), "UTC");
-    fakes.cake.state.conversions.push({
-      conversion_id: "C-shard-pull",
-      conversion_date: `${today}T08:00:00`,
-      offer_id: 11,
-      offer_name: "Sweeps",
-      subid_1: "mb-pull",
-      subid_2: sub2,
-      subid_3: "",
-      price: "4.00",
-      disposition: "Approved",
-    });
+    fakes.cake.state.conversions.push(
+      approved("C-shard-pull", `${today}T08:00:00`, { offer_id: 11, offer_name: "Sweeps", subid_1: "mb-pull", subid_2: sub2 }, "4.00"),
+    );
     fakes.cake.state.clicks.push({ click_id: 1, click_date: `${today}T07:59:00`, offer_id: 11, offer_name: "Sweeps", subid_1: "mb-pull", subid_2: sub2 });
     const pull = () => runSync({ db: db(), env: configuredEnv(), http: fakeHttp(fakes), now: Date.now() }, { source: "cake", trigger: "manual", days: 1 });
     expect((await pull()).status).toBe("ok");
@@ -105,6 +113,106 @@ describe("conversions of clicks in shard-day objects", () => {
     expect((await pull()).status).toBe("ok");
     expect(await attributed(campaignId)).toEqual(expected);
     expect(await db().select().from(attributedClicks).where(eq(attributedClicks.clickId, sub2))).toHaveLength(1);
+  });
+
+  it("keep CAKE's click rows in the clicks' objects, not in D1, and a pull replaces them there", { timeout: 90_000 }, async () => {
+    const campaignId = await campaignWithOffer("Shard click report");
+    const ips = ["203.0.113.93", "203.0.113.94", "203.0.113.95"];
+    const [converted, second, third] = await Promise.all(ips.map((ip) => sub2FromOfferLink(campaignId, ip)));
+    const fakes = createFakes();
+    const today = dayIn(Date.now(), "UTC");
+    const clickRow = (i: number, subid_2: string) => ({
+      click_id: 100 + i,
+      click_date: `${today}T09:0${i}:00`,
+      offer_id: 12,
+      offer_name: "Quiz",
+      subid_1: "mb-report",
+      subid_2,
+    });
+    const goneId = await campaignWithOffer("Shard click report, deleted");
+    const gone = await sub2FromOfferLink(goneId, "203.0.113.96");
+    fakes.cake.state.clicks.push(clickRow(0, converted!), clickRow(1, second!), clickRow(2, third!), clickRow(3, gone));
+    fakes.cake.state.conversions.push(
+      approved("C-shard-report", `${today}T09:30:00`, { offer_id: 12, offer_name: "Quiz", subid_1: "mb-report", subid_2: converted! }, "3.00"),
+    );
+    const pull = (bindings = configuredEnv()) =>
+      runSync({ db: db(), env: bindings, http: fakeHttp(fakes), now: Date.now() }, { source: "cake", trigger: "manual", days: 1 });
+    const credited = (clicks: number) => [{ tiktokCampaignId: "tt-77", tiktokAdGroupId: "ag-5", placement: "feed", clicks, conversions: 1, revenueCents: 300 }];
+    const statsRows = () =>
+      db()
+        .select({ subid2: cakeStats.subid2, clicks: cakeStats.clicks, conversions: cakeStats.conversions })
+        .from(cakeStats)
+        .where(sql`${cakeStats.subid2} in (${converted}, ${second}, ${third})`);
+
+    const first = await pull();
+    expect(first.status).toBe("ok");
+    expect(await attributed(campaignId)).toEqual(credited(3));
+    // An object's write repeated (the same run and days) changes nothing.
+    const days = { start: first.windowStart!, end: first.windowEnd! };
+    const again = await env.CLICK_SHARDS.getByName(shardName(placeOfClickId(second!)!)).applyCakeClicks(first.id, days, days, [campaignId]);
+    expect(again.written).toBe(0);
+    expect(again.attributed.filter((r) => r.campaignId === campaignId).reduce((n, r) => n + r.clicks, 0)).toBeGreaterThan(0);
+    // D1 keeps the conversion, not the click rows; only the converted click is copied.
+    expect(await statsRows()).toEqual([{ subid2: converted, clicks: 0, conversions: 1 }]);
+    const copies = await db().select({ clickId: attributedClicks.clickId }).from(attributedClicks);
+    expect(copies.map((c) => c.clickId)).toContain(converted);
+    expect(copies.map((c) => c.clickId)).not.toContain(second);
+    // Every audience grouping counts the objects' rows with their clicks' values.
+    const devices = await db().all<{ value: string; clicks: number }>(
+      sql`select value, sum(clicks) as clicks from cake_audience_daily where dim = 'device' and campaign_id = ${campaignId} group by value`,
+    );
+    expect(devices.reduce((n, d) => n + d.clicks, 0)).toBe(3);
+    const day = dayIn(Date.now(), await reportTimeZone(db()));
+    expect(rowByKey(await report(admin.cookie, { startDate: day, endDate: day, groupBy: "campaign" }), String(campaignId))).toMatchObject({
+      visits: 3,
+      conversions: 1,
+    });
+
+    // The same pull again changes nothing; a pull where CAKE no longer reports a click takes it away.
+    expect((await pull()).status).toBe("ok");
+    expect(await attributed(campaignId)).toEqual(credited(3));
+    expect((await attributed(goneId)).map((r) => r.clicks)).toEqual([1]);
+    // A deleted campaign's click, which its object keeps, is "Direct" at the next pull, as D1's would be.
+    const directClicks = async () =>
+      (await db().get<{ n: number | null }>(sql`select sum(clicks) as n from cake_attributed_daily where campaign_id = 0`))?.n ?? 0;
+    const direct = await directClicks();
+    expect((await call(`/api/campaigns/${goneId}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    expect((await pull()).status).toBe("ok");
+    expect(await attributed(goneId)).toEqual([]);
+    expect(await directClicks()).toBe(direct + 1);
+    fakes.cake.state.clicks.splice(
+      fakes.cake.state.clicks.findIndex((c) => c.subid_2 === third),
+      1,
+    );
+    expect((await pull()).status).toBe("ok");
+    expect(await attributed(campaignId)).toEqual(credited(2));
+
+    // An object failing fails the pull and leaves the report as the last whole pull wrote it.
+    fakes.cake.state.clicks.splice(
+      fakes.cake.state.clicks.findIndex((c) => c.subid_2 === second),
+      1,
+    );
+    const failing = configuredEnv();
+    const shards = failing.CLICK_SHARDS;
+    const down = shardName(placeOfClickId(converted!)!);
+    failing.CLICK_SHARDS = {
+      getByName: (name: string) => {
+        const real = shards.getByName(name);
+        // Its rows are staged, then the write fails.
+        return name === down
+          ? {
+              stageCakeClicks: (runId: number, rows: CakeClick[]) => real.stageCakeClicks(runId, rows),
+              applyCakeClicks: () => Promise.reject(new Error("shard down")),
+            }
+          : real;
+      },
+    } as unknown as typeof shards;
+    const failed = await pull(failing);
+    expect(failed.status).toBe("error");
+    expect(failed.error).toContain("shard down");
+    expect(await attributed(campaignId)).toEqual(credited(2));
+    expect((await pull()).status).toBe("ok");
+    expect(await attributed(campaignId)).toEqual(credited(1));
   });
 
   it("leave a sub2 naming no kept shard-day, or failing its check, to Direct, copying nothing", { timeout: 60_000 }, async () => {

@@ -614,22 +614,27 @@ export const cakeConversions = sqliteTable(
 );
 
 /**
+ * A row of CAKE's click report as the pull keeps it: its key (day, offer, sub ids) and its clicks.
+ * The pull's staging here, and the rows a shard-day object keeps of its own clicks
+ * (tracking/click-shard.ts `cakeClicks`).
+ */
+export const cakeClickRowColumns = () => ({
+  date: text("date").notNull(),
+  offerId: integer("offer_id").notNull(),
+  offerName: text("offer_name").notNull(),
+  subid1: text("subid1").notNull(),
+  subid2: text("subid2").notNull(),
+  subid3: text("subid3").notNull(),
+  clicks: integer("clicks").notNull(),
+});
+
+/**
  * Scratch space of one CAKE sync: the pulled click aggregate, written and emptied inside the
  * sync's single atomic batch, so set-based SQL can rebuild the window. Empty between batches.
  */
 export const cakeSyncStaging = sqliteTable(
   "cake_sync_staging",
-  {
-    id: integer("id").primaryKey(),
-    runId: integer("run_id").notNull(),
-    date: text("date").notNull(),
-    offerId: integer("offer_id").notNull(),
-    offerName: text("offer_name").notNull(),
-    subid1: text("subid1").notNull(),
-    subid2: text("subid2").notNull(),
-    subid3: text("subid3").notNull(),
-    clicks: integer("clicks").notNull(),
-  },
+  { id: integer("id").primaryKey(), runId: integer("run_id").notNull(), ...cakeClickRowColumns() },
   (t) => [uniqueIndex("cake_sync_staging_key_unique").on(t.runId, t.date, t.offerId, t.subid1, t.subid2, t.subid3)],
 );
 

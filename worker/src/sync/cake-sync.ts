@@ -1,8 +1,9 @@
-import { applyCakePull, type DayRange } from "../db/queries/cake";
+import { applyCakePull, type DayRange, type ShardCakeParts } from "../db/queries/cake";
 import { archivedFrontier } from "../db/queries/click-archives";
 import type { Db } from "../env";
 import { createCakeClient, type CakeClick, type CakeConfig, type CakeConversion } from "../integrations/cake";
 import { shiftDay, splitDays } from "../lib/calendar-days";
+import type { PlacedCakeClicks } from "../tracking/cake-shards";
 import { ExternalApiError, type HttpOptions } from "../integrations/http";
 
 /**
@@ -64,6 +65,16 @@ export interface CakeSyncInput {
    * never fails the sync (those rows show as "Direct" until the next pull).
    */
   copyClicks?: (sub2s: string[]) => Promise<unknown>;
+  /**
+   * Where the click report rows of shard-day clicks go (tracking/cake-shards.ts): without it, every
+   * row is D1's. Its failure fails the week's write, which the next pull makes again.
+   */
+  shards?: CakeClickShards;
+}
+
+export interface CakeClickShards {
+  place(rows: CakeClick[]): Promise<PlacedCakeClicks>;
+  apply(pull: { runId: number; pulled: DayRange; rebuild: DayRange; objects: PlacedCakeClicks["objects"] }): Promise<ShardCakeParts & { written: number }>;
 }
 
 /**
@@ -91,7 +102,7 @@ export const CAKE_WRITE_CHUNK_DAYS = 7;
  * the weeks already written stay written (each is whole) and the error says which days those
  * are; when it fails at once, the ExternalApiError is thrown.
  */
-export async function syncCake({ db, config, http, runId, now, days: asked, onConversions, copyClicks }: CakeSyncInput) {
+export async function syncCake({ db, config, http, runId, now, days: asked, onConversions, copyClicks, shards }: CakeSyncInput) {
   const days = await daysWithClicks(db, asked);
   if (!days) return { rowsFetched: 0, rowsUpserted: 0, error: null };
   const client = createCakeClient(config, http);
@@ -108,17 +119,25 @@ export async function syncCake({ db, config, http, runId, now, days: asked, onCo
       const error = `${err.message} (the days from ${savedFrom} to ${days.end} were saved before that)`;
       return { rowsFetched, rowsUpserted, error };
     }
-    await copyClicks?.([...clicks.map((c) => c.subid2), ...pulledConversions.map((c) => c.subid2)]).catch((err: unknown) =>
+    const summed = aggregateClicks(clicks, chunk);
+    const placed = shards ? await shards.place(summed) : { d1: summed, objects: new Map<string, CakeClick[]>() };
+    // The clicks of the conversions, and of D1's click rows (an id moved to a legacy object), are
+    // copied; a shard-day object sums its own click rows.
+    await copyClicks?.([...placed.d1.map((c) => c.subid2), ...pulledConversions.map((c) => c.subid2)]).catch((err: unknown) =>
       console.error("cake sync: shard-day clicks not copied for the attribution", err),
     );
+    const rebuild = { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end };
+    const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild, objects: placed.objects }) : undefined;
+    rowsUpserted += shardParts?.written ?? 0;
     rowsUpserted += await applyCakePull(db, {
       runId,
       now,
       pulled: chunk,
-      rebuild: { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end },
+      rebuild,
       graceCutoff: now - POSTBACK_GRACE_MS,
       conversions: uniqueConversions(pulledConversions, chunk),
-      clicks: aggregateClicks(clicks, chunk),
+      clicks: placed.d1,
+      shardParts,
     });
     rowsFetched += pulledConversions.length + clicks.length;
     savedFrom = chunk.start;

@@ -14,9 +14,10 @@ import { ExternalApiError, type HttpOptions } from "../integrations/http";
 import { iso, isoOrNull } from "../lib/time";
 import type { CakeConversion } from "../integrations/cake";
 import { copyAttributedClicks } from "../tracking/attributed-clicks";
+import { applyCakeClicksToShards, placeCakeClicks } from "../tracking/cake-shards";
 import { produceSends, seenConversion } from "../tiktok-events/produce";
 import { emitConversionsCreated } from "../webhooks/emit";
-import { syncCake } from "./cake-sync";
+import { syncCake, type CakeClickShards } from "./cake-sync";
 import { cakeSetup, tiktokSetup } from "./config";
 import { syncTikTok } from "./tiktok-sync";
 
@@ -96,7 +97,14 @@ function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { d
         ),
       ]);
     const copyClicks = (sub2s: string[]) => copyAttributedClicks(input.db, env, sub2s, input.now);
-    return { problems, run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, onConversions, copyClicks })) };
+    const shards: CakeClickShards = {
+      place: (rows) => placeCakeClicks(input.db, env, rows, input.now),
+      apply: (pull) => applyCakeClicksToShards(input.db, env, pull, input.now),
+    };
+    return {
+      problems,
+      run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, onConversions, copyClicks, shards })),
+    };
   }
   const { problems, config } = tiktokSetup(env);
   return { problems, run: config && ((): Promise<SyncResult> => syncTikTok({ ...input, config })) };

@@ -25,10 +25,12 @@
  * "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, desc, eq, getTableColumns, isNull, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, between, desc, eq, getTableColumns, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { clicks } from "../db/schema";
+import { cakeClickRowColumns, clicks } from "../db/schema";
+import { shardCakeQueries, type DayRange, type ShardAttributedRow, type ShardAudienceRow, type ShardCakeParts } from "../db/queries/cake";
+import type { CakeClick } from "../integrations/cake";
 import {
   CLICK_FOR_EXIT,
   CLICK_LOG_COLUMNS,
@@ -72,6 +74,24 @@ export const pendingExits = sqliteTable("pending_exits", exitColumns, (t) => [pr
  * shard-day's object.
  */
 export const countedExits = sqliteTable("counted_exits", { clickId: text("click_id").notNull() }, (t) => [primaryKey({ columns: [t.clickId] })]);
+
+/**
+ * CAKE's click report rows whose sub2 is one of this shard-day's click ids (tracking/cake-shards.ts):
+ * D1's cake_stats columns but the conversions, which stay in D1's ledger, keyed as cake_stats is.
+ * They go with the object when the retention empties it, as the clicks they count do.
+ */
+export const cakeClicks = sqliteTable("cake_clicks", cakeClickRowColumns(), (t) => [
+  primaryKey({ columns: [t.date, t.offerId, t.subid1, t.subid2, t.subid3] }),
+]);
+/** A pull's rows, staged over as many calls as they take, until the pull replaces its days with them in one transaction. */
+export const cakeClickStaging = sqliteTable("cake_click_staging", { runId: integer("run_id").notNull(), ...cakeClickRowColumns() }, (t) => [
+  primaryKey({ columns: [t.runId, t.date, t.offerId, t.subid1, t.subid2, t.subid3] }),
+]);
+
+/** The pulls written here (a run and its first day): a pull's write repeated changes nothing. Only the latest run's are kept. */
+export const cakePullsApplied = sqliteTable("cake_pulls_applied", { runId: integer("run_id").notNull(), start: text("start").notNull() }, (t) => [
+  primaryKey({ columns: [t.runId, t.start] }),
+]);
 
 /** A stored click as an exit needs it (the columns D1's lookup reads: db/queries/clicks.ts). */
 export type ShardClickForExit = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_FOR_EXIT>;
@@ -179,7 +199,8 @@ export function ensureTables(storage: SqlStorage) {
   for (const column of Object.values(getTableColumns(clicks))) {
     if (!present.has(column.name)) storage.exec(`alter table clicks add column "${column.name}" ${column.getSQLType()}`);
   }
-  for (const statement of [...indexes, ...[shardExits, pendingExits, countedExits].map((t) => createTable(t).create)]) storage.exec(statement);
+  const others = [shardExits, pendingExits, countedExits, cakeClicks, cakeClickStaging, cakePullsApplied].map((t) => createTable(t).create);
+  for (const statement of [...indexes, ...others]) storage.exec(statement);
 }
 
 /** A click moved from D1, under its D1 rowid (tracking/click-move.ts): the rollup's watermarks for the legacy objects are D1 ids. */
@@ -396,6 +417,61 @@ export class ClickShard extends DurableObject<unknown> {
       )
       .one();
     return row.at;
+  }
+
+  /**
+   * Stages a pull's click report rows for this object (see `applyCakeClicks`); rows another run
+   * staged and never applied (a pull that failed part way) are dropped. Returns the rows staged.
+   */
+  stageCakeClicks(runId: number, rows: CakeClick[]): number {
+    return this.ctx.storage.transactionSync(() => {
+      this.db.delete(cakeClickStaging).where(ne(cakeClickStaging.runId, runId)).run();
+      for (const r of rows) {
+        const row = { date: r.date, offerId: r.offerId, offerName: r.offerName, subid1: r.subid1, subid2: r.subid2, subid3: r.subid3, clicks: r.clicks };
+        this.db
+          .insert(cakeClickStaging)
+          .values({ runId, ...row })
+          .onConflictDoUpdate({
+            target: [
+              cakeClickStaging.runId,
+              cakeClickStaging.date,
+              cakeClickStaging.offerId,
+              cakeClickStaging.subid1,
+              cakeClickStaging.subid2,
+              cakeClickStaging.subid3,
+            ],
+            set: { offerName: row.offerName, clicks: row.clicks },
+          })
+          .run();
+      }
+      return rows.length;
+    });
+  }
+
+  /**
+   * A CAKE pull's write here (tracking/cake-shards.ts), in one transaction: the rows of the pulled
+   * days become the ones `runId` staged, as cake_stats' clicks become what the last pull reported
+   * (db/queries/cake.ts). Then this object's part of the rebuilt days: its rows summed over its
+   * clicks by the rollups' keys (`shardCakeQueries`). Called again with the same run, the write
+   * changes nothing (the staged rows are gone; the days already hold them) and the sums are the same.
+   */
+  applyCakeClicks(runId: number, pulled: DayRange, rebuild: DayRange, campaignIds: number[]): ShardCakeParts & { written: number } {
+    const written = this.ctx.storage.transactionSync(() => {
+      const marked = this.ctx.storage.sql.exec("insert into cake_pulls_applied (run_id, start) values (?, ?) on conflict do nothing", runId, pulled.start);
+      if (!marked.rowsWritten) return 0;
+      this.db.delete(cakePullsApplied).where(ne(cakePullsApplied.runId, runId)).run();
+      const staged = this.db.select().from(cakeClickStaging).where(eq(cakeClickStaging.runId, runId)).all();
+      this.db
+        .delete(cakeClicks)
+        .where(between(cakeClicks.date, pulled.start, pulled.end))
+        .run();
+      for (const { runId: _run, ...row } of staged) this.db.insert(cakeClicks).values(row).run();
+      // This run's, and any an older run staged and never applied (it failed part way).
+      this.db.delete(cakeClickStaging).run();
+      return staged.length;
+    });
+    const { attributed, audience } = shardCakeQueries(rebuild, campaignIds);
+    return { written, attributed: this.all<ShardAttributedRow>(attributed), audience: this.all<ShardAudienceRow>(audience) };
   }
 
   /** The highest click rowid and exit time here, each from its index: what the rollup must have counted before the object is emptied. */

@@ -8,12 +8,13 @@
  * atomic batch; a postback adds its one conversion to the same rows in another.
  */
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
-import { clicks } from "../schema";
+import { AUDIENCE_DIMS, clicks } from "../schema";
 import type { Db } from "../../env";
 import { isCountedDisposition, type CakeClick, type CakeConversion } from "../../integrations/cake";
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
+import { SHARD_AUDIENCE_VALUE } from "./shard-rollup";
 
 export interface DayRange {
   start: string;
@@ -71,6 +72,114 @@ function statsWithClicks(days: DayRange, store: "clicks" | "attributed_clicks"):
     : { from: sql`cake_stats s join attributed_clicks k on s.subid2 <> '' and k.click_id = s.subid2`, where: inDays };
 }
 
+/**
+ * CAKE's click report rows of shard-day clicks, summed by a shard-day object over its own clicks
+ * (tracking/click-shard.ts `applyCakeClicks`, its `cake_clicks` table): what the rebuild adds to
+ * D1's part. Clicks only; conversions stay in D1's ledger and cake_stats.
+ */
+export interface ShardAttributedRow {
+  date: string;
+  campaignId: number;
+  tiktokCampaignId: string;
+  tiktokAdGroupId: string;
+  tiktokCreativeId: string;
+  placement: string;
+  campaignName: string;
+  adGroupName: string;
+  creativeName: string;
+  offerId: number;
+  offerName: string;
+  subid1: string;
+  subid3: string;
+  clicks: number;
+}
+export interface ShardAudienceRow {
+  dim: string;
+  date: string;
+  campaignId: number;
+  tiktokCampaignId: string;
+  value: string;
+  subid1: string;
+  subid3: string;
+  clicks: number;
+}
+export interface ShardCakeParts {
+  attributed: ShardAttributedRow[];
+  audience: ShardAudienceRow[];
+}
+
+/**
+ * The statements a shard-day object runs over its `cake_clicks` for the days: its rows joined to
+ * its clicks by sub2, summed by the two rollups' keys with the expressions D1's rebuild uses (a
+ * row of no click, or of a campaign not among `campaignIds`, deleted since, is campaign 0,
+ * "Direct", as in D1, whose clicks go with their campaign). The audience values are the ones a
+ * shard-day click stored (db/queries/shard-rollup.ts `SHARD_AUDIENCE_VALUE`).
+ */
+export function shardCakeQueries(days: DayRange, campaignIds: number[]): { attributed: SQL; audience: SQL } {
+  const from = sql`cake_clicks s left join clicks k on k.click_id = s.subid2
+    and k.campaign_id in (select value from json_each(${JSON.stringify(campaignIds)}))`;
+  const inDays = sql`s.date between ${days.start} and ${days.end}`;
+  return {
+    attributed: sql`
+      select s.date as date, coalesce(k.campaign_id, 0) as campaignId, coalesce(k.tiktok_campaign_id, '') as tiktokCampaignId,
+        coalesce(k.tiktok_ad_group_id, '') as tiktokAdGroupId, coalesce(k.tiktok_creative_id, '') as tiktokCreativeId,
+        coalesce(k.placement, '') as placement, coalesce(k.campaign_name, '') as campaignName,
+        coalesce(k.ad_group_name, '') as adGroupName, coalesce(k.creative_name, '') as creativeName,
+        s.offer_id as offerId, max(s.offer_name) as offerName, s.subid1 as subid1, s.subid3 as subid3, sum(s.clicks) as clicks
+      from ${from}
+      where ${inDays}
+      group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13`,
+    audience: sql`
+      select a.dim as dim, s.date as date, coalesce(k.campaign_id, 0) as campaignId, coalesce(k.tiktok_campaign_id, '') as tiktokCampaignId,
+        ${audienceValue("k", AUDIENCE_DIMS, SHARD_AUDIENCE_VALUE)} as value, s.subid1 as subid1, s.subid3 as subid3, sum(s.clicks) as clicks
+      from ${from} cross join ${AUDIENCE_DIMS_TABLE}
+      where ${inDays}
+      group by 1, 2, 3, 4, 5, 6, 7`,
+  };
+}
+
+/** The objects' parts added to the rollups D1's part was just written to, row for row (a shared key sums). */
+function shardPartStatements({ attributed, audience }: ShardCakeParts): SQL[] {
+  const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
+  const cols = (n: number) =>
+    sql.join(
+      Array.from({ length: n }, (_, i) => at(i)),
+      sql`, `,
+    );
+  const attributedRows = attributed.map((r) => [
+    r.date,
+    r.campaignId,
+    r.tiktokCampaignId,
+    r.tiktokAdGroupId,
+    r.tiktokCreativeId,
+    r.placement,
+    r.campaignName,
+    r.adGroupName,
+    r.creativeName,
+    r.offerId,
+    r.offerName,
+    r.subid1,
+    r.subid3,
+    r.clicks,
+  ]);
+  const audienceRows = audience.map((r) => [r.dim, r.date, r.campaignId, r.tiktokCampaignId, r.value, r.subid1, r.subid3, r.clicks]);
+  return [
+    ...jsonChunks(attributedRows).map(
+      (chunk) => sql`
+      insert into cake_attributed_daily (${ATTRIBUTED_COLUMNS})
+      select ${cols(14)}, 0, 0 from json_each(${chunk}) where true
+      on conflict (${ATTRIBUTED_KEY}) do update set clicks = cake_attributed_daily.clicks + excluded.clicks,
+        offer_name = case when cake_attributed_daily.offer_name = '' then excluded.offer_name else cake_attributed_daily.offer_name end`,
+    ),
+    ...jsonChunks(audienceRows).map(
+      (chunk) => sql`
+      insert into cake_audience_daily (${AUDIENCE_COLUMNS})
+      select ${cols(8)}, 0, 0 from json_each(${chunk}) where true
+      on conflict (${AUDIENCE_KEY}) do update set clicks = cake_audience_daily.clicks + excluded.clicks`,
+    ),
+  ];
+}
+
 const ATTRIBUTED_KEY = sql.raw(
   "date, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement, campaign_name, ad_group_name, " +
     "creative_name, offer_id, subid1, subid3",
@@ -78,10 +187,12 @@ const ATTRIBUTED_KEY = sql.raw(
 
 /**
  * cake_attributed_daily for the days, rebuilt from cake_stats joined to our clicks through
- * sub2 = clickId (no match: campaign 0, the report's "Direct"), in D1 or copied from a shard-day.
- * Exported for whoever seeds cake_stats another way (benchmarks, backfills).
+ * sub2 = clickId (no match: campaign 0, the report's "Direct"), in D1 or copied from a shard-day,
+ * plus the shard-day objects' sums of their click report rows (`shardParts`, when the clicks are
+ * in objects: tracking/cake-shards.ts). Exported for whoever seeds cake_stats another way
+ * (benchmarks, backfills).
  */
-export function rebuildAttributedStatements(days: DayRange): SQL[] {
+export function rebuildAttributedStatements(days: DayRange, shardParts?: ShardCakeParts): SQL[] {
   // Each store's rows, once for the audience rollup and once for the attributed one.
   const joined = (["clicks", "attributed_clicks"] as const).map((store) => statsWithClicks(days, store));
   return [
@@ -112,6 +223,7 @@ export function rebuildAttributedStatements(days: DayRange): SQL[] {
         conversions = cake_attributed_daily.conversions + excluded.conversions,
         revenue_cents = cake_attributed_daily.revenue_cents + excluded.revenue_cents`,
     ),
+    ...(shardParts ? shardPartStatements(shardParts) : []),
   ];
 }
 
@@ -133,8 +245,10 @@ export interface CakePull {
   graceCutoff: number;
   /** All dated inside `pulled`. */
   conversions: CakeConversion[];
-  /** One row per key (date, offer, sub1, sub2, sub3), all inside `pulled`. */
+  /** One row per key (date, offer, sub1, sub2, sub3), all inside `pulled`: the rows D1 keeps (not a shard-day click's). */
   clicks: CakeClick[];
+  /** The shard-day objects' sums of their click report rows over `rebuild` (tracking/cake-shards.ts), written by them already. */
+  shardParts?: ShardCakeParts;
 }
 
 /**
@@ -235,7 +349,7 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
     sql`delete from cake_stats
         where date between ${r.start} and ${r.end} and clicks = 0 and conversions = 0 and revenue_cents = 0`,
   ];
-  const after = [sql`delete from cake_sync_staging where run_id = ${runId}`, ...rebuildAttributedStatements(r)];
+  const after = [sql`delete from cake_sync_staging where run_id = ${runId}`, ...rebuildAttributedStatements(r, pull.shardParts)];
   const results = await rawBatch(db, [...before, ...stats, ...after]);
   return results.slice(before.length, before.length + stats.length).reduce((sum, res) => sum + changed(res), 0);
 }

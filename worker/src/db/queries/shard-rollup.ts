@@ -73,7 +73,7 @@ const NAMED_FIELDS = sql.raw(CLICK_FIELDS.map((f) => `coalesce(${f}, '') as ${f}
 
 /** A click's lander and offer as a shard-day has them: only what the click stored. */
 const storedLander = (k: string) => `coalesce(cast(${k}.lander_id as text), case when ${k}.path_id is null then 'unknown' else 'none' end)`;
-const SHARD_AUDIENCE_VALUE: Record<AudienceDim, (k: string) => string> = {
+export const SHARD_AUDIENCE_VALUE: Record<AudienceDim, (k: string) => string> = {
   ...AUDIENCE_VALUE,
   lander: storedLander,
   landerOffer: (k) => `${storedLander(k)} || '|' || coalesce(cast(${k}.offer_id as text), 'none')`,

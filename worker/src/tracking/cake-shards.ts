@@ -1,0 +1,95 @@
+/**
+ * CAKE's click report rows follow their clicks into the shard-day objects (docs/click-storage.md
+ * "What else outgrows D1 at this load"). With sub2 being our click id, the report has a row per
+ * click that reached the offer: in D1's cake_stats that is the one table still growing with the
+ * clicks. A row whose sub2 is a layout-1 id naming a stored shard-day goes to that object instead
+ * (its `cake_clicks`), which sums its rows over its own clicks for the attribution's rebuild; D1
+ * keeps the rows of every other sub2 (its own clicks, those moved to the legacy objects, and the
+ * ones naming no click: "Direct"), and every conversion: the ledger, cake_stats' conversions and
+ * the copies of converted clicks (tracking/attributed-clicks.ts) stay as they are.
+ *
+ * A pull (sync/cake-sync.ts) places its rows, then writes each object's and asks every object that
+ * may hold rows of the rebuilt days for its sums: all shards of the UTC days from the day before
+ * the rebuild's first to the day after the pull's last (CAKE dates a click by the network's clock,
+ * within a day of ours). An object that fails fails the pull: D1's rollups are left as the last
+ * whole pull wrote them, and the next pull writes every object again.
+ */
+import { campaigns } from "../db/schema";
+import type { DayRange, ShardCakeParts } from "../db/queries/cake";
+import type { Bindings, Db } from "../env";
+import type { CakeClick } from "../integrations/cake";
+import { clicksRetention } from "../retention/config";
+import { LEGACY_DAY, clickDayOf, placeOfClickId, shardName } from "./click-id";
+import { isStoredPlace, shardCounts } from "./shard-days";
+
+export type CakeShardsEnv = Pick<Bindings, "CLICK_SHARDS" | "CLICKS_RETENTION_DAYS">;
+
+/** Rows staged in one call: well under the 32 MiB a call's arguments may take. */
+const ROWS_PER_CALL = 5_000;
+
+/** A pull's click rows by store: D1's, and each shard-day object's by name. */
+export interface PlacedCakeClicks {
+  d1: CakeClick[];
+  objects: Map<string, CakeClick[]>;
+}
+
+/**
+ * Each row to the object its sub2 names, when that is a stored shard-day (the check the consumer
+ * makes of our own ids, without the signature: a forged id that names a stored object is kept
+ * there and joins no click, "Direct", as it would in D1); every other row to D1.
+ */
+export async function placeCakeClicks(db: Db, env: CakeShardsEnv, rows: CakeClick[], now: number): Promise<PlacedCakeClicks> {
+  const counts = await shardCounts(db, now);
+  const keptDays = clicksRetention(env.CLICKS_RETENTION_DAYS).days;
+  const placed: PlacedCakeClicks = { d1: [], objects: new Map() };
+  for (const row of rows) {
+    const place = row.subid2 ? placeOfClickId(row.subid2, now) : null;
+    if (!place || !isStoredPlace(counts, place, keptDays, now)) {
+      placed.d1.push(row);
+      continue;
+    }
+    const name = shardName(place);
+    const group = placed.objects.get(name);
+    if (group) group.push(row);
+    else placed.objects.set(name, [row]);
+  }
+  return placed;
+}
+
+const dayOfDate = (date: string) => clickDayOf(Date.parse(`${date}T00:00:00Z`));
+
+/**
+ * Writes each object's rows of the pulled days, in every object that may hold rows of them (so a
+ * row CAKE no longer reports goes), and returns the objects' sums over the rebuilt days with the
+ * rows written. Throws when an object fails.
+ */
+export async function applyCakeClicksToShards(
+  db: Db,
+  env: CakeShardsEnv,
+  pull: { runId: number; pulled: DayRange; rebuild: DayRange; objects: Map<string, CakeClick[]> },
+  now: number,
+): Promise<ShardCakeParts & { written: number }> {
+  const counts = await shardCounts(db, now);
+  const names = new Set(pull.objects.keys());
+  for (let day = dayOfDate(pull.rebuild.start) - 1; day <= dayOfDate(pull.pulled.end) + 1; day++) {
+    if (day === LEGACY_DAY) continue;
+    for (let shard = 0; shard < (counts.get(day) ?? 0); shard++) names.add(shardName({ day, shard }));
+  }
+  const parts: ShardCakeParts & { written: number } = { attributed: [], audience: [], written: 0 };
+  if (!names.size) return parts;
+  const campaignIds = (await db.select({ id: campaigns.id }).from(campaigns)).map((c) => c.id);
+  const answers = await Promise.all(
+    [...names].map(async (name) => {
+      const shard = env.CLICK_SHARDS.getByName(name);
+      const rows = pull.objects.get(name) ?? [];
+      for (let i = 0; i < rows.length; i += ROWS_PER_CALL) await shard.stageCakeClicks(pull.runId, rows.slice(i, i + ROWS_PER_CALL));
+      return shard.applyCakeClicks(pull.runId, pull.pulled, pull.rebuild, campaignIds);
+    }),
+  );
+  for (const answer of answers) {
+    parts.attributed.push(...answer.attributed);
+    parts.audience.push(...answer.audience);
+    parts.written += answer.written;
+  }
+  return parts;
+}
