@@ -8,6 +8,13 @@
 //                                     or why none), with CLICKS_RETENTION_DAYS
 //   GET /__bench/sim/run?id=I         the archive run's Workflow status
 //   GET /__bench/sim/sizes            D1's size, and each shard-day not emptied: its objects' bytes
+//   GET /__bench/sim/cake-ids?day=D   the ids of the day's clicks CAKE's report lists (2 in 5)
+//   GET /__bench/sim/cake?now=T       the CAKE sync of the day at T, as the cron runs it (CAKE is
+//                                     the bench's stand-in), with D1's size before and after and the
+//                                     click report rows the objects hold
+//   GET /__bench/sim/cake-d1?day=D    the baseline: the same day's rows written as before they went
+//                                     to the objects (every click copied, every row in cake_stats)
+//                                     under a date of their own, with D1's size before and after
 //   GET /__bench/sim/move?now=T       the shard-days cron's part for the move of D1's clicks at T
 //                                     (tracking/click-move.ts): the switch, or a new run started
 //   GET /__bench/sim/move-step?now=T  one step of the move, as ClickMoveWorkflow runs it
@@ -26,6 +33,9 @@ import { clicksRetention } from "../../../worker/src/retention/config.ts";
 import { clickDayOf, clickDayStart, shardName } from "../../../worker/src/tracking/click-id.ts";
 import { carryMoveOn, moveClicksStep, readClickMove } from "../../../worker/src/tracking/click-move.ts";
 import { fixShardDays, shardCounts, shardDaysFrom, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
+import { applyCakePull } from "../../../worker/src/db/queries/cake.ts";
+import { runSync } from "../../../worker/src/sync/run-sync.ts";
+import { copyAttributedClicks } from "../../../worker/src/tracking/attributed-clicks.ts";
 import { clickRowsSql } from "../../lib/click-days.mjs";
 
 // wrangler.toml's [[workflows]] names this class: the entry must export it.
@@ -54,10 +64,40 @@ export class ClickShard extends StoreShard {
     return this.ctx.storage.sql.databaseSize;
   }
 
+  /** The ids of 2 in 5 of its clicks: those CAKE's click report lists in the simulation. */
+  cakeIds() {
+    return this.ctx.storage.sql
+      .exec("select click_id from clicks where id % 5 < 2 order by id")
+      .toArray()
+      .map((r) => r.click_id);
+  }
+
+  /** CAKE's click report rows held here (tracking/cake-shards.ts). */
+  cakeRows() {
+    return this.ctx.storage.sql.exec("select count(*) as n from cake_clicks").one().n;
+  }
+
   /** The object's bytes (SQLite's pages, as Cloudflare bills them), without counting rows. */
   bytes() {
     return this.ctx.storage.sql.databaseSize;
   }
+}
+
+/**
+ * D1's size (as D1 reports it after a statement: its file, free pages included) and the rows of
+ * the tables that grew with CAKE's click report: its rows (cake_stats) and the copies of the
+ * clicks it reported (attributed_clicks).
+ */
+async function d1Held(env) {
+  const result = await env.DB.prepare("select (select count(*) from cake_stats) as stats, (select count(*) from attributed_clicks) as copies").run();
+  return { bytes: result.meta.size_after, rows: result.results[0].stats + result.results[0].copies };
+}
+
+/** The day's click ids CAKE's report lists, from each of its objects. */
+async function cakeIds(env, day) {
+  const shards = shardsPerDay(env.CLICK_SHARDS_PER_DAY).shards;
+  const ids = await Promise.all(Array.from({ length: shards }, (_, shard) => env.CLICK_SHARDS.getByName(shardName({ day, shard })).cakeIds()));
+  return ids.flat();
 }
 
 export default {
@@ -100,6 +140,40 @@ export default {
       const left = await env.DB.prepare("select count(*) as n from clicks").first("n");
       const totals = await env.DB.prepare("select coalesce(sum(clicks), 0) as clicks, coalesce(sum(exits), 0) as exits from click_daily_stats").first();
       return Response.json({ move: await readClickMove(db), left, totals });
+    }
+    if (url.pathname === "/__bench/sim/cake-ids") {
+      return Response.json(await cakeIds(env, Number(q.get("day"))));
+    }
+    if (url.pathname === "/__bench/sim/cake") {
+      const now = Number(q.get("now"));
+      const before = await d1Held(env);
+      const run = await runSync({ db, env, now }, { source: "cake", trigger: "cron", days: 1 });
+      const after = await d1Held(env);
+      const days = await shardDaysFrom(db, 0);
+      const held = await Promise.all(
+        days.flatMap(({ day, shards }) => Array.from({ length: shards }, (_, shard) => env.CLICK_SHARDS.getByName(shardName({ day, shard })).cakeRows())),
+      );
+      return Response.json({ run, before, after, objectRows: held.reduce((a, b) => a + b, 0) });
+    }
+    if (url.pathname === "/__bench/sim/cake-d1") {
+      // What the pull did before (sync/cake-sync.ts before the click rows went to the objects):
+      // every reported click copied into attributed_clicks, every row into cake_stats, the
+      // attribution rebuilt. Under a date no simulated day has, so the days' figures stay as they are.
+      const ids = await cakeIds(env, Number(q.get("day")));
+      const date = "2019-01-01";
+      const before = await d1Held(env);
+      await copyAttributedClicks(db, env, ids, Number(q.get("now")));
+      const rows = ids.map((id, i) => ({ date, offerId: 1, offerName: "Offer", subid1: `mb${i % 6}`, subid2: id, subid3: "", clicks: 1 }));
+      await applyCakePull(db, {
+        runId: 1_000_000,
+        now: Number(q.get("now")),
+        pulled: { start: date, end: date },
+        rebuild: { start: date, end: date },
+        graceCutoff: 0,
+        conversions: [],
+        clicks: rows,
+      });
+      return Response.json({ rows: rows.length, before, after: await d1Held(env) });
     }
     if (url.pathname === "/__bench/sim/sizes") {
       const d1 = (await env.DB.prepare("select 1").run()).meta.size_after;
