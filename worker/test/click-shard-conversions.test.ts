@@ -5,11 +5,12 @@
  * click's campaign and ad, not to "Direct", and hand its ttclid on to TikTok.
  */
 import { env } from "cloudflare:workers";
-import { eq, sql } from "drizzle-orm";
+import { eq, lte, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CakeClick } from "../src/integrations/cake";
 import { reportTimeZone } from "../src/db/queries/settings";
-import { attributedClicks, cakeAttributedDaily, cakeStats, clicks, clickShardDays, tiktokEventSends } from "../src/db/schema";
+import { purgeArchivedCakeStats } from "../src/db/queries/cake";
+import { attributedClicks, cakeAttributedDaily, cakeClickShards, cakeStats, clicks, clickShardDays, tiktokEventSends } from "../src/db/schema";
 import { dayIn } from "../src/lib/calendar-days";
 import { runSync } from "../src/sync/run-sync";
 import { purgeAttributedClicks } from "../src/tracking/attributed-clicks";
@@ -149,7 +150,7 @@ describe("conversions of clicks in shard-day objects", () => {
     expect(await attributed(campaignId)).toEqual(credited(3));
     // An object's write repeated (the same run and days) changes nothing.
     const days = { start: first.windowStart!, end: first.windowEnd! };
-    const again = await env.CLICK_SHARDS.getByName(shardName(placeOfClickId(second!)!)).applyCakeClicks(first.id, days, days, [campaignId]);
+    const again = await env.CLICK_SHARDS.getByName(shardName(placeOfClickId(second!)!)).applyCakeClicks(first.id, days, days, [[campaignId, 0]]);
     expect(again.written).toBe(0);
     expect(again.attributed.filter((r) => r.campaignId === campaignId).reduce((n, r) => n + r.clicks, 0)).toBeGreaterThan(0);
     // D1 keeps the conversion, not the click rows; only the converted click is copied.
@@ -213,6 +214,54 @@ describe("conversions of clicks in shard-day objects", () => {
     expect(await attributed(campaignId)).toEqual(credited(2));
     expect((await pull()).status).toBe("ok");
     expect(await attributed(campaignId)).toEqual(credited(1));
+  });
+
+  it("keep the rows of a visitor who reached the offer days after the link with the click, and replace them there", { timeout: 90_000 }, async () => {
+    const campaignId = await campaignWithOffer("Shard late offer");
+    // Two clicks of today's objects that share one (four shards: five clicks have a pair).
+    const sub2s = await Promise.all([1, 2, 3, 4, 5].map((i) => sub2FromOfferLink(campaignId, `203.0.113.${110 + i}`)));
+    const sameObject = sub2s.filter((id, i) => sub2s.some((other, j) => j !== i && shardName(placeOfClickId(other)!) === shardName(placeOfClickId(id)!)));
+    const late = sameObject[0]!;
+    const later = sameObject.find((id) => id !== late && shardName(placeOfClickId(id)!) === shardName(placeOfClickId(late)!))!;
+    const fakes = createFakes();
+    const day = (n: number) => dayIn(Date.now() + n * 86_400_000, "UTC");
+    const row = (subid_2: string, n: number) => ({
+      click_id: subid_2,
+      click_date: `${day(n)}T10:00:00`,
+      offer_id: 13,
+      offer_name: "Late",
+      subid_1: "mb-late",
+      subid_2,
+    });
+    const pullOn = (n: number) =>
+      runSync({ db: db(), env: configuredEnv(), http: fakeHttp(fakes), now: Date.now() + n * 86_400_000 }, { source: "cake", trigger: "manual", days: 1 });
+    const clicksOn = async (n: number) =>
+      (await db().get<{ n: number | null }>(sql`select sum(clicks) as n from cake_attributed_daily where campaign_id = ${campaignId} and date = ${day(n)}`))
+        ?.n ?? 0;
+
+    // Five days after the link the visitor reaches the offer: CAKE dates the click then.
+    fakes.cake.state.clicks.push(row(late, 5));
+    expect((await pullOn(5)).status).toBe("ok");
+    expect(await clicksOn(5)).toBe(1);
+    // CAKE no longer reports it: the pull of that day asks its object again, which drops it.
+    fakes.cake.state.clicks.length = 0;
+    expect((await pullOn(5)).status).toBe("ok");
+    expect(await clicksOn(5)).toBe(0);
+    // Two days on, another click of the same object reaches the offer; the rebuild takes in day 5
+    // (its margin) from that object and finds nothing left of the first.
+    fakes.cake.state.clicks.push(row(later, 7));
+    expect((await pullOn(7)).status).toBe("ok");
+    expect(await clicksOn(7)).toBe(1);
+    expect(await clicksOn(5)).toBe(0);
+    // Once the retention has archived those days, the record of the objects goes with cake_stats' rows.
+    const recorded = () =>
+      db()
+        .select()
+        .from(cakeClickShards)
+        .where(lte(cakeClickShards.date, day(7)));
+    expect((await recorded()).length).toBeGreaterThan(0);
+    await purgeArchivedCakeStats(db(), day(7));
+    expect(await recorded()).toEqual([]);
   });
 
   it("leave a sub2 naming no kept shard-day, or failing its check, to Direct, copying nothing", { timeout: 60_000 }, async () => {

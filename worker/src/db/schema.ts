@@ -765,6 +765,23 @@ export const clickShardDays = sqliteTable("click_shard_days", {
 });
 
 /**
+ * Which shard-day objects hold CAKE click report rows of a CAKE date (tracking/cake-shards.ts):
+ * recorded before a pull writes them, so a later pull of that date asks those objects too, to
+ * replace or sum their rows, however far the date is from the click's own day (a visitor who
+ * reaches the offer days after the tracking link). Deleted with `cake_stats`' rows of the
+ * archived days.
+ */
+export const cakeClickShards = sqliteTable(
+  "cake_click_shards",
+  {
+    date: text("date").notNull(),
+    day: integer("day").notNull(),
+    shard: integer("shard").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.date, t.day, t.shard] })],
+);
+
+/**
  * The move of D1's clicks into the legacy shard objects (tracking/click-move.ts, docs/click-storage.md
  * "Moving the existing clicks"): one row, id 1, written when the move starts. `point` is the
  * highest D1 click id moved: every click up to it is in its legacy object and gone from D1, and

@@ -120,7 +120,7 @@ export async function syncCake({ db, config, http, runId, now, days: asked, onCo
       return { rowsFetched, rowsUpserted, error };
     }
     const summed = aggregateClicks(clicks, chunk);
-    const placed = shards ? await shards.place(summed) : { d1: summed, objects: new Map<string, CakeClick[]>() };
+    const placed: PlacedCakeClicks = shards ? await shards.place(summed) : { d1: summed, objects: new Map() };
     // The clicks of the conversions, and of D1's click rows (an id moved to a legacy object), are
     // copied; a shard-day object sums its own click rows.
     await copyClicks?.([...placed.d1.map((c) => c.subid2), ...pulledConversions.map((c) => c.subid2)]).catch((err: unknown) =>

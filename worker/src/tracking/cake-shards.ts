@@ -8,18 +8,22 @@
  * ones naming no click: "Direct"), and every conversion: the ledger, cake_stats' conversions and
  * the copies of converted clicks (tracking/attributed-clicks.ts) stay as they are.
  *
- * A pull (sync/cake-sync.ts) places its rows, then writes each object's and asks every object that
- * may hold rows of the rebuilt days for its sums: all shards of the UTC days from the day before
- * the rebuild's first to the day after the pull's last (CAKE dates a click by the network's clock,
- * within a day of ours). An object that fails fails the pull: D1's rollups are left as the last
- * whole pull wrote them, and the next pull writes every object again.
+ * A pull (sync/cake-sync.ts) places its rows, records in D1 which objects get rows of which dates
+ * (`cake_click_shards`), then writes each object's and asks every object that may hold rows of the
+ * rebuilt days for its sums: all shards of the UTC days from the day before the rebuild's first to
+ * the day after the pull's last (CAKE dates a click by the network's clock, within a day of ours,
+ * when the visitor goes on to the offer at once), and every object recorded for those dates (one
+ * who came back days later). An object that fails fails the pull: D1's rollups are left as the
+ * last whole pull wrote them, and the next pull writes every object again.
  */
-import { campaigns } from "../db/schema";
-import type { DayRange, ShardCakeParts } from "../db/queries/cake";
+import { between, sql } from "drizzle-orm";
+import { cakeClickShards, campaigns } from "../db/schema";
+import type { DayRange, KeptCampaign, ShardCakeParts } from "../db/queries/cake";
 import type { Bindings, Db } from "../env";
 import type { CakeClick } from "../integrations/cake";
+import { jsonChunks } from "../lib/json-chunks";
 import { clicksRetention } from "../retention/config";
-import { LEGACY_DAY, clickDayOf, placeOfClickId, shardName } from "./click-id";
+import { LEGACY_DAY, clickDayOf, placeOfClickId, shardName, type ClickPlace } from "./click-id";
 import { isStoredPlace, shardCounts } from "./shard-days";
 
 export type CakeShardsEnv = Pick<Bindings, "CLICK_SHARDS" | "CLICKS_RETENTION_DAYS">;
@@ -30,7 +34,7 @@ const ROWS_PER_CALL = 5_000;
 /** A pull's click rows by store: D1's, and each shard-day object's by name. */
 export interface PlacedCakeClicks {
   d1: CakeClick[];
-  objects: Map<string, CakeClick[]>;
+  objects: Map<string, { place: ClickPlace; rows: CakeClick[] }>;
 }
 
 /**
@@ -50,8 +54,8 @@ export async function placeCakeClicks(db: Db, env: CakeShardsEnv, rows: CakeClic
     }
     const name = shardName(place);
     const group = placed.objects.get(name);
-    if (group) group.push(row);
-    else placed.objects.set(name, [row]);
+    if (group) group.rows.push(row);
+    else placed.objects.set(name, { place, rows: [row] });
   }
   return placed;
 }
@@ -66,24 +70,49 @@ const dayOfDate = (date: string) => clickDayOf(Date.parse(`${date}T00:00:00Z`));
 export async function applyCakeClicksToShards(
   db: Db,
   env: CakeShardsEnv,
-  pull: { runId: number; pulled: DayRange; rebuild: DayRange; objects: Map<string, CakeClick[]> },
+  pull: { runId: number; pulled: DayRange; rebuild: DayRange; objects: PlacedCakeClicks["objects"] },
   now: number,
 ): Promise<ShardCakeParts & { written: number }> {
   const counts = await shardCounts(db, now);
-  const names = new Set(pull.objects.keys());
+  const places = new Map<string, ClickPlace>();
+  const add = (place: ClickPlace) => {
+    if (place.day !== LEGACY_DAY && place.shard < (counts.get(place.day) ?? 0)) places.set(shardName(place), place);
+  };
   for (let day = dayOfDate(pull.rebuild.start) - 1; day <= dayOfDate(pull.pulled.end) + 1; day++) {
-    if (day === LEGACY_DAY) continue;
-    for (let shard = 0; shard < (counts.get(day) ?? 0); shard++) names.add(shardName({ day, shard }));
+    for (let shard = 0; shard < (counts.get(day) ?? 0); shard++) add({ day, shard });
   }
+  const recorded = await db
+    .select({ day: cakeClickShards.day, shard: cakeClickShards.shard })
+    .from(cakeClickShards)
+    .where(between(cakeClickShards.date, pull.rebuild.start, pull.pulled.end));
+  recorded.forEach(add);
+  // Recorded before the objects are written: a write that is not recorded could be missed by the
+  // next pull of its date (a record whose write failed only adds a call).
+  const written = [...pull.objects.values()].flatMap(({ place, rows }) => [...new Set(rows.map((r) => r.date))].map((date) => [date, place.day, place.shard]));
+  for (const chunk of jsonChunks(written)) {
+    await db.run(sql`insert into cake_click_shards (date, day, shard)
+      select json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') from json_each(${chunk}) where true
+      on conflict do nothing`);
+  }
+  // D1's own rows of these clicks, written before the rows went to the objects, count no more
+  // clicks: the objects' rows replace them. Zeroed before the objects are written, so a D1 batch
+  // that fails after cannot leave the same clicks in both (the pull's batch drops the empty rows).
+  const moved = [...pull.objects.values()].flatMap(({ rows }) => rows.map((r) => [r.subid2]));
+  for (const chunk of jsonChunks(moved)) {
+    await db.run(sql`update cake_stats set clicks = 0
+      where date between ${pull.pulled.start} and ${pull.pulled.end} and clicks <> 0
+        and subid2 in (select json_extract(value, '$[0]') from json_each(${chunk}))`);
+  }
+  for (const [name, { place }] of pull.objects) places.set(name, place);
   const parts: ShardCakeParts & { written: number } = { attributed: [], audience: [], written: 0 };
-  if (!names.size) return parts;
-  const campaignIds = (await db.select({ id: campaigns.id }).from(campaigns)).map((c) => c.id);
+  if (!places.size) return parts;
+  const kept = (await db.select({ id: campaigns.id, createdAt: campaigns.createdAt }).from(campaigns)).map((c): KeptCampaign => [c.id, c.createdAt]);
   const answers = await Promise.all(
-    [...names].map(async (name) => {
+    [...places.keys()].map(async (name) => {
       const shard = env.CLICK_SHARDS.getByName(name);
-      const rows = pull.objects.get(name) ?? [];
+      const rows = pull.objects.get(name)?.rows ?? [];
       for (let i = 0; i < rows.length; i += ROWS_PER_CALL) await shard.stageCakeClicks(pull.runId, rows.slice(i, i + ROWS_PER_CALL));
-      return shard.applyCakeClicks(pull.runId, pull.pulled, pull.rebuild, campaignIds);
+      return shard.applyCakeClicks(pull.runId, pull.pulled, pull.rebuild, kept);
     }),
   );
   for (const answer of answers) {

@@ -25,11 +25,11 @@
  * "Steps to build it".
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, between, desc, eq, getTableColumns, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { cakeClickRowColumns, clicks } from "../db/schema";
-import { shardCakeQueries, type DayRange, type ShardAttributedRow, type ShardAudienceRow, type ShardCakeParts } from "../db/queries/cake";
+import { shardCakeQueries, type DayRange, type KeptCampaign, type ShardAttributedRow, type ShardAudienceRow, type ShardCakeParts } from "../db/queries/cake";
 import type { CakeClick } from "../integrations/cake";
 import {
   CLICK_FOR_EXIT,
@@ -455,22 +455,39 @@ export class ClickShard extends DurableObject<unknown> {
    * clicks by the rollups' keys (`shardCakeQueries`). Called again with the same run, the write
    * changes nothing (the staged rows are gone; the days already hold them) and the sums are the same.
    */
-  applyCakeClicks(runId: number, pulled: DayRange, rebuild: DayRange, campaignIds: number[]): ShardCakeParts & { written: number } {
+  applyCakeClicks(runId: number, pulled: DayRange, rebuild: DayRange, campaigns: KeptCampaign[]): ShardCakeParts & { written: number } {
+    const sqlOf = this.ctx.storage.sql;
+    const changes = () => sqlOf.exec<{ n: number }>("select changes() as n").one().n;
     const written = this.ctx.storage.transactionSync(() => {
-      const marked = this.ctx.storage.sql.exec("insert into cake_pulls_applied (run_id, start) values (?, ?) on conflict do nothing", runId, pulled.start);
+      const marked = sqlOf.exec("insert into cake_pulls_applied (run_id, start) values (?, ?) on conflict do nothing", runId, pulled.start);
       if (!marked.rowsWritten) return 0;
-      this.db.delete(cakePullsApplied).where(ne(cakePullsApplied.runId, runId)).run();
-      const staged = this.db.select().from(cakeClickStaging).where(eq(cakeClickStaging.runId, runId)).all();
-      this.db
-        .delete(cakeClicks)
-        .where(between(cakeClicks.date, pulled.start, pulled.end))
-        .run();
-      for (const { runId: _run, ...row } of staged) this.db.insert(cakeClicks).values(row).run();
+      sqlOf.exec("delete from cake_pulls_applied where run_id <> ?", runId);
+      // Rows the pull no longer reports go; the rest become what it reports. Only real changes are
+      // counted, as D1's cake_stats counts them (db/queries/cake.ts applyCakePull).
+      sqlOf.exec(
+        `delete from cake_clicks where date between ?1 and ?2 and not exists (select 1 from cake_click_staging s
+          where s.run_id = ?3 and s.date = cake_clicks.date and s.offer_id = cake_clicks.offer_id and s.subid1 = cake_clicks.subid1
+            and s.subid2 = cake_clicks.subid2 and s.subid3 = cake_clicks.subid3)`,
+        pulled.start,
+        pulled.end,
+        runId,
+      );
+      const gone = changes();
+      sqlOf.exec(
+        `insert into cake_clicks (date, offer_id, offer_name, subid1, subid2, subid3, clicks)
+          select date, offer_id, offer_name, subid1, subid2, subid3, clicks from cake_click_staging where run_id = ?3 and date between ?1 and ?2
+          on conflict (date, offer_id, subid1, subid2, subid3) do update set offer_name = excluded.offer_name, clicks = excluded.clicks
+          where cake_clicks.offer_name <> excluded.offer_name or cake_clicks.clicks <> excluded.clicks`,
+        pulled.start,
+        pulled.end,
+        runId,
+      );
+      const set = changes();
       // This run's, and any an older run staged and never applied (it failed part way).
-      this.db.delete(cakeClickStaging).run();
-      return staged.length;
+      sqlOf.exec("delete from cake_click_staging");
+      return gone + set;
     });
-    const { attributed, audience } = shardCakeQueries(rebuild, campaignIds);
+    const { attributed, audience } = shardCakeQueries(rebuild, campaigns);
     return { written, attributed: this.all<ShardAttributedRow>(attributed), audience: this.all<ShardAudienceRow>(audience) };
   }
 

@@ -109,15 +109,22 @@ export interface ShardCakeParts {
 }
 
 /**
+/** A campaign that exists, and when it was made: [id, created_at]. */
+export type KeptCampaign = [number, number];
+
+/**
  * The statements a shard-day object runs over its `cake_clicks` for the days: its rows joined to
- * its clicks by sub2, summed by the two rollups' keys with the expressions D1's rebuild uses (a
- * row of no click, or of a campaign not among `campaignIds`, deleted since, is campaign 0,
- * "Direct", as in D1, whose clicks go with their campaign). The audience values are the ones a
- * shard-day click stored (db/queries/shard-rollup.ts `SHARD_AUDIENCE_VALUE`).
+ * its clicks by sub2, summed by the two rollups' keys with the expressions D1's rebuild uses. A
+ * row of no click, or of a click whose campaign is not among `campaigns`, is campaign 0, "Direct",
+ * as in D1, whose clicks go with their campaign. A click older than its campaign id's campaign is
+ * a deleted campaign's whose id SQLite gave again (campaigns' ids are not AUTOINCREMENT). The
+ * audience values are the ones a shard-day click stored (db/queries/shard-rollup.ts
+ * `SHARD_AUDIENCE_VALUE`).
  */
-export function shardCakeQueries(days: DayRange, campaignIds: number[]): { attributed: SQL; audience: SQL } {
-  const from = sql`cake_clicks s left join clicks k on k.click_id = s.subid2
-    and k.campaign_id in (select value from json_each(${JSON.stringify(campaignIds)}))`;
+export function shardCakeQueries(days: DayRange, campaigns: KeptCampaign[]): { attributed: SQL; audience: SQL } {
+  const from = sql`cake_clicks s left join clicks k on k.click_id = s.subid2 and exists (
+    select 1 from json_each(${JSON.stringify(campaigns)}) c
+    where json_extract(c.value, '$[0]') = k.campaign_id and k.clicked_at >= json_extract(c.value, '$[1]'))`;
   const inDays = sql`s.date between ${days.start} and ${days.end}`;
   return {
     attributed: sql`
@@ -363,7 +370,9 @@ const PURGE_STATEMENTS = 10;
  * has archived: their attribution is never rebuilt again (sync/cake-sync.ts pulls no day whose
  * clicks are archived, and rebuilds none before it), and what the reports read of them stays in
  * cake_attributed_daily and cake_audience_daily. A postback dated on such a day adds to those
- * rollups, not to a rebuild. Up to 50,000 rows a call, oldest first; returns the rows deleted.
+ * rollups, not to a rebuild. Up to 50,000 rows a call, oldest first; returns the rows deleted. The
+ * record of which shard-day objects hold click report rows of those days goes too
+ * (tracking/cake-shards.ts).
  */
 export async function purgeArchivedCakeStats(db: Db, lastDay: string): Promise<number> {
   let deleted = 0;
@@ -376,6 +385,8 @@ export async function purgeArchivedCakeStats(db: Db, lastDay: string): Promise<n
     deleted += n;
     if (n < PURGE_ROWS) break;
   }
+  // Which objects hold click report rows of those days: a pull never asks for them again.
+  await db.run(sql`delete from cake_click_shards where date <= ${lastDay}`);
   return deleted;
 }
 

@@ -1,0 +1,205 @@
+/**
+ * CAKE's click report rows of shard-day clicks, kept in their objects (tracking/cake-shards.ts),
+ * through the days around them: a visitor who reaches the offer days after the link, a row CAKE
+ * stops reporting, the rebuild's margin days, rows D1 held before, a deleted campaign whose id
+ * SQLite gives again, and a pull that changes nothing. Clicks are written straight into shard-day
+ * objects of past days (the chain from the tracking link is click-shard-conversions.test.ts's), and
+ * CAKE's report is the fake.
+ */
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { rebuildAttributed } from "../src/db/queries/cake";
+import { insertClicksOnce, type NewClick } from "../src/db/queries/clicks";
+import { campaigns, clickShardDays } from "../src/db/schema";
+import { runSync } from "../src/sync/run-sync";
+import { clickDayOf, clickDayStart, newClickId, shardName, type ClickPlace } from "../src/tracking/click-id";
+import { forgetShardCounts } from "../src/tracking/shard-days";
+import { call, db, makeAdmin, type TestUser } from "./helpers";
+import { configuredEnv, createFakes, fakeHttp, type Fakes } from "./performance-helpers";
+import { campaignWithOffer } from "./tracking-helpers";
+
+const NOW = Date.now();
+const TODAY = clickDayOf(NOW);
+const dateOf = (day: number) => new Date(clickDayStart(day)).toISOString().slice(0, 10);
+let admin: TestUser;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  // One shard a day for the last 20 days and tomorrow, as the cron would have fixed them.
+  await db()
+    .insert(clickShardDays)
+    .values(Array.from({ length: 22 }, (_, i) => ({ day: TODAY - 20 + i, shards: 1, createdAt: NOW })))
+    .onConflictDoNothing();
+  forgetShardCounts();
+});
+
+/** A click stored in its shard-day object (as the clicks queue stores one), at noon UTC of `day`. */
+async function storedClick(campaignId: number, day: number, over: Partial<NewClick> = {}) {
+  const place: ClickPlace = { day, shard: 0 };
+  const clickId = await newClickId(env.SESSION_SECRET, place);
+  const click: NewClick = {
+    clickId,
+    campaignId,
+    clickedAt: clickDayStart(day) + 12 * 3_600_000,
+    ipAddress: "198.51.100.7",
+    userAgent: "Mozilla/5.0 (iPhone)",
+    tiktokCampaignId: "tt-review",
+    placement: "feed",
+    campaignName: "Review",
+    bot: false,
+    ...over,
+  };
+  expect(await env.CLICK_SHARDS.getByName(shardName(place)).write([click])).toMatchObject({ written: 1 });
+  return clickId;
+}
+
+/** A campaign made a month ago, before the clicks these tests store in past days. */
+async function olderCampaign(name: string) {
+  const id = await campaignWithOffer(name);
+  await db()
+    .update(campaigns)
+    .set({ createdAt: NOW - 30 * 86_400_000 })
+    .where(eq(campaigns.id, id));
+  return id;
+}
+
+const pull = (fakes: Fakes, days: number) =>
+  runSync({ db: db(), env: configuredEnv(), http: fakeHttp(fakes), now: NOW }, { source: "cake", trigger: "manual", days });
+
+const clicksOn = async (date: string, campaignId?: number) =>
+  (
+    await db().get<{ n: number | null }>(
+      sql`select sum(clicks) as n from cake_attributed_daily where date = ${date} ${campaignId === undefined ? sql`` : sql`and campaign_id = ${campaignId}`}`,
+    )
+  )?.n ?? 0;
+
+describe("CAKE's click rows in shard-day objects", () => {
+  it("keep a shard-day click's report row dated on a margin day of the rebuild when its object is days older", async () => {
+    // The visit is 6 days ago; the visitor comes back to the offer page (tab restored, back
+    // button, bookmark: the offer URL still carries s2) 3 days ago, so CAKE dates its click then.
+    const campaignId = await olderCampaign("Late offer click");
+    const sub2 = await storedClick(campaignId, TODAY - 6);
+    const date = dateOf(TODAY - 3);
+    // The same story for a click D1 holds (a layout-0 id), as every click was before: the control.
+    const d1Campaign = await olderCampaign("Late offer click, D1");
+    const d1Sub2 = crypto.randomUUID();
+    await insertClicksOnce(db(), [
+      { clickId: d1Sub2, campaignId: d1Campaign, clickedAt: clickDayStart(TODAY - 6) + 12 * 3_600_000, ipAddress: "198.51.100.8", bot: false },
+    ]);
+    const fakes = createFakes();
+    fakes.cake.state.clicks.push(
+      { click_id: 1, click_date: `${date}T10:00:00`, offer_id: 21, offer_name: "Late", subid_1: "mb", subid_2: sub2 },
+      { click_id: 11, click_date: `${date}T10:05:00`, offer_id: 21, offer_name: "Late", subid_1: "mb", subid_2: d1Sub2 },
+    );
+
+    // The daily pull (7 days): the row goes to the click's object, which is asked for its sums.
+    expect((await pull(fakes, 7)).status).toBe("ok");
+    expect(await clicksOn(date, campaignId)).toBe(1);
+    expect(await clicksOn(date, d1Campaign)).toBe(1);
+
+    // The recent pull (2 days: pulls yesterday and today, rebuilds from 3 days ago): the object of
+    // 6 days ago is asked too, recorded as holding a row of that day, as D1's cake_stats row is kept.
+    expect((await pull(fakes, 2)).status).toBe("ok");
+    expect({ shardCampaign: await clicksOn(date, campaignId), d1Campaign: await clicksOn(date, d1Campaign), anyCampaign: await clicksOn(date) }).toEqual({
+      shardCampaign: 1,
+      d1Campaign: 1,
+      anyCampaign: 2,
+    });
+  });
+
+  it("drop a row CAKE stops reporting even when the click's object is days older than the pulled days", async () => {
+    const campaignId = await olderCampaign("Stale late row");
+    const first = await storedClick(campaignId, TODAY - 12);
+    const second = await storedClick(campaignId, TODAY - 12);
+    const date = dateOf(TODAY - 3);
+    const fakes = createFakes();
+    const row = { click_id: 3, click_date: `${date}T10:00:00`, offer_id: 23, offer_name: "Stale", subid_1: "mb3", subid_2: first };
+    fakes.cake.state.clicks.push(row);
+    // Pulls 3 days ago to today: the row goes to the object of 12 days ago.
+    expect((await pull(fakes, 4)).status).toBe("ok");
+    expect(await clicksOn(date, campaignId)).toBe(1);
+    // CAKE no longer reports it (a click it filtered out after all); the same days pulled again.
+    fakes.cake.state.clicks.splice(fakes.cake.state.clicks.indexOf(row), 1);
+    expect((await pull(fakes, 4)).status).toBe("ok");
+    expect(await clicksOn(date, campaignId)).toBe(0);
+    // Another late click of that day's visitors, today; the recent pull rebuilds from 3 days ago.
+    fakes.cake.state.clicks.push({ click_id: 4, click_date: `${dateOf(TODAY)}T10:00:00`, offer_id: 23, offer_name: "Stale", subid_1: "mb3", subid_2: second });
+    expect((await pull(fakes, 2)).status).toBe("ok");
+    expect(await clicksOn(dateOf(TODAY), campaignId)).toBe(1);
+    // The row CAKE stopped reporting is not back in the rollup.
+    expect(await clicksOn(date, campaignId)).toBe(0);
+  });
+
+  it("count a deleted campaign's clicks as Direct even when a new campaign gets its id", async () => {
+    const campaignId = await olderCampaign("Newest, to be deleted");
+    const sub2 = await storedClick(campaignId, TODAY, { tiktokCampaignId: "tt-old", clickedAt: NOW - 3_600_000 });
+    const date = dateOf(TODAY);
+    const fakes = createFakes();
+    fakes.cake.state.clicks.push({ click_id: 2, click_date: `${date}T13:00:00`, offer_id: 22, offer_name: "Gone", subid_1: "mb2", subid_2: sub2 });
+    expect((await pull(fakes, 1)).status).toBe("ok");
+    expect(await clicksOn(date, campaignId)).toBe(1);
+
+    // Deleted (D1's clicks of it would go with it), then a new campaign is made: SQLite gives it
+    // the same id (campaigns.id has no AUTOINCREMENT and the deleted one had the highest).
+    expect((await call(`/api/campaigns/${campaignId}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    const next = await campaignWithOffer("Made after");
+    expect(next).toBe(campaignId);
+    expect((await pull(fakes, 1)).status).toBe("ok");
+    const rows = await db().all<{ campaignId: number; tiktokCampaignId: string; clicks: number }>(
+      sql`select campaign_id as campaignId, tiktok_campaign_id as tiktokCampaignId, clicks from cake_attributed_daily
+          where date = ${date} and subid1 = 'mb2'`,
+    );
+    expect(rows).toEqual([{ campaignId: 0, tiktokCampaignId: "", clicks: 1 }]);
+  });
+
+  it("keep a row dated the day after its object's UTC day, on the rebuild's first day, counted", async () => {
+    const campaignId = await olderCampaign("East of UTC");
+    const sub2 = await storedClick(campaignId, TODAY - 4);
+    const date = dateOf(TODAY - 3);
+    const fakes = createFakes();
+    fakes.cake.state.clicks.push({ click_id: 5, click_date: `${date}T01:00:00`, offer_id: 24, offer_name: "East", subid_1: "mb5", subid_2: sub2 });
+    expect((await pull(fakes, 7)).status).toBe("ok");
+    expect((await pull(fakes, 2)).status).toBe("ok");
+    expect(await clicksOn(date, campaignId)).toBe(1);
+  });
+
+  it("count each click once over two-week and short pulls of several objects, with the rows D1 held before", async () => {
+    const campaignId = await olderCampaign("Two weeks");
+    const fakes = createFakes();
+    const days = [TODAY - 12, TODAY - 8, TODAY - 7, TODAY - 6, TODAY - 1];
+    for (const [i, day] of days.entries()) {
+      const sub2 = await storedClick(campaignId, day);
+      fakes.cake.state.clicks.push({
+        click_id: 50 + i,
+        click_date: `${dateOf(day)}T10:00:00`,
+        offer_id: 25,
+        offer_name: "Weeks",
+        subid_1: "mb6",
+        subid_2: sub2,
+      });
+    }
+    // What pulls left before the rows went to the objects: cake_stats rows with the clicks (no copies: the total by sub1 needs none).
+    for (const c of fakes.cake.state.clicks.filter((c) => c.subid_1 === "mb6")) {
+      await db().run(sql`insert into cake_stats (date, offer_id, offer_name, subid1, subid2, subid3, clicks, conversions, revenue_cents, updated_at)
+        values (${c.click_date.slice(0, 10)}, 25, 'Weeks', 'mb6', ${c.subid_2!}, '', 1, 0, 0, ${NOW})`);
+    }
+    // ... and the rollups it built from them.
+    await rebuildAttributed(db(), { start: dateOf(TODAY - 15), end: dateOf(TODAY) });
+    const total = async () => (await db().get<{ n: number | null }>(sql`select sum(clicks) as n from cake_attributed_daily where subid1 = 'mb6'`))?.n ?? 0;
+    for (const n of [2, 14, 14, 2, 4]) {
+      expect((await pull(fakes, n)).status).toBe("ok");
+      expect({ n, total: await total() }).toEqual({ n, total: 5 });
+    }
+  });
+
+  it("report no rows written for a pull that changes nothing, as for D1's rows", async () => {
+    const campaignId = await olderCampaign("Unchanged");
+    const sub2 = await storedClick(campaignId, TODAY);
+    const fakes = createFakes();
+    fakes.cake.state.clicks.push({ click_id: 7, click_date: `${dateOf(TODAY)}T10:00:00`, offer_id: 27, offer_name: "Same", subid_1: "mb7", subid_2: sub2 });
+    expect((await pull(fakes, 1)).rowsUpserted).toBeGreaterThan(0);
+    const again = await pull(fakes, 1);
+    expect({ status: again.status, rowsUpserted: again.rowsUpserted }).toEqual({ status: "ok", rowsUpserted: 0 });
+  });
+});
