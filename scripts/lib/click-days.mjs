@@ -17,7 +17,11 @@ export async function seedCampaigns(d1) {
     ),
     d1.prepare("insert into offers (id, name, url, utm_template) values (1, 'Offer', 'https://offer.test', 'sub2={clickId}')"),
     ...Array.from({ length: OUR_CAMPAIGNS }, (_, i) =>
-      d1.prepare("insert into campaigns (id, name, lander_id, offer_id) values (?, ?, ?, 1)").bind(i + 1, `Campaign ${i + 1}`, (i % 10) + 1),
+      // Made before every generated click (2020-01-01), as a campaign is before its clicks: the CAKE
+      // attribution of a shard-day click checks it (db/queries/cake.ts `shardCakeQueries`).
+      d1
+        .prepare("insert into campaigns (id, name, lander_id, offer_id, created_at) values (?, ?, ?, 1, ?)")
+        .bind(i + 1, `Campaign ${i + 1}`, (i % 10) + 1, Date.UTC(2020, 0, 1)),
     ),
   ]);
 }

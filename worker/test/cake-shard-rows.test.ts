@@ -131,7 +131,7 @@ describe("CAKE's click rows in shard-day objects", () => {
     expect(await clicksOn(date, campaignId)).toBe(0);
   });
 
-  it("count a deleted campaign's clicks as Direct even when a new campaign gets its id", async () => {
+  it("count a deleted campaign's clicks as Direct: a new campaign gets a new id, and one that took the id before is newer than the clicks", async () => {
     const campaignId = await olderCampaign("Newest, to be deleted");
     const sub2 = await storedClick(campaignId, TODAY, { tiktokCampaignId: "tt-old", clickedAt: NOW - 3_600_000 });
     const date = dateOf(TODAY);
@@ -140,11 +140,14 @@ describe("CAKE's click rows in shard-day objects", () => {
     expect((await pull(fakes, 1)).status).toBe("ok");
     expect(await clicksOn(date, campaignId)).toBe(1);
 
-    // Deleted (D1's clicks of it would go with it), then a new campaign is made: SQLite gives it
-    // the same id (campaigns.id has no AUTOINCREMENT and the deleted one had the highest).
+    // Deleted (D1's clicks of it would go with it), then a new campaign is made: it gets a new id,
+    // though SQLite would give the deleted one's (the highest) again.
     expect((await call(`/api/campaigns/${campaignId}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
-    const next = await campaignWithOffer("Made after");
-    expect(next).toBe(campaignId);
+    expect(await campaignWithOffer("Made after")).toBeGreaterThan(campaignId);
+    // A campaign that took the id before ids were kept from reuse (migration 0024) is newer than the click.
+    await db()
+      .insert(campaigns)
+      .values({ id: campaignId, name: "Took the id before", landerId: (await db().select().from(campaigns).limit(1))[0]!.landerId, createdAt: NOW });
     expect((await pull(fakes, 1)).status).toBe("ok");
     const rows = await db().all<{ campaignId: number; tiktokCampaignId: string; clicks: number }>(
       sql`select campaign_id as campaignId, tiktok_campaign_id as tiktokCampaignId, clicks from cake_attributed_daily

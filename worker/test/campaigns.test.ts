@@ -254,6 +254,22 @@ describe("campaigns", () => {
     expect((await call(`/api/campaigns/${c.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(404);
   });
 
+  it("never gives a deleted campaign's id again, also when its lander's deletion took it", async () => {
+    const admin = await makeAdmin();
+    const { landerId } = await refs();
+    const create = async (name: string, lander = landerId) => (await bodyOf(await client(admin).campaigns.$post({ json: { name, landerId: lander } }), 201)).id;
+    const newest = await create("Newest");
+    expect((await call(`/api/campaigns/${newest}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    const next = await create("Next");
+    expect(next).toBeGreaterThan(newest);
+    // A lander's deletion takes its campaigns along (the model's cascade): their ids are kept from reuse too.
+    const other = await insertLander(db(), { name: "Other LP", url: "https://lp.test/other" }).get();
+    const taken = await create("Taken with its lander", other.id);
+    expect((await call(`/api/landers/${other.id}`, { method: "DELETE", cookie: admin.cookie })).status).toBe(200);
+    expect(await db().select().from(campaigns).where(eq(campaigns.id, taken))).toEqual([]);
+    expect(await create("After the lander")).toBeGreaterThan(taken);
+  });
+
   it("names the clicks a delete takes along, for the confirmation, and only to admins", async () => {
     const admin = await makeAdmin();
     const member = await makeUser("user", ["campaigns"]);

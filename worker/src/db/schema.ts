@@ -765,6 +765,19 @@ export const clickShardDays = sqliteTable("click_shard_days", {
 });
 
 /**
+ * The highest id a table has given, kept past the row's deletion. SQLite gives a new row of a
+ * table without AUTOINCREMENT the highest id + 1, so deleting the newest campaign and making one
+ * gives its id again, and clicks that outlive their campaign (shard-day objects keep a deleted
+ * campaign's clicks until the retention empties them: tracking/click-shard.ts) would read as the
+ * new campaign's. A trigger of migration 0024 records each deleted campaign's id here, cascades
+ * included; `insertCampaign` (db/queries/campaigns.ts) gives ids past it.
+ */
+export const retiredIds = sqliteTable("retired_ids", {
+  tableName: text("table_name").primaryKey(),
+  lastId: integer("last_id").notNull(),
+});
+
+/**
  * Which shard-day objects hold CAKE click report rows of a CAKE date (tracking/cake-shards.ts):
  * recorded before a pull writes them, so a later pull of that date asks those objects too, to
  * replace or sum their rows, however far the date is from the click's own day (a visitor who

@@ -65,10 +65,14 @@ export const getCampaign = (db: Db, id: number) =>
 
 // The writes are returned unrun, so a route can batch them with their audit entry.
 
+/** Past every id a campaign has had, deleted ones included (db/schema.ts `retiredIds`): no click of a deleted campaign reads as the new one's. */
+const NEXT_CAMPAIGN_ID = sql<number>`(select max(coalesce((select max(id) from campaigns), 0),
+  coalesce((select last_id from retired_ids where table_name = 'campaigns'), 0)) + 1)`;
+
 export const insertCampaign = (db: Db, values: CampaignValues) =>
   db
     .insert(campaigns)
-    .values({ ...values, createdAt: Date.now() })
+    .values({ ...values, id: NEXT_CAMPAIGN_ID, createdAt: Date.now() })
     .returning({ id: campaigns.id });
 
 /** No row back when there is no such campaign. */
