@@ -156,6 +156,10 @@ describe("the move of D1's clicks into the legacy objects", () => {
           .sort(),
       ).toEqual([...old].sort());
 
+      // The confirmation before deleting the campaign counts the moved clicks and the shard-day's.
+      const impact = await call(`/api/campaigns/${campaign}/deletion-impact`, { cookie: admin.cookie });
+      expect(await impact.json()).toMatchObject({ campaigns: [{ id: campaign, clicks: 4 }], clicks: 4 });
+
       // The lander's exit of a moved click finds it in its legacy object: sent on with its own values, counted once.
       forgetShardCounts();
       const again = await visit(`/click?clickId=${old[0]}&cid=${campaign}`);

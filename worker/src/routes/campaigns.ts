@@ -26,6 +26,7 @@ import { createCampaignSchema, updateCampaignSchema } from "../schemas/campaigns
 import { idParam } from "../schemas/common";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 import { campaignLinks, domainBase, exitBase, redirectBase, type DomainChoice, type LinkSettings } from "../tracking/links";
+import { objectClickSpans } from "../tracking/click-log";
 
 const domainOf = (row: CampaignViewRow): DomainChoice | null =>
   row.domain !== null && row.domainStatus !== null ? { domain: row.domain, subdomain: row.subdomain, status: row.domainStatus } : null;
@@ -181,7 +182,8 @@ export const campaignRoutes = new Hono<AppEnv>()
 
   /** What deleting it takes along (its clicks and their stats history), for the confirmation to name. */
   .get("/:id/deletion-impact", validate("param", idParam), async (c) => {
-    const impact = await campaignDeletionImpact(c.get("db"), c.req.valid("param").id);
+    const db = c.get("db");
+    const impact = await campaignDeletionImpact(db, c.req.valid("param").id, (kept) => objectClickSpans({ db, shards: c.env.CLICK_SHARDS }, kept));
     if (impact.campaigns.length === 0) throw notFound("Campaign not found");
     return c.json(impact, 200);
   })

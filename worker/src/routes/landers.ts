@@ -11,6 +11,7 @@ import { idParam } from "../schemas/common";
 import { createLanderSchema, updateLanderSchema } from "../schemas/landers";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 import { inPathsMeanwhile, refuseIfInPaths } from "./paths";
+import { objectClickSpans } from "../tracking/click-log";
 
 const landerJson = (l: { id: number; name: string; url: string; createdAt: number }) => ({ ...l, createdAt: iso(l.createdAt) });
 
@@ -53,7 +54,7 @@ export const landerRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const { id } = c.req.valid("param");
     if (!(await getLander(db, id))) throw notFound("Lander not found");
-    return c.json(await landerDeletionImpact(db, id), 200);
+    return c.json(await landerDeletionImpact(db, id, (kept) => objectClickSpans({ db, shards: c.env.CLICK_SHARDS }, kept)), 200);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {

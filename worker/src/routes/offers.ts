@@ -11,6 +11,7 @@ import { idParam } from "../schemas/common";
 import { attributionProblem, createOfferSchema, updateOfferSchema } from "../schemas/offers";
 import { invalidateTrackedCampaigns } from "../tracking/campaign-cache";
 import { inPathsMeanwhile, refuseIfInPaths } from "./paths";
+import { objectClickSpans } from "../tracking/click-log";
 
 /** With why its conversions cannot reach a campaign (null: they can), for Offer Config to flag and fix. */
 const offerJson = (o: { id: number; name: string; url: string; utmTemplate: string; createdAt: number }) => ({
@@ -68,7 +69,7 @@ export const offerRoutes = new Hono<AppEnv>()
     const db = c.get("db");
     const { id } = c.req.valid("param");
     if (!(await getOffer(db, id))) throw notFound("Offer not found");
-    return c.json(await offerDeletionImpact(db, id), 200);
+    return c.json(await offerDeletionImpact(db, id, (kept) => objectClickSpans({ db, shards: c.env.CLICK_SHARDS }, kept)), 200);
   })
 
   .delete("/:id", validate("param", idParam), async (c) => {

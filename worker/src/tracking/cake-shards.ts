@@ -17,8 +17,9 @@
  * last whole pull wrote them, and the next pull writes every object again.
  */
 import { between, sql } from "drizzle-orm";
-import { cakeClickShards, campaigns } from "../db/schema";
-import type { DayRange, KeptCampaign, ShardCakeParts } from "../db/queries/cake";
+import { cakeClickShards } from "../db/schema";
+import type { DayRange, ShardCakeParts } from "../db/queries/cake";
+import { keptCampaigns } from "../db/queries/campaigns";
 import type { Bindings, Db } from "../env";
 import type { CakeClick } from "../integrations/cake";
 import { jsonChunks } from "../lib/json-chunks";
@@ -106,7 +107,7 @@ export async function applyCakeClicksToShards(
   for (const [name, { place }] of pull.objects) places.set(name, place);
   const parts: ShardCakeParts & { written: number } = { attributed: [], audience: [], written: 0 };
   if (!places.size) return parts;
-  const kept = (await db.select({ id: campaigns.id, createdAt: campaigns.createdAt }).from(campaigns)).map((c): KeptCampaign => [c.id, c.createdAt]);
+  const kept = await keptCampaigns(db);
   const answers = await Promise.all(
     [...places.keys()].map(async (name) => {
       const shard = env.CLICK_SHARDS.getByName(name);

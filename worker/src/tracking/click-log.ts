@@ -33,9 +33,11 @@ import {
 } from "../db/queries/clicks";
 import { clicksAnsweredBetween } from "../db/queries/click-pipeline";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
+import type { KeptCampaign } from "../db/queries/campaigns";
+import type { CampaignClickSpan } from "../db/queries/deletion-impact";
 import type { Db } from "../env";
 import type { Stores } from "./click-queue";
-import { clickDayOf, legacyPlaces, shardName, type ClickPlace } from "./click-id";
+import { clickDayOf, clickDayStart, legacyPlaces, shardName, type ClickPlace } from "./click-id";
 import { readClickMove } from "./click-move";
 import type { LogCursor, ShardLogRow } from "./click-shard";
 import { newerFirst, pageAcrossShards, placeFilter } from "./click-shards";
@@ -109,6 +111,18 @@ export async function objectCounts(
     parts.flat().map((c) => c.campaignId),
   );
   return { counts: parts.flat().filter((c) => names.has(c.campaignId)), names };
+}
+
+/**
+ * The campaigns' clicks in every object that holds clicks (each kept shard-day, and the legacy
+ * objects up to the move's point), one call each: what a deletion takes along besides D1's
+ * (db/queries/deletion-impact.ts). Asked only when a campaign, lander or offer is about to be
+ * deleted.
+ */
+export async function objectClickSpans({ db, shards }: Stores, campaigns: KeptCampaign[], now = Date.now()): Promise<CampaignClickSpan[]> {
+  const places = await shardPlacesOf(db, clickDayStart(0), clickDayStart(clickDayOf(now) + 2), now);
+  const parts = await Promise.all(places.map((place) => shards.getByName(shardName(place)).campaignSpans(campaigns, place.upTo)));
+  return parts.flat();
 }
 
 /**

@@ -28,8 +28,10 @@ import { DurableObject } from "cloudflare:workers";
 import { and, desc, eq, getTableColumns, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
 import { getTableConfig, integer, primaryKey, SQLiteSyncDialect, sqliteTable, text, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { KeptCampaign } from "../db/queries/campaigns";
+import { campaignSpansQuery, type CampaignClickSpan } from "../db/queries/deletion-impact";
 import { cakeClickRowColumns, clicks } from "../db/schema";
-import { shardCakeQueries, type DayRange, type KeptCampaign, type ShardAttributedRow, type ShardAudienceRow, type ShardCakeParts } from "../db/queries/cake";
+import { shardCakeQueries, type DayRange, type ShardAttributedRow, type ShardAudienceRow, type ShardCakeParts } from "../db/queries/cake";
 import type { CakeClick } from "../integrations/cake";
 import {
   CLICK_FOR_EXIT,
@@ -489,6 +491,11 @@ export class ClickShard extends DurableObject<unknown> {
     });
     const { attributed, audience } = shardCakeQueries(rebuild, campaigns);
     return { written, attributed: this.all<ShardAttributedRow>(attributed), audience: this.all<ShardAudienceRow>(audience) };
+  }
+
+  /** Each campaign's clicks here, made since the campaign was, ids up to `upTo` if given: a deletion's impact (db/queries/deletion-impact.ts). */
+  campaignSpans(campaigns: KeptCampaign[], upTo?: number): CampaignClickSpan[] {
+    return this.all(campaignSpansQuery(campaigns, upTo));
   }
 
   /** The highest click rowid and exit time here, each from its index: what the rollup must have counted before the object is emptied. */

@@ -14,6 +14,7 @@ import { isCountedDisposition, type CakeClick, type CakeConversion } from "../..
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
+import type { KeptCampaign } from "./campaigns";
 import { SHARD_AUDIENCE_VALUE } from "./shard-rollup";
 
 export interface DayRange {
@@ -109,15 +110,11 @@ export interface ShardCakeParts {
 }
 
 /**
-/** A campaign that exists, and when it was made: [id, created_at]. */
-export type KeptCampaign = [number, number];
-
 /**
  * The statements a shard-day object runs over its `cake_clicks` for the days: its rows joined to
  * its clicks by sub2, summed by the two rollups' keys with the expressions D1's rebuild uses. A
- * row of no click, or of a click whose campaign is not among `campaigns`, is campaign 0, "Direct",
- * as in D1, whose clicks go with their campaign. A click older than its campaign id's campaign is
- * a deleted campaign's whose id SQLite gave again (campaigns' ids are not AUTOINCREMENT). The
+ * row of no click, or of a click whose campaign is not among `campaigns` (db/queries/campaigns.ts
+ * `KeptCampaign`), is campaign 0, "Direct", as in D1, whose clicks go with their campaign. The
  * audience values are the ones a shard-day click stored (db/queries/shard-rollup.ts
  * `SHARD_AUDIENCE_VALUE`).
  */

@@ -63,6 +63,17 @@ export const getCampaign = (db: Db, id: number) =>
     .where(eq(campaigns.id, id))
     .get();
 
+/**
+ * A campaign that exists, and when it was made: [id, created_at]. A shard-day object keeps a deleted
+ * campaign's clicks until the retention empties it; a reader that asks it for a campaign's clicks
+ * takes only the clicks made since the campaign was (an id given again before migration 0024, which
+ * keeps ids from reuse, is then not the deleted campaign's).
+ */
+export type KeptCampaign = [number, number];
+
+export const keptCampaigns = async (db: Db): Promise<KeptCampaign[]> =>
+  (await db.select({ id: campaigns.id, createdAt: campaigns.createdAt }).from(campaigns)).map((c): KeptCampaign => [c.id, c.createdAt]);
+
 // The writes are returned unrun, so a route can batch them with their audit entry.
 
 /** Past every id a campaign has had, deleted ones included (db/schema.ts `retiredIds`): no click of a deleted campaign reads as the new one's. */
