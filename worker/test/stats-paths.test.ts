@@ -129,9 +129,10 @@ describe("stats by path, lander and lander × offer", () => {
         .reduce((s, [, t]) => ({ clicks: s.clicks + t.clicks, conversions: s.conversions + t.conversions }), { clicks: 0, conversions: 0 });
     const expected = (t: Tally, exits = t.clicks) => ({ clicks: t.clicks, exits, conversions: t.conversions });
     const both = (k: string, l: string, o: string) => k.split("|")[1] === l && k.split("|")[2] === o;
-    // Rotation sent visitors to every pair of the default path.
+    // Rotation sent visitors to every pair of the default path. (At least one each: a fresh clone's
+    // CI once drew only 2 of 48 for a pair, which the figures below handle as well as 12.)
     for (const l of ["landera", "landerb"])
-      for (const o of ["offerx", "offery"]) expect(sum((k) => k.startsWith("main|") && both(k, l, o)).clicks).toBeGreaterThan(2);
+      for (const o of ["offerx", "offery"]) expect(sum((k) => k.startsWith("main|") && both(k, l, o)).clicks).toBeGreaterThan(0);
 
     const paths = {
       [`${tag} Main › Promo`]: expected(sum((k) => k.startsWith("promo|"))),
