@@ -11,7 +11,9 @@
  * than `lander_clicks` with its two indexes, and an exit's repeat is its key); and `pending_exits`,
  * keyed the same way: exits that arrived before their click (the click still in the queue),
  * applied by the write that brings the click. The shard is the one place for that id, so the
- * order the two arrive in does not matter.
+ * order the two arrive in does not matter. And CAKE's click report rows of its clicks
+ * (`cake_clicks`, with a pull's staging: tracking/cake-shards.ts), which go when the object is
+ * emptied, with the clicks they count.
  *
  * Every method can be called again with the same input and changes nothing the second time: a
  * queue message delivered twice, or a write retried after a failure part way, stores each click
@@ -454,8 +456,8 @@ export class ClickShard extends DurableObject<unknown> {
    * A CAKE pull's write here (tracking/cake-shards.ts), in one transaction: the rows of the pulled
    * days become the ones `runId` staged, as cake_stats' clicks become what the last pull reported
    * (db/queries/cake.ts). Then this object's part of the rebuilt days: its rows summed over its
-   * clicks by the rollups' keys (`shardCakeQueries`). Called again with the same run, the write
-   * changes nothing (the staged rows are gone; the days already hold them) and the sums are the same.
+   * clicks by the rollups' keys (`shardCakeQueries`). Called again with the same run and days, the
+   * write changes nothing (`cake_pulls_applied` has them) and the sums are the same.
    */
   applyCakeClicks(runId: number, pulled: DayRange, rebuild: DayRange, campaigns: KeptCampaign[]): ShardCakeParts & { written: number } {
     const sqlOf = this.ctx.storage.sql;

@@ -110,7 +110,6 @@ export interface ShardCakeParts {
 }
 
 /**
-/**
  * The statements a shard-day object runs over its `cake_clicks` for the days: its rows joined to
  * its clicks by sub2, summed by the two rollups' keys with the expressions D1's rebuild uses. A
  * row of no click, or of a click whose campaign is not among `campaigns` (db/queries/campaigns.ts
