@@ -180,6 +180,55 @@ it("pages a day's clicks across its shard-days newest first, ties by click id, t
   );
 });
 
+it("pages a range of days newest first, asking only the days a page needs", async () => {
+  // Four days of two objects each (shard numbers of their own), the day before the newest empty.
+  const first = shards;
+  shards += 2;
+  const placesOf = (day: number) => [0, 1].map((k) => ({ day, shard: first + k }));
+  const places = [DAY - 3, DAY - 2, DAY - 1, DAY].flatMap(placesOf);
+  const at = (day: number, hour: number) => clickDayStart(day) + hour * 3_600_000;
+  const all = [
+    ...[1, 2, 3, 4, 5].map((h) => click(`m-0-${h}`, { clickedAt: at(DAY, h) })),
+    ...[6, 7, 8].map((h) => click(`m-2-${h}`, { clickedAt: at(DAY - 2, h) })),
+    ...[9, 10].map((h) => click(`m-3-${h}`, { clickedAt: at(DAY - 3, h) })),
+  ];
+  const dayOfClick = (c: NewClick) => clickDayOf(c.clickedAt);
+  await Promise.all(
+    places.map((place) =>
+      env.CLICK_SHARDS.getByName(shardName(place)).write(all.filter((c, i) => dayOfClick(c) === place.day && i % 2 === place.shard - first)),
+    ),
+  );
+  // The objects each page asks, by day.
+  let asked: number[] = [];
+  const recording = {
+    getByName: (name: string) => {
+      asked.push(Number(name.split("/")[1]));
+      return env.CLICK_SHARDS.getByName(name);
+    },
+  } as unknown as typeof env.CLICK_SHARDS;
+  const range = { startMs: clickDayStart(DAY - 3), endMs: clickDayStart(DAY + 1) };
+  const pages: { ids: string[]; days: number[] }[] = [];
+  let after: LogCursor | null = null;
+  for (let n = 0; n < 10; n++) {
+    asked = [];
+    const page = await pageAcrossShards(recording, places, range, after, 3);
+    pages.push({ ids: page.rows.map((r) => r.clickId), days: [...new Set(asked)].sort() });
+    if (!page.next) break;
+    after = page.next;
+  }
+  const newestFirst = [...all].sort((a, b) => b.clickedAt - a.clickedAt).map((c) => c.clickId);
+  expect(pages.flatMap((p) => p.ids)).toEqual(newestFirst);
+  expect(pages.map((p) => p.days)).toEqual([
+    // Three of the newest day's five clicks: that day alone.
+    [DAY],
+    // Its last two: that day, then the two before it (the empty one and the next), which fill the page.
+    [DAY - 2, DAY - 1, DAY],
+    // From the cursor's day down: no newer day is asked.
+    [DAY - 3, DAY - 2],
+    [DAY - 3],
+  ]);
+});
+
 it("gives an object made by older code the columns clicks gained since, keeping its clicks", async () => {
   const shard = freshShard();
   await shard.write([click("f-1", { browser: "TikTok" })]);

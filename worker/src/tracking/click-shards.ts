@@ -8,7 +8,7 @@
  * name an object; `/r/` makes them for the days with a shard count (tracking/shard-days.ts).
  */
 import type { ClickFilter, ExitRecord, NewClick } from "../db/queries/clicks";
-import { shardName, type ClickPlace } from "./click-id";
+import { clickDayStart, LEGACY_DAY, shardName, type ClickPlace } from "./click-id";
 import type { ClickShard, LogCursor, ShardLogRow } from "./click-shard";
 
 /** The filter as `place` is read with: a legacy object's only up to the move's point (click-id.ts `ClickPlace.upTo`). */
@@ -20,6 +20,13 @@ export const newerFirst = (a: LogCursor, b: LogCursor) => b.clickedAt - a.clicke
 /**
  * One page of the filter's clicks across `places` (a range's shard-days), after `after`: the
  * rows, and the cursor of the next page (null when this one is the last).
+ *
+ * A shard-day holds the clicks of its UTC day only, so the days are asked newest first, from the
+ * cursor's day down (1 day, then 2, then 4: a sparse filter still takes few rounds), and stop once
+ * more than a page of rows is at or after the start of the oldest day asked: every day not asked
+ * holds only older clicks, so none of them would be on the page. A page, or a chunk of the CSV, of a
+ * 90-day range then asks the objects of a day or two instead of all 1,440. The legacy objects
+ * (their clicks span many days) are asked with the first round.
  */
 export async function pageAcrossShards(
   shards: DurableObjectNamespace<ClickShard>,
@@ -29,8 +36,19 @@ export async function pageAcrossShards(
   limit: number,
 ): Promise<{ rows: ShardLogRow[]; next: LogCursor | null }> {
   // One more than the page from each: a shard holding more than the page says so by it.
-  const parts = await Promise.all(places.map((place) => shards.getByName(shardName(place)).rowsAfter(placeFilter(filter, place), after, limit + 1)));
-  const merged = parts.flat().sort(newerFirst);
+  const ask = async (some: ClickPlace[]) =>
+    (await Promise.all(some.map((place) => shards.getByName(shardName(place)).rowsAfter(placeFilter(filter, place), after, limit + 1)))).flat();
+  const days = [...new Set(places.filter((p) => p.day !== LEGACY_DAY).map((p) => p.day))]
+    .filter((day) => after === null || clickDayStart(day) <= after.clickedAt)
+    .sort((a, b) => b - a);
+  const found = await ask(places.filter((p) => p.day === LEGACY_DAY));
+  for (let next = 0, round = 1; next < days.length; next += round, round *= 2) {
+    const asked = days.slice(next, next + round);
+    found.push(...(await ask(places.filter((p) => asked.includes(p.day)))));
+    const oldest = clickDayStart(asked.at(-1)!);
+    if (found.filter((r) => r.clickedAt >= oldest).length > limit) break;
+  }
+  const merged = found.sort(newerFirst);
   const rows = merged.slice(0, limit);
   const last = rows.at(-1);
   return { rows, next: merged.length > limit && last ? { clickedAt: last.clickedAt, clickId: last.clickId } : null };
