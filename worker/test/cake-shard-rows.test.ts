@@ -196,6 +196,35 @@ describe("CAKE's click rows in shard-day objects", () => {
     }
   });
 
+  it("sum a key's rows across the report's pages, staged in the objects a page at a time and kept in D1", async () => {
+    const campaignId = await olderCampaign("Paged");
+    const sub2 = await storedClick(campaignId, TODAY);
+    const d1Campaign = await olderCampaign("Paged, D1");
+    const d1Sub2 = crypto.randomUUID();
+    await insertClicksOnce(db(), [{ clickId: d1Sub2, campaignId: d1Campaign, clickedAt: NOW - 3_600_000, ipAddress: "198.51.100.9", bot: false }]);
+    const fakes = createFakes();
+    // One row a page: each click of a key on a page of its own (the same visitor at the offer twice).
+    fakes.cake.state.maxPageRows = 1;
+    const row = (click_id: number, subid_2: string) => ({
+      click_id,
+      click_date: `${dateOf(TODAY)}T10:0${click_id}:00`,
+      offer_id: 28,
+      offer_name: "Paged",
+      subid_1: "mb8",
+      subid_2,
+    });
+    fakes.cake.state.clicks.push(row(1, sub2), row(2, d1Sub2), row(3, sub2), row(4, d1Sub2));
+    const run = await pull(fakes, 1);
+    expect(run).toMatchObject({ status: "ok", rowsFetched: 4 });
+    expect(fakes.cake.state.requests.filter((r) => r.path.endsWith("/Clicks")).length).toBeGreaterThanOrEqual(4);
+    expect(await clicksOn(dateOf(TODAY), campaignId)).toBe(2);
+    expect(await clicksOn(dateOf(TODAY), d1Campaign)).toBe(2);
+    // Pulled again: the same, not doubled.
+    expect((await pull(fakes, 1)).status).toBe("ok");
+    expect(await clicksOn(dateOf(TODAY), campaignId)).toBe(2);
+    expect(await clicksOn(dateOf(TODAY), d1Campaign)).toBe(2);
+  });
+
   it("report no rows written for a pull that changes nothing, as for D1's rows", async () => {
     const campaignId = await olderCampaign("Unchanged");
     const sub2 = await storedClick(campaignId, TODAY);

@@ -224,16 +224,15 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     }, options);
   }
 
-  /** Every row of one report over the days, following the pages to the end. */
-  async function report<T>(
+  /** One report over the days, a page at a time, following the pages to the end. */
+  async function* reportPages<T>(
     path: string,
     rowsKey: string,
     extra: Record<string, unknown>,
     startDate: string,
     endDate: string,
     parse: (row: unknown, timeZone: string) => T,
-  ): Promise<T[]> {
-    const out: T[] = [];
+  ): AsyncGenerator<T[]> {
     for (const window of cakeWindows(startDate, endDate)) {
       let fetched = 0;
       for (let n = 0; ; n++) {
@@ -250,7 +249,7 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
           },
           rowsKey,
         );
-        for (const row of rows) out.push(parse(row, config.timeZone));
+        yield rows.map((row) => parse(row, config.timeZone));
         fetched += rows.length;
         const done = rowCount === null ? rows.length < pageSize : fetched >= rowCount;
         if (done) break;
@@ -259,15 +258,24 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
         }
       }
     }
+  }
+
+  /** Every row of one report over the days. */
+  async function report<T>(...args: Parameters<typeof reportPages<T>>): Promise<T[]> {
+    const out: T[] = [];
+    for await (const rows of reportPages(...args)) out.push(...rows);
     return out;
   }
+
+  const CLICK_PARAMS = { offer_id: 0, campaign_id: 0, include_duplicates: false };
 
   return {
     /** Conversions of the days startDate..endDate (inclusive, the network's days). */
     conversions: (startDate: string, endDate: string) => report(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion),
     /** Clicks of the days startDate..endDate (inclusive, the network's days). */
-    clicks: (startDate: string, endDate: string) =>
-      report(CAKE_CLICKS_PATH, "clicks", { offer_id: 0, campaign_id: 0, include_duplicates: false }, startDate, endDate, parseClick),
+    clicks: (startDate: string, endDate: string) => report(CAKE_CLICKS_PATH, "clicks", CLICK_PARAMS, startDate, endDate, parseClick),
+    /** The same clicks a page at a time, so a report of millions of rows need not be held at once. */
+    clickPages: (startDate: string, endDate: string) => reportPages(CAKE_CLICKS_PATH, "clicks", CLICK_PARAMS, startDate, endDate, parseClick),
   };
 }
 

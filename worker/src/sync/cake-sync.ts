@@ -72,9 +72,35 @@ export interface CakeSyncInput {
   shards?: CakeClickShards;
 }
 
+/** tracking/cake-shards.ts, bound to the run's database and objects. */
 export interface CakeClickShards {
   place(rows: CakeClick[]): Promise<PlacedCakeClicks>;
-  apply(pull: { runId: number; pulled: DayRange; rebuild: DayRange; objects: PlacedCakeClicks["objects"] }): Promise<ShardCakeParts & { written: number }>;
+  stage(pull: { runId: number; pulled: DayRange; objects: PlacedCakeClicks["objects"] }): Promise<void>;
+  apply(pull: { runId: number; pulled: DayRange; rebuild: DayRange }): Promise<ShardCakeParts & { written: number }>;
+}
+
+/**
+ * The week's click report: with shard-day objects, each page's rows of their clicks are staged in
+ * them as the page comes (only D1's rows are kept), so a report of millions of rows is never held
+ * at once; without, every row, as D1 keeps them. Rows of one key are summed, across pages too.
+ */
+async function readClicks(
+  pages: AsyncIterable<CakeClick[]>,
+  { chunk, runId, shards }: { chunk: DayRange; runId: number; shards?: CakeClickShards },
+): Promise<{ fetched: number; d1: CakeClick[] }> {
+  let fetched = 0;
+  const d1: CakeClick[] = [];
+  for await (const page of pages) {
+    fetched += page.length;
+    if (!shards) {
+      d1.push(...page);
+      continue;
+    }
+    const placed = await shards.place(aggregateClicks(page, chunk));
+    d1.push(...placed.d1);
+    if (placed.objects.size) await shards.stage({ runId, pulled: chunk, objects: placed.objects });
+  }
+  return { fetched, d1: aggregateClicks(d1, chunk) };
 }
 
 /**
@@ -111,23 +137,24 @@ export async function syncCake({ db, config, http, runId, now, days: asked, onCo
   let savedFrom: string | null = null;
   for (const chunk of splitDays(days.start, days.end, CAKE_WRITE_CHUNK_DAYS).reverse()) {
     let pulledConversions: CakeConversion[];
-    let clicks: CakeClick[];
+    let clicks: { fetched: number; d1: CakeClick[] };
     try {
-      [pulledConversions, clicks] = await Promise.all([client.conversions(chunk.start, chunk.end), client.clicks(chunk.start, chunk.end)]);
+      [pulledConversions, clicks] = await Promise.all([
+        client.conversions(chunk.start, chunk.end),
+        readClicks(client.clickPages(chunk.start, chunk.end), { chunk, runId, shards }),
+      ]);
     } catch (err) {
       if (!(err instanceof ExternalApiError) || savedFrom === null) throw err;
       const error = `${err.message} (the days from ${savedFrom} to ${days.end} were saved before that)`;
       return { rowsFetched, rowsUpserted, error };
     }
-    const summed = aggregateClicks(clicks, chunk);
-    const placed: PlacedCakeClicks = shards ? await shards.place(summed) : { d1: summed, objects: new Map() };
     // The clicks of the conversions, and of D1's click rows (an id moved to a legacy object), are
     // copied; a shard-day object sums its own click rows.
-    await copyClicks?.([...placed.d1.map((c) => c.subid2), ...pulledConversions.map((c) => c.subid2)]).catch((err: unknown) =>
+    await copyClicks?.([...clicks.d1.map((c) => c.subid2), ...pulledConversions.map((c) => c.subid2)]).catch((err: unknown) =>
       console.error("cake sync: shard-day clicks not copied for the attribution", err),
     );
     const rebuild = { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end };
-    const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild, objects: placed.objects }) : undefined;
+    const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild }) : undefined;
     rowsUpserted += shardParts?.written ?? 0;
     rowsUpserted += await applyCakePull(db, {
       runId,
@@ -136,10 +163,10 @@ export async function syncCake({ db, config, http, runId, now, days: asked, onCo
       rebuild,
       graceCutoff: now - POSTBACK_GRACE_MS,
       conversions: uniqueConversions(pulledConversions, chunk),
-      clicks: placed.d1,
+      clicks: clicks.d1,
       shardParts,
     });
-    rowsFetched += pulledConversions.length + clicks.length;
+    rowsFetched += pulledConversions.length + clicks.fetched;
     savedFrom = chunk.start;
     // After the write: a conversion is claimed for TikTok only once it is in the ledger. Each run
     // pulls the same days again, so a claim lost here is made by the next run.

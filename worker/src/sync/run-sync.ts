@@ -14,7 +14,7 @@ import { ExternalApiError, type HttpOptions } from "../integrations/http";
 import { iso, isoOrNull } from "../lib/time";
 import type { CakeConversion } from "../integrations/cake";
 import { copyAttributedClicks } from "../tracking/attributed-clicks";
-import { applyCakeClicksToShards, placeCakeClicks } from "../tracking/cake-shards";
+import { applyCakeClicksToShards, placeCakeClicks, stageCakeClicksInShards } from "../tracking/cake-shards";
 import { produceSends, seenConversion } from "../tiktok-events/produce";
 import { emitConversionsCreated } from "../webhooks/emit";
 import { syncCake, type CakeClickShards } from "./cake-sync";
@@ -99,6 +99,7 @@ function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { d
     const copyClicks = (sub2s: string[]) => copyAttributedClicks(input.db, env, sub2s, input.now);
     const shards: CakeClickShards = {
       place: (rows) => placeCakeClicks(input.db, env, rows, input.now),
+      stage: (pull) => stageCakeClicksInShards(input.db, env, pull),
       apply: (pull) => applyCakeClicksToShards(input.db, env, pull, input.now),
     };
     return {

@@ -8,9 +8,10 @@
  * ones naming no click: "Direct"), and every conversion: the ledger, cake_stats' conversions and
  * the copies of converted clicks (tracking/attributed-clicks.ts) stay as they are.
  *
- * A pull (sync/cake-sync.ts) places its rows, records in D1 which objects get rows of which dates
- * (`cake_click_shards`), then writes each object's and asks every object that may hold rows of the
- * rebuilt days for its sums: all shards of the UTC days from the day before the rebuild's first to
+ * A pull (sync/cake-sync.ts) places its rows a page of CAKE's report at a time, records in D1
+ * which objects get rows of which dates (`cake_click_shards`) and stages them there, so a report of
+ * millions of rows is never held at once. Then it writes each object's and asks every object that
+ * may hold rows of the rebuilt days for its sums: all shards of the UTC days from the day before the rebuild's first to
  * the day after the pull's last (CAKE dates a click by the network's clock, within a day of ours,
  * when the visitor goes on to the offer at once), and every object recorded for those dates (one
  * who came back days later). An object that fails fails the pull: D1's rollups are left as the
@@ -64,14 +65,45 @@ export async function placeCakeClicks(db: Db, env: CakeShardsEnv, rows: CakeClic
 const dayOfDate = (date: string) => clickDayOf(Date.parse(`${date}T00:00:00Z`));
 
 /**
- * Writes each object's rows of the pulled days, in every object that may hold rows of them (so a
- * row CAKE no longer reports goes), and returns the objects' sums over the rebuilt days with the
- * rows written. Throws when an object fails.
+ * Stages a page of the pull's rows in their objects (`applyCakeClicksToShards` then writes them),
+ * after recording in D1 which objects get rows of which dates: a write that is not recorded could
+ * be missed by the next pull of its date (a record whose write failed only adds a call). D1's own
+ * rows of these clicks, written before the rows went to the objects, count no more clicks: the
+ * objects' rows replace them. They are zeroed before the objects are written, so a D1 batch that
+ * fails after cannot leave the same clicks in both (the pull's batch drops the empty rows).
+ * Throws when an object fails.
+ */
+export async function stageCakeClicksInShards(db: Db, env: CakeShardsEnv, pull: { runId: number; pulled: DayRange; objects: PlacedCakeClicks["objects"] }) {
+  const written = [...pull.objects.values()].flatMap(({ place, rows }) => [...new Set(rows.map((r) => r.date))].map((date) => [date, place.day, place.shard]));
+  for (const chunk of jsonChunks(written)) {
+    await db.run(sql`insert into cake_click_shards (date, day, shard)
+      select json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') from json_each(${chunk}) where true
+      on conflict do nothing`);
+  }
+  const moved = [...pull.objects.values()].flatMap(({ rows }) => rows.map((r) => [r.subid2]));
+  for (const chunk of jsonChunks(moved)) {
+    await db.run(sql`update cake_stats set clicks = 0
+      where date between ${pull.pulled.start} and ${pull.pulled.end} and clicks <> 0
+        and subid2 in (select json_extract(value, '$[0]') from json_each(${chunk}))`);
+  }
+  await Promise.all(
+    [...pull.objects].map(async ([name, { rows }]) => {
+      const shard = env.CLICK_SHARDS.getByName(name);
+      for (let i = 0; i < rows.length; i += ROWS_PER_CALL) await shard.stageCakeClicks(pull.runId, rows.slice(i, i + ROWS_PER_CALL));
+    }),
+  );
+}
+
+/**
+ * Writes each object's staged rows of the pulled days, in every object that may hold rows of them
+ * (so a row CAKE no longer reports goes): the objects of the days around them and every object
+ * recorded for their dates (the staged ones among them). Returns the objects' sums over the
+ * rebuilt days with the rows written. Throws when an object fails.
  */
 export async function applyCakeClicksToShards(
   db: Db,
   env: CakeShardsEnv,
-  pull: { runId: number; pulled: DayRange; rebuild: DayRange; objects: PlacedCakeClicks["objects"] },
+  pull: { runId: number; pulled: DayRange; rebuild: DayRange },
   now: number,
 ): Promise<ShardCakeParts & { written: number }> {
   const counts = await shardCounts(db, now);
@@ -87,34 +119,11 @@ export async function applyCakeClicksToShards(
     .from(cakeClickShards)
     .where(between(cakeClickShards.date, pull.rebuild.start, pull.pulled.end));
   recorded.forEach(add);
-  // Recorded before the objects are written: a write that is not recorded could be missed by the
-  // next pull of its date (a record whose write failed only adds a call).
-  const written = [...pull.objects.values()].flatMap(({ place, rows }) => [...new Set(rows.map((r) => r.date))].map((date) => [date, place.day, place.shard]));
-  for (const chunk of jsonChunks(written)) {
-    await db.run(sql`insert into cake_click_shards (date, day, shard)
-      select json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') from json_each(${chunk}) where true
-      on conflict do nothing`);
-  }
-  // D1's own rows of these clicks, written before the rows went to the objects, count no more
-  // clicks: the objects' rows replace them. Zeroed before the objects are written, so a D1 batch
-  // that fails after cannot leave the same clicks in both (the pull's batch drops the empty rows).
-  const moved = [...pull.objects.values()].flatMap(({ rows }) => rows.map((r) => [r.subid2]));
-  for (const chunk of jsonChunks(moved)) {
-    await db.run(sql`update cake_stats set clicks = 0
-      where date between ${pull.pulled.start} and ${pull.pulled.end} and clicks <> 0
-        and subid2 in (select json_extract(value, '$[0]') from json_each(${chunk}))`);
-  }
-  for (const [name, { place }] of pull.objects) places.set(name, place);
   const parts: ShardCakeParts & { written: number } = { attributed: [], audience: [], written: 0 };
   if (!places.size) return parts;
   const kept = await keptCampaigns(db);
   const answers = await Promise.all(
-    [...places.keys()].map(async (name) => {
-      const shard = env.CLICK_SHARDS.getByName(name);
-      const rows = pull.objects.get(name)?.rows ?? [];
-      for (let i = 0; i < rows.length; i += ROWS_PER_CALL) await shard.stageCakeClicks(pull.runId, rows.slice(i, i + ROWS_PER_CALL));
-      return shard.applyCakeClicks(pull.runId, pull.pulled, pull.rebuild, kept);
-    }),
+    [...places.keys()].map((name) => env.CLICK_SHARDS.getByName(name).applyCakeClicks(pull.runId, pull.pulled, pull.rebuild, kept)),
   );
   for (const answer of answers) {
     parts.attributed.push(...answer.attributed);

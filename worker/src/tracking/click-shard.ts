@@ -424,29 +424,28 @@ export class ClickShard extends DurableObject<unknown> {
   }
 
   /**
-   * Stages a pull's click report rows for this object (see `applyCakeClicks`); rows another run
-   * staged and never applied (a pull that failed part way) are dropped. Returns the rows staged.
+   * Stages a page of a pull's click report rows for this object (see `applyCakeClicks`): a key
+   * staged by an earlier page of the run adds its clicks, as the pull sums a key's rows. Rows
+   * another run staged and never applied (a pull that failed part way) are dropped. Returns the
+   * rows staged.
    */
   stageCakeClicks(runId: number, rows: CakeClick[]): number {
     return this.ctx.storage.transactionSync(() => {
       this.db.delete(cakeClickStaging).where(ne(cakeClickStaging.runId, runId)).run();
       for (const r of rows) {
-        const row = { date: r.date, offerId: r.offerId, offerName: r.offerName, subid1: r.subid1, subid2: r.subid2, subid3: r.subid3, clicks: r.clicks };
-        this.db
-          .insert(cakeClickStaging)
-          .values({ runId, ...row })
-          .onConflictDoUpdate({
-            target: [
-              cakeClickStaging.runId,
-              cakeClickStaging.date,
-              cakeClickStaging.offerId,
-              cakeClickStaging.subid1,
-              cakeClickStaging.subid2,
-              cakeClickStaging.subid3,
-            ],
-            set: { offerName: row.offerName, clicks: row.clicks },
-          })
-          .run();
+        this.ctx.storage.sql.exec(
+          `insert into cake_click_staging (run_id, date, offer_id, offer_name, subid1, subid2, subid3, clicks) values (?, ?, ?, ?, ?, ?, ?, ?)
+            on conflict (run_id, date, offer_id, subid1, subid2, subid3) do update set clicks = cake_click_staging.clicks + excluded.clicks,
+              offer_name = case when excluded.offer_name <> '' then excluded.offer_name else cake_click_staging.offer_name end`,
+          runId,
+          r.date,
+          r.offerId,
+          r.offerName,
+          r.subid1,
+          r.subid2,
+          r.subid3,
+          r.clicks,
+        );
       }
       return rows.length;
     });

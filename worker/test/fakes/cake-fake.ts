@@ -88,6 +88,8 @@ export function createCakeFake(options: CakeFakeOptions = {}) {
     clicks: [...(options.clicks ?? [])],
     /** Answers given instead of the real ones, first in first out. */
     failures: [] as FakeFailure[],
+    /** At most this many rows a page, whatever row_limit asks (a network that caps its pages). */
+    maxPageRows: undefined as number | undefined,
     /** Every request body received, for assertions on paging and windows. */
     requests: [] as { path: string; body: Record<string, unknown> }[],
   };
@@ -139,7 +141,8 @@ export function createCakeFake(options: CakeFakeOptions = {}) {
       const day = fakeRowDay("conversion_date" in row ? row.conversion_date : row.click_date);
       return day !== null && day >= start && day < end;
     });
-    const page = matching.slice(startAt - 1, limit === 0 ? undefined : startAt - 1 + limit);
+    const take = Math.min(limit === 0 ? Infinity : limit, state.maxPageRows ?? Infinity);
+    const page = matching.slice(startAt - 1, take === Infinity ? undefined : startAt - 1 + take);
     return envelope({ success: true, message: "", row_count: matching.length, [report]: page });
   }
 
