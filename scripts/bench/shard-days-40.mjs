@@ -19,18 +19,18 @@
 // no CPU in use; each call then fails after CALL_TIMEOUT_MS with that said. The figures it prints
 // are per click and per day, and the docs carry them to a million.
 //
-// CAKE comes too: each day, before its end, the CAKE sync runs as the cron runs it against a CAKE
-// stand-in served here, whose click report lists 2 in 5 of the day's clicks (sub2 = the click id,
+// CAKE comes too: each day, before its end, the CAKE sync runs as the cron runs it against the
+// project's CAKE fake (scripts/lib/fakes.mjs), whose click report lists 2 in 5 of the day's clicks (sub2 = the click id,
 // as the offer link sends it) and whose conversions are 1 in 20 of those. The click report rows
 // go to the clicks' objects (tracking/cake-shards.ts); the bench prints what each pull added to
 // D1, and at the end, as the baseline in the same run, what the same day's rows add to D1 written
 // as the pull wrote them before (every row in cake_stats, every reported click copied into D1).
 import { mkdirSync } from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { benchDirs, fmt } from "../lib/click-bench.mjs";
 import { DAY_MS, seedCampaigns } from "../lib/click-days.mjs";
+import { startFakes } from "../lib/fakes.mjs";
 import { openLocalD1 } from "../lib/local-d1.mjs";
 import { applyMigrations, freePort, ROOT, startServer } from "../lib/server.mjs";
 import { cpuSeconds, descendantsNamed, loadAverage } from "../lib/wrk.mjs";
@@ -56,33 +56,14 @@ mkdirSync(path.join(ROOT, "dist", "client"), { recursive: true });
 const mb = (bytes) => `${fmt(bytes / 1e6, 1)} MB`;
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/**
- * A CAKE network's reports API, as documented (JSON POST, {"d": ...}, paging), answering every
- * asked range with `rows`' clicks and conversions dated on its first day: the day the sync asks.
- */
-function serveCake(rows) {
-  const server = http.createServer((req, res) => {
-    let text = "";
-    req.on("data", (chunk) => (text += chunk));
-    req.on("end", () => {
-      const report = req.url.endsWith("/reports.asmx/Conversions") ? "conversions" : req.url.endsWith("/reports.asmx/Clicks") ? "clicks" : null;
-      const body = JSON.parse(text || "{}");
-      const date = `${body.start_date.slice(6, 10)}-${body.start_date.slice(0, 2)}-${body.start_date.slice(3, 5)}T12:00:00`;
-      const all = (rows.current[report] ?? []).map((r) => (report === "clicks" ? { ...r, click_date: date } : { ...r, conversion_date: date }));
-      const page = all.slice(body.start_at_row - 1, body.start_at_row - 1 + body.row_limit);
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ d: { success: true, message: "", row_count: all.length, [report]: page } }));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-/** The stand-in's rows for a day's reported click ids: one click row each, a conversion for 1 in 20. */
-function cakeRowsOf(ids) {
+/** CAKE's report of a day's reported click ids, as the fake network holds it: one click row each, a conversion for 1 in 20. */
+function cakeRowsOf(ids, date) {
   const common = (id, i) => ({ offer_id: 1, offer_name: "Offer", subid_1: `mb${i % 6}`, subid_2: id, subid_3: "" });
   return {
-    clicks: ids.map((id, i) => ({ click_id: i + 1, ...common(id, i) })),
-    conversions: ids.flatMap((id, i) => (i % 20 ? [] : [{ conversion_id: `cv-${id}`, ...common(id, i), price: "5.0000", disposition: "Approved" }])),
+    clicks: ids.map((id, i) => ({ click_id: i + 1, click_date: `${date}T12:00:00`, ...common(id, i) })),
+    conversions: ids.flatMap((id, i) =>
+      i % 20 ? [] : [{ conversion_id: `cv-${id}`, conversion_date: `${date}T12:30:00`, ...common(id, i), price: "5.0000", disposition: "Approved" }],
+    ),
   };
 }
 
@@ -144,8 +125,8 @@ applyMigrations(stateDir, { quiet: true });
     await local.mf.dispose();
   }
 }
-const cakeRows = { current: {} };
-const cake = await serveCake(cakeRows);
+// The project's CAKE fake (worker/test/fakes/cake-fake.ts), served as `npm run fakes` serves it.
+const fakes = await startFakes();
 const port = await freePort();
 const server = await startServer({
   port,
@@ -156,9 +137,9 @@ const server = await startServer({
   vars: {
     CLICK_SHARDS_PER_DAY: String(SHARDS),
     CLICKS_RETENTION_DAYS: String(RETENTION),
-    CAKE_BASE_URL: `http://127.0.0.1:${cake.address().port}`,
-    CAKE_API_KEY: "bench-key",
-    CAKE_AFFILIATE_ID: "1",
+    CAKE_BASE_URL: fakes.url,
+    CAKE_API_KEY: fakes.cake.state.apiKey,
+    CAKE_AFFILIATE_ID: fakes.cake.state.affiliateId,
   },
   timeoutMs: 180_000,
 });
@@ -186,7 +167,9 @@ try {
     const generated = performance.now() - t0;
     // Late in the day: CAKE's report of it, pulled by the sync as the cron runs it.
     const ids = await call(base, `/__bench/sim/cake-ids?day=${day}`);
-    cakeRows.current = cakeRowsOf(ids);
+    const report = cakeRowsOf(ids, isoDay(day));
+    fakes.cake.state.clicks = report.clicks;
+    fakes.cake.state.conversions = report.conversions;
     const pull = await call(base, `/__bench/sim/cake?now=${dayStart(day) + 23 * 3_600_000}`);
     if (pull.run.status !== "ok") throw new Error(`the CAKE sync of ${isoDay(day)}: ${pull.run.status} ${pull.run.error ?? ""}`);
     // The day's end: the rollup counts it, and the retention archives the days past the kept ones.
@@ -228,7 +211,7 @@ try {
   );
 } finally {
   await server.stop();
-  cake.close();
+  await fakes.close();
 }
 
 // --- CAKE's click rows ----------------------------------------------------------------------------

@@ -10,8 +10,8 @@
 //   GET /__bench/sim/sizes            D1's size, and each shard-day not emptied: its objects' bytes
 //   GET /__bench/sim/cake-ids?day=D   the ids of the day's clicks CAKE's report lists (2 in 5)
 //   GET /__bench/sim/cake?now=T       the CAKE sync of the day at T, as the cron runs it (CAKE is
-//                                     the bench's stand-in), with D1's size before and after and the
-//                                     click report rows the objects hold
+//                                     the project's fake, served by the bench), with D1's size before
+//                                     and after and the click report rows the objects hold
 //   GET /__bench/sim/cake-d1?day=D    the baseline: the same day's rows written as before they went
 //                                     to the objects (every click copied, every row in cake_stats)
 //                                     under a date of their own, with D1's size before and after
