@@ -82,8 +82,10 @@ export async function stageCakeClicksInShards(db: Db, env: CakeShardsEnv, pull: 
   }
   const moved = [...pull.objects.values()].flatMap(({ rows }) => rows.map((r) => [r.subid2]));
   for (const chunk of jsonChunks(moved)) {
+    // `subid2 <> ''` lets SQLite look each id up in cake_stats' partial sub2 index; without it, each
+    // page's statement walked every row of the pulled days by the date index.
     await db.run(sql`update cake_stats set clicks = 0
-      where date between ${pull.pulled.start} and ${pull.pulled.end} and clicks <> 0
+      where date between ${pull.pulled.start} and ${pull.pulled.end} and clicks <> 0 and subid2 <> ''
         and subid2 in (select json_extract(value, '$[0]') from json_each(${chunk}))`);
   }
   await Promise.all(
