@@ -11,7 +11,10 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { rebuildAttributed } from "../src/db/queries/cake";
 import { insertClicksOnce, type NewClick } from "../src/db/queries/clicks";
+import { keptCampaigns } from "../src/db/queries/campaigns";
 import { campaigns, clickShardDays } from "../src/db/schema";
+import type { CakeClick } from "../src/integrations/cake";
+import { cakeStagingBuffer } from "../src/sync/cake-sync";
 import { runSync } from "../src/sync/run-sync";
 import { clickDayOf, clickDayStart, newClickId, shardName, type ClickPlace } from "../src/tracking/click-id";
 import { forgetShardCounts } from "../src/tracking/shard-days";
@@ -196,7 +199,7 @@ describe("CAKE's click rows in shard-day objects", () => {
     }
   });
 
-  it("sum a key's rows across the report's pages, staged in the objects a page at a time and kept in D1", async () => {
+  it("sum a key's rows across the report's pages, held and staged in the objects in one call and kept in D1", async () => {
     const campaignId = await olderCampaign("Paged");
     const sub2 = await storedClick(campaignId, TODAY);
     const d1Campaign = await olderCampaign("Paged, D1");
@@ -214,15 +217,68 @@ describe("CAKE's click rows in shard-day objects", () => {
       subid_2,
     });
     fakes.cake.state.clicks.push(row(1, sub2), row(2, d1Sub2), row(3, sub2), row(4, d1Sub2));
-    const run = await pull(fakes, 1);
+    // The object's rows of the four pages are held and staged in one call.
+    const counted = configuredEnv();
+    const objects = counted.CLICK_SHARDS;
+    const staged: number[] = [];
+    counted.CLICK_SHARDS = {
+      getByName: (name: string) => {
+        const real = objects.getByName(name);
+        return {
+          stageCakeClicks: (runId: number, rows: CakeClick[]) => {
+            staged.push(rows.length);
+            return real.stageCakeClicks(runId, rows);
+          },
+          applyCakeClicks: (...args: Parameters<typeof real.applyCakeClicks>) => real.applyCakeClicks(...args),
+        };
+      },
+    } as unknown as typeof objects;
+    const run = await runSync({ db: db(), env: counted, http: fakeHttp(fakes), now: NOW }, { source: "cake", trigger: "manual", days: 1 });
     expect(run).toMatchObject({ status: "ok", rowsFetched: 4 });
     expect(fakes.cake.state.requests.filter((r) => r.path.endsWith("/Clicks")).length).toBeGreaterThanOrEqual(4);
+    expect(staged).toEqual([2]);
     expect(await clicksOn(dateOf(TODAY), campaignId)).toBe(2);
     expect(await clicksOn(dateOf(TODAY), d1Campaign)).toBe(2);
     // Pulled again: the same, not doubled.
     expect((await pull(fakes, 1)).status).toBe("ok");
     expect(await clicksOn(dateOf(TODAY), campaignId)).toBe(2);
     expect(await clicksOn(dateOf(TODAY), d1Campaign)).toBe(2);
+  });
+
+  it("sum a key staged in two calls of one pull, as when its rows come more than a buffer's worth of pages apart", async () => {
+    const campaignId = await olderCampaign("Two calls");
+    const day = TODAY - 2;
+    const sub2 = await storedClick(campaignId, day);
+    const object = env.CLICK_SHARDS.getByName(shardName({ day, shard: 0 }));
+    const date = dateOf(day);
+    const row: CakeClick = { date, offerId: 29, offerName: "Calls", subid1: "mb9", subid2: sub2, subid3: "", clicks: 1 };
+    const runId = 900_001;
+    expect(await object.stageCakeClicks(runId, [row])).toBe(1);
+    expect(await object.stageCakeClicks(runId, [{ ...row, offerName: "" }])).toBe(1);
+    const parts = await object.applyCakeClicks(runId, { start: date, end: date }, { start: date, end: date }, await keptCampaigns(db()));
+    expect(parts.attributed.filter((r) => r.subid1 === "mb9")).toEqual([expect.objectContaining({ campaignId, offerName: "Calls", clicks: 2 })]);
+  });
+
+  it("hold the pages' rows by object and stage them once a buffer's worth has come, and the rest at the end", async () => {
+    const calls: Record<string, number>[] = [];
+    const buffer = cakeStagingBuffer(async (objects) => {
+      calls.push(Object.fromEntries([...objects].map(([name, { rows }]) => [name, rows.length])));
+    }, 3);
+    const row = (subid2: string): CakeClick => ({ date: "2026-11-01", offerId: 1, offerName: "", subid1: "", subid2, subid3: "", clicks: 1 });
+    const page = (groups: Record<string, number>) =>
+      new Map(
+        Object.entries(groups).map(([name, n]) => [name, { place: { day: 1, shard: 0 }, rows: Array.from({ length: n }, (_, i) => row(`${name}-${i}`)) }]),
+      );
+    await buffer.add(page({ a: 1, b: 1 }));
+    expect(calls).toEqual([]);
+    await buffer.add(page({ a: 1 }));
+    expect(calls).toEqual([{ a: 2, b: 1 }]);
+    await buffer.add(page({ b: 2 }));
+    await buffer.add(new Map());
+    expect(calls).toHaveLength(1);
+    await buffer.flush();
+    await buffer.flush();
+    expect(calls).toEqual([{ a: 2, b: 1 }, { b: 2 }]);
   });
 
   it("report no rows written for a pull that changes nothing, as for D1's rows", async () => {

@@ -80,9 +80,48 @@ export interface CakeClickShards {
 }
 
 /**
- * The week's click report: with shard-day objects, each page's rows of their clicks are staged in
- * them as the page comes (only D1's rows are kept), so a report of millions of rows is never held
- * at once; without, every row, as D1 keeps them. Rows of one key are summed, across pages too.
+ * Rows of shard-day clicks a pull holds before it stages them (about 15 MB of a Worker's 128 MB).
+ * A page of CAKE's report (10,000 rows) spreads over a day's 16 objects or more: staged a page at
+ * a time, that was a call to every object and two D1 statements a page, about 4,500 calls for a
+ * week at a million clicks a day. Held for five pages, each object gets one call of a few thousand
+ * rows (docs/click-storage.md "What else outgrows D1 at this load").
+ */
+export const CAKE_STAGE_ROWS = 50_000;
+
+type ObjectRows = PlacedCakeClicks["objects"];
+
+/**
+ * Holds the pages' rows by object and stages them once `stageRows` have come (and at `flush`),
+ * each object's rows in as few calls as they take. A key held twice is summed where it is staged.
+ */
+export function cakeStagingBuffer(stage: (objects: ObjectRows) => Promise<void>, stageRows = CAKE_STAGE_ROWS) {
+  let held: ObjectRows = new Map();
+  let rows = 0;
+  const flush = async () => {
+    if (!held.size) return;
+    const objects = held;
+    held = new Map();
+    rows = 0;
+    await stage(objects);
+  };
+  return {
+    async add(objects: ObjectRows) {
+      for (const [name, { place, rows: added }] of objects) {
+        const group = held.get(name) ?? { place, rows: [] };
+        for (const row of added) group.rows.push(row);
+        held.set(name, group);
+        rows += added.length;
+      }
+      if (rows >= stageRows) await flush();
+    },
+    flush,
+  };
+}
+
+/**
+ * The week's click report: with shard-day objects, the pages' rows of their clicks are staged in
+ * them as they come (only D1's rows are kept), so a report of millions of rows is never held at
+ * once; without, every row, as D1 keeps them. Rows of one key are summed, across pages too.
  */
 async function readClicks(
   pages: AsyncIterable<CakeClick[]>,
@@ -90,16 +129,18 @@ async function readClicks(
 ): Promise<{ fetched: number; d1: CakeClick[] }> {
   let fetched = 0;
   const d1: CakeClick[] = [];
+  const staging = shards && cakeStagingBuffer((objects) => shards.stage({ runId, pulled: chunk, objects }));
   for await (const page of pages) {
     fetched += page.length;
-    if (!shards) {
+    if (!shards || !staging) {
       d1.push(...page);
       continue;
     }
     const placed = await shards.place(aggregateClicks(page, chunk));
     d1.push(...placed.d1);
-    if (placed.objects.size) await shards.stage({ runId, pulled: chunk, objects: placed.objects });
+    await staging.add(placed.objects);
   }
+  await staging?.flush();
   return { fetched, d1: aggregateClicks(d1, chunk) };
 }
 
