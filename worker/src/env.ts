@@ -4,6 +4,7 @@ import type { Feature, Role, SessionStage } from "./db/schema";
 import type { ArchiveRunParams } from "./retention/config";
 import type { ClickMessage } from "./tracking/click-queue";
 import type { MoveRunParams } from "./tracking/click-move-workflow";
+import type { CakePullParams } from "./sync/cake-pull-workflow";
 import type { ClickShard } from "./tracking/click-shard";
 import type { WebhookMessage } from "./webhooks/queue";
 
@@ -69,6 +70,8 @@ export interface SyncVars {
   SYNC_DAILY_DAYS?: string;
   /** Seconds before the first retry of a failed Events API call (doubling each time); default 30. */
   TIKTOK_EVENTS_RETRY_SECONDS?: string;
+  /** Rows of CAKE's click report past which a week's pull goes on in steps of that many (sync/cake-pull-workflow.ts); default 1,000,000. */
+  CAKE_PULL_STEP_ROWS?: string;
 }
 
 /** The app's own hosts besides workers.dev and this machine (middleware/app-hosts.ts, README "Configuration"). */
@@ -95,6 +98,8 @@ export interface ClickStoreBindings {
   ARCHIVE_WORKFLOW: Workflow<ArchiveRunParams>;
   /** The move of D1's clicks into the legacy objects (tracking/click-move-workflow.ts): one instance per run. */
   MOVE_WORKFLOW: Workflow<MoveRunParams>;
+  /** A CAKE pull too long for one invocation, in steps (sync/cake-pull-workflow.ts): one instance per sync run. */
+  CAKE_PULL_WORKFLOW: Workflow<CakePullParams>;
   /** Clicks and exits on their way to D1 (tracking/click-queue.ts). */
   CLICKS_QUEUE: Queue<ClickMessage>;
   /** Raw clicks' shard-days, one SQLite Durable Object each (tracking/click-shard.ts), for the days with a shard count (tracking/shard-days.ts). */

@@ -10,6 +10,7 @@ import { WEBHOOKS_QUEUE_NAME } from "./webhooks/queue";
 /** The archive Workflow's class: wrangler.toml's [[workflows]] names it. */
 export { ClickArchiveWorkflow } from "./retention/workflow";
 export { ClickMoveWorkflow } from "./tracking/click-move-workflow";
+export { CakePullWorkflow } from "./sync/cake-pull-workflow";
 /** Raw clicks' shard-days: wrangler.toml's [[durable_objects.bindings]] names it. */
 export { ClickShard } from "./tracking/click-shard";
 

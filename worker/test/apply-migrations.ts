@@ -10,6 +10,7 @@ declare global {
       ARCHIVE: R2Bucket;
       ARCHIVE_WORKFLOW: Workflow<import("../src/retention/config").ArchiveRunParams>;
       MOVE_WORKFLOW: Workflow<import("../src/tracking/click-move-workflow").MoveRunParams>;
+      CAKE_PULL_WORKFLOW: Workflow<import("../src/sync/cake-pull-workflow").CakePullParams>;
       CLICKS_QUEUE: Queue<import("../src/tracking/click-queue").ClickMessage>;
       CLICK_SHARDS: DurableObjectNamespace<import("../src/tracking/click-shard").ClickShard>;
       CLICK_LIMITER: RateLimit;

@@ -6,15 +6,19 @@
  * objects of past days (the chain from the tracking link is click-shard-conversions.test.ts's), and
  * CAKE's report is the fake.
  */
+import { introspectWorkflow } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { rebuildAttributed } from "../src/db/queries/cake";
 import { insertClicksOnce, type NewClick } from "../src/db/queries/clicks";
 import { keptCampaigns } from "../src/db/queries/campaigns";
-import { campaigns, clickShardDays } from "../src/db/schema";
+import { purgeOldRuns } from "../src/db/queries/sync-runs";
+import { campaigns, clickShardDays, syncRuns } from "../src/db/schema";
+import type { Bindings } from "../src/env";
 import type { CakeClick } from "../src/integrations/cake";
 import { cakeStagingBuffer } from "../src/sync/cake-sync";
+import { runCakePull, type CakePullParams, type StepRunner } from "../src/sync/cake-pull-workflow";
 import { runSync } from "../src/sync/run-sync";
 import { clickDayOf, clickDayStart, newClickId, shardName, type ClickPlace } from "../src/tracking/click-id";
 import { forgetShardCounts } from "../src/tracking/shard-days";
@@ -289,5 +293,214 @@ describe("CAKE's click rows in shard-day objects", () => {
     expect((await pull(fakes, 1)).rowsUpserted).toBeGreaterThan(0);
     const again = await pull(fakes, 1);
     expect({ status: again.status, rowsUpserted: again.rowsUpserted }).toEqual({ status: "ok", rowsUpserted: 0 });
+  });
+});
+
+/**
+ * The Workflow engine's part, played here: each step's callback, run again after a throw (up to
+ * three tries, as the engine retries a step), and `again` steps run twice over (a step whose work was
+ * done but whose result the engine lost), with each step's name in `names`.
+ */
+function engine(hooks: { before?: (name: string, attempt: number) => void; again?: (name: string) => boolean } = {}) {
+  const names: string[] = [];
+  const step = {
+    do: async (name: string, ...rest: unknown[]) => {
+      const callback = rest.at(-1) as () => Promise<unknown>;
+      for (let attempt = 1; ; attempt++) {
+        names.push(name);
+        try {
+          hooks.before?.(name, attempt);
+          if (hooks.again?.(name)) await callback();
+          return await callback();
+        } catch (err) {
+          if (attempt === 3) throw err;
+        }
+      }
+    },
+  } as unknown as StepRunner;
+  return { step, names };
+}
+
+describe("a CAKE pull too long for one invocation", () => {
+  /**
+   * Seven report rows: two clicks each in today's and yesterday's objects and in D1 (each click
+   * reported twice, on pages apart: the same visitor at the offer twice), and an id naming no click
+   * (Direct). Sent one row a page, so a step of two rows is two pages; the second step's rows go to
+   * both objects.
+   */
+  async function longReport(name: string) {
+    const campaignId = await olderCampaign(name);
+    const d1Campaign = await olderCampaign(`${name}, D1`);
+    const today = await storedClick(campaignId, TODAY);
+    const yesterday = await storedClick(campaignId, TODAY - 1);
+    const d1Sub2 = crypto.randomUUID();
+    await insertClicksOnce(db(), [{ clickId: d1Sub2, campaignId: d1Campaign, clickedAt: NOW - 3_600_000, ipAddress: "198.51.100.10", bot: false }]);
+    const fakes = createFakes();
+    fakes.cake.state.maxPageRows = 1;
+    const row = (n: number, subid_2: string, day = TODAY) => ({
+      click_id: n,
+      click_date: `${dateOf(day)}T10:${String(n).padStart(2, "0")}:00`,
+      offer_id: 30,
+      offer_name: "Steps",
+      subid_1: `mb-${name}`,
+      subid_2,
+    });
+    fakes.cake.state.clicks.push(
+      row(1, today),
+      row(2, d1Sub2),
+      row(3, yesterday, TODAY - 1),
+      row(4, today),
+      row(5, "not-a-click-id"),
+      row(6, d1Sub2),
+      row(7, yesterday, TODAY - 1),
+    );
+    fakes.cake.state.conversions.push({
+      conversion_id: `cv-${name}`,
+      conversion_date: `${dateOf(TODAY)}T11:00:00`,
+      offer_id: 30,
+      offer_name: "Steps",
+      subid_1: `mb-${name}`,
+      subid_2: today,
+      price: "4.0000",
+      disposition: "Approved",
+    });
+    const created: { id?: string; params?: CakePullParams }[] = [];
+    const pullEnv = (stepRows: number) =>
+      configuredEnv({
+        CAKE_PULL_STEP_ROWS: String(stepRows),
+        CAKE_PULL_WORKFLOW: {
+          create: async (options: { id?: string; params?: CakePullParams }) => {
+            created.push(options);
+            return { id: options.id };
+          },
+        } as unknown as Bindings["CAKE_PULL_WORKFLOW"],
+      });
+    const start = (stepRows: number) =>
+      runSync({ db: db(), env: pullEnv(stepRows), http: fakeHttp(fakes), now: NOW }, { source: "cake", trigger: "manual", days: 2 });
+    const figures = async () => ({
+      steps: await clicksOn(dateOf(TODAY), campaignId),
+      stepsYesterday: await clicksOn(dateOf(TODAY - 1), campaignId),
+      d1: await clicksOn(dateOf(TODAY), d1Campaign),
+      direct: (
+        await db().get<{ n: number | null }>(
+          sql`select sum(clicks) as n from cake_attributed_daily where campaign_id = 0 and subid1 = ${`mb-${name}`} and date = ${dateOf(TODAY)}`,
+        )
+      )?.n,
+      revenue: (await db().get<{ n: number | null }>(sql`select sum(revenue_cents) as n from cake_attributed_daily where campaign_id = ${campaignId}`))?.n,
+    });
+    const expected = { steps: 2, stepsYesterday: 2, d1: 2, direct: 1, revenue: 400 };
+    return { fakes, created, pullEnv, start, figures, expected };
+  }
+
+  const runRow = async (id: number) => (await db().select().from(syncRuns).where(eq(syncRuns.id, id)))[0]!;
+
+  it("goes on in steps of CAKE_PULL_STEP_ROWS, counts what one invocation counts, and closes its run", async () => {
+    const { fakes, created, pullEnv, start, figures, expected } = await longReport("steps");
+    const run = await start(2);
+    expect(run.status).toBe("running");
+    expect(created).toEqual([{ id: `cake-pull-${run.id}`, params: expect.objectContaining({ runId: run.id, stepRows: 2, savedFrom: null }) }]);
+    expect(await runRow(run.id)).toMatchObject({ status: "running", heartbeatAt: expect.any(Number) });
+    // Another sync waits for it, as for a run in one invocation.
+    expect((await start(2)).status).toBe("skipped");
+
+    const { step, names } = engine();
+    const out = await runCakePull(step, pullEnv(2), created[0]!.params!, fakeHttp(fakes));
+    expect(out).toMatchObject({ status: "ok", error: null });
+    const days = `${dateOf(TODAY - 1)} to ${dateOf(TODAY)}`;
+    expect(names).toEqual([
+      `read ${days} from row 1`,
+      `read ${days} from row 3`,
+      `read ${days} from row 5`,
+      `read ${days} from row 7`,
+      `write ${days}`,
+      "close",
+    ]);
+    expect(await figures()).toEqual(expected);
+    expect(await runRow(run.id)).toMatchObject({ status: "ok", rowsFetched: 8, error: null, finishedAt: expect.any(Number) });
+    expect(await db().all(sql`select * from cake_pull_rows`)).toEqual([]);
+
+    // The same days pulled in one invocation find nothing to change.
+    const whole = await start(1_000);
+    expect({ status: whole.status, rowsUpserted: whole.rowsUpserted }).toEqual({ status: "ok", rowsUpserted: 0 });
+    expect(await figures()).toEqual(expected);
+  });
+
+  it("stages nothing twice when a step runs again, whole or after an object failed part way", async () => {
+    const { fakes, created, pullEnv, start, figures, expected } = await longReport("again");
+    const run = await start(2);
+    const env2 = pullEnv(2);
+    const objects = env2.CLICK_SHARDS;
+    let failOnce = true;
+    env2.CLICK_SHARDS = {
+      getByName: (name: string) => {
+        const real = objects.getByName(name);
+        const stageCakeClicks = (...args: Parameters<typeof real.stageCakeClicks>) => {
+          // Yesterday's object fails the first time it is asked, in the step that stages today's beside it.
+          if (name === shardName({ day: TODAY - 1, shard: 0 }) && failOnce) {
+            failOnce = false;
+            return Promise.reject(new Error("object restarting"));
+          }
+          return real.stageCakeClicks(...args);
+        };
+        // Every other call (the copies of the converted clicks, the write) reaches the object.
+        return new Proxy(real, {
+          get: (target, method: keyof typeof real) =>
+            method === "stageCakeClicks" ? stageCakeClicks : (...args: unknown[]) => (target[method] as (...a: unknown[]) => unknown)(...args),
+        });
+      },
+    } as unknown as typeof objects;
+    const { step, names } = engine({ again: (name) => name.startsWith("read ") });
+    expect(await runCakePull(step, env2, created[0]!.params!, fakeHttp(fakes))).toMatchObject({ status: "ok" });
+    expect(failOnce).toBe(false);
+    expect(names.filter((n) => n.endsWith("from row 3"))).toHaveLength(2);
+    expect(await figures()).toEqual(expected);
+    expect(await runRow(run.id)).toMatchObject({ status: "ok" });
+  });
+
+  it("runs in the Workflow engine as CakePullWorkflow, whose env is the Worker's own (here without CAKE: the run says so)", async () => {
+    const { fakes } = await longReport("engine");
+    const introspector = await introspectWorkflow(env.CAKE_PULL_WORKFLOW);
+    try {
+      await introspector.modifyAll(async (m) => m.disableRetryDelays());
+      const run = await runSync(
+        { db: db(), env: configuredEnv({ CAKE_PULL_STEP_ROWS: "2" }), http: fakeHttp(fakes), now: NOW },
+        { source: "cake", trigger: "manual", days: 1 },
+      );
+      expect(run.status).toBe("running");
+      const [instance] = introspector.get();
+      await instance!.waitForStatus("complete");
+      const closed = await runRow(run.id);
+      expect(closed).toMatchObject({ status: "error", finishedAt: expect.any(Number) });
+      expect(closed.error).toMatch(/^CAKE is not configured: /);
+    } finally {
+      await introspector.dispose();
+    }
+  });
+
+  it("closes its run with CAKE's error and the days saved before it", async () => {
+    const { fakes, created, pullEnv, start } = await longReport("fails");
+    // Two weeks: the newer is written, then CAKE fails on every try of the older one's first step.
+    const run = await runSync({ db: db(), env: pullEnv(2), http: fakeHttp(fakes), now: NOW }, { source: "cake", trigger: "manual", days: 10 });
+    expect(run.status).toBe("running");
+    // The weeks are TODAY - 9 to TODAY - 3 and TODAY - 2 to TODAY, the newer pulled first.
+    const newer = `${dateOf(TODAY - 2)} to ${dateOf(TODAY)}`;
+    const { step, names } = engine({
+      before: (name) => {
+        if (name.startsWith(`read ${dateOf(TODAY - 9)}`)) fakes.cake.failNext({ status: 500, json: { Message: "busy" } });
+      },
+    });
+    const out = await runCakePull(step, pullEnv(2), created[0]!.params!, fakeHttp(fakes));
+    expect(names).toContain(`write ${newer}`);
+    expect(out.status).toBe("error");
+    expect(out.error).toContain(`the days from ${dateOf(TODAY - 2)} to ${dateOf(TODAY)} were saved before that`);
+    expect(await runRow(run.id)).toMatchObject({ status: "error", error: out.error });
+    // Rows a stopped run kept (here: as if its older week had been read part way) go with the run history's purge.
+    await db().run(sql`insert into cake_pull_rows (run_id, start, from_row, date, offer_id, offer_name, subid1, subid2, subid3, clicks)
+      values (${run.id}, ${dateOf(TODAY - 9)}, 0, ${dateOf(TODAY - 9)}, 30, 'Steps', 'mb-fails', 'x', '', 1)`);
+    await purgeOldRuns(db(), NOW);
+    expect(await db().all(sql`select * from cake_pull_rows`)).toEqual([]);
+    // The next sync is not held up by it.
+    fakes.cake.state.failures.length = 0;
+    expect((await start(1_000)).status).toBe("ok");
   });
 });

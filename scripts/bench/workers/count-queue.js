@@ -8,7 +8,7 @@
 import worker from "../../../worker/src/index.ts";
 
 // wrangler.toml's [[workflows]] names this class: the entry must export it.
-export { ClickArchiveWorkflow, ClickMoveWorkflow } from "../../../worker/src/index.ts";
+export { CakePullWorkflow, ClickArchiveWorkflow, ClickMoveWorkflow } from "../../../worker/src/index.ts";
 
 const tally = { requests: 0, sends: 0, messages: 0, clicks: 0, deliveries: 0, delivered: 0, consumerMs: 0, lastWrittenAt: 0 };
 

@@ -15,7 +15,7 @@ import { shardName } from "../../../worker/src/tracking/click-id.ts";
 import { fixShardDays, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
 
 // wrangler.toml's [[workflows]] and [[durable_objects.bindings]] name these classes: the entry must export them.
-export { ClickArchiveWorkflow, ClickMoveWorkflow, ClickShard } from "../../../worker/src/index.ts";
+export { CakePullWorkflow, ClickArchiveWorkflow, ClickMoveWorkflow, ClickShard } from "../../../worker/src/index.ts";
 
 /** Clicks stored in today's shard-day objects (none while the setting is 0). */
 async function shardStored(env) {

@@ -39,7 +39,7 @@ import { copyAttributedClicks } from "../../../worker/src/tracking/attributed-cl
 import { clickRowsSql } from "../../lib/click-days.mjs";
 
 // wrangler.toml's [[workflows]] names this class: the entry must export it.
-export { ClickArchiveWorkflow, ClickMoveWorkflow } from "../../../worker/src/index.ts";
+export { CakePullWorkflow, ClickArchiveWorkflow, ClickMoveWorkflow } from "../../../worker/src/index.ts";
 
 /**
  * Rows per generating statement, and clicks per rollup step of an object: a few tenths of a

@@ -15,7 +15,7 @@ import { createDb } from "../../../worker/src/middleware/database.ts";
 import { shardName } from "../../../worker/src/tracking/click-id.ts";
 
 // wrangler.toml's [[workflows]] and [[durable_objects.bindings]] name these classes: the entry must export them.
-export { ClickArchiveWorkflow, ClickMoveWorkflow, ClickShard } from "../../../worker/src/index.ts";
+export { CakePullWorkflow, ClickArchiveWorkflow, ClickMoveWorkflow, ClickShard } from "../../../worker/src/index.ts";
 
 const shardOf = (q, env) => env.CLICK_SHARDS.getByName(shardName({ day: Number(q.get("day")), shard: Number(q.get("shard")) }));
 

@@ -563,6 +563,11 @@ export const syncRuns = sqliteTable(
     /** Rows the run wrote to cake_stats / tiktok_spend (inserted or updated). */
     rowsUpserted: integer("rows_upserted").notNull().default(0),
     error: text("error"),
+    /**
+     * When a run carried on in steps (sync/cake-pull-workflow.ts) last showed it is going: such a
+     * run outlives the invocation that started it, and is stale only once its steps stop.
+     */
+    heartbeatAt: integer("heartbeat_at"),
   },
   (t) => [index("sync_runs_source_started_idx").on(t.source, t.startedAt)],
 );
@@ -792,6 +797,29 @@ export const cakeClickShards = sqliteTable(
     shard: integer("shard").notNull(),
   },
   (t) => [primaryKey({ columns: [t.date, t.day, t.shard] })],
+);
+
+/**
+ * The click report rows D1 keeps (every sub2 that names no stored shard-day) of a CAKE pull run in
+ * steps (sync/cake-pull-workflow.ts), from each read step until the week's write step: a step's
+ * result may hold 1 MiB, not a week of rows. Keyed by the step (`start` its week's first day,
+ * `from_row` where it read from), so a step run again replaces its own rows.
+ */
+export const cakePullRows = sqliteTable(
+  "cake_pull_rows",
+  {
+    runId: integer("run_id").notNull(),
+    start: text("start").notNull(),
+    fromRow: integer("from_row").notNull(),
+    date: text("date").notNull(),
+    offerId: integer("offer_id").notNull(),
+    offerName: text("offer_name").notNull(),
+    subid1: text("subid1").notNull(),
+    subid2: text("subid2").notNull(),
+    subid3: text("subid3").notNull(),
+    clicks: integer("clicks").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.start, t.fromRow, t.date, t.offerId, t.subid1, t.subid2, t.subid3] })],
 );
 
 /**

@@ -31,6 +31,13 @@ export interface CakeConfig {
   timeZone: string;
 }
 
+/** A page of a report: its rows, the report's length when CAKE says it (⚠ row_count), and the rows read so far in its call's days. */
+export interface ReportPage<T> {
+  rows: T[];
+  rowCount: number | null;
+  read: number;
+}
+
 export interface CakeClientOptions extends HttpOptions {
   pageSize?: number;
 }
@@ -224,7 +231,11 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     }, options);
   }
 
-  /** One report over the days, a page at a time, following the pages to the end. */
+  /**
+   * One report over the days, a page at a time, following the pages to the end. From `fromRow`
+   * (rows already read) when the days are one call's: a pull run in steps goes on where its last
+   * step stopped.
+   */
   async function* reportPages<T>(
     path: string,
     rowsKey: string,
@@ -232,9 +243,12 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     startDate: string,
     endDate: string,
     parse: (row: unknown, timeZone: string) => T,
-  ): AsyncGenerator<T[]> {
-    for (const window of cakeWindows(startDate, endDate)) {
-      let fetched = 0;
+    fromRow = 0,
+  ): AsyncGenerator<ReportPage<T>> {
+    const windows = cakeWindows(startDate, endDate);
+    if (fromRow > 0 && windows.length > 1) throw new Error(`a report read from row ${fromRow + 1} must cover at most ${CAKE_MAX_DAYS_PER_CALL} days`);
+    for (const window of windows) {
+      let fetched = fromRow;
       for (let n = 0; ; n++) {
         if (n >= MAX_PAGES) throw fail(`CAKE kept sending pages of ${rowsKey} past ${MAX_PAGES}; stopped`);
         // Every documented parameter is sent, even when it means "all" (ASMX refuses missing ones).
@@ -249,8 +263,8 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
           },
           rowsKey,
         );
-        yield rows.map((row) => parse(row, config.timeZone));
         fetched += rows.length;
+        yield { rows: rows.map((row) => parse(row, config.timeZone)), rowCount, read: fetched };
         const done = rowCount === null ? rows.length < pageSize : fetched >= rowCount;
         if (done) break;
         if (rows.length === 0) {
@@ -263,7 +277,7 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
   /** Every row of one report over the days. */
   async function report<T>(...args: Parameters<typeof reportPages<T>>): Promise<T[]> {
     const out: T[] = [];
-    for await (const rows of reportPages(...args)) out.push(...rows);
+    for await (const { rows } of reportPages(...args)) out.push(...rows);
     return out;
   }
 
@@ -274,8 +288,9 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     conversions: (startDate: string, endDate: string) => report(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion),
     /** Clicks of the days startDate..endDate (inclusive, the network's days). */
     clicks: (startDate: string, endDate: string) => report(CAKE_CLICKS_PATH, "clicks", CLICK_PARAMS, startDate, endDate, parseClick),
-    /** The same clicks a page at a time, so a report of millions of rows need not be held at once. */
-    clickPages: (startDate: string, endDate: string) => reportPages(CAKE_CLICKS_PATH, "clicks", CLICK_PARAMS, startDate, endDate, parseClick),
+    /** The same clicks a page at a time, so a report of millions of rows need not be held at once; from `fromRow` (see reportPages). */
+    clickPages: (startDate: string, endDate: string, fromRow = 0) =>
+      reportPages(CAKE_CLICKS_PATH, "clicks", CLICK_PARAMS, startDate, endDate, parseClick, fromRow),
   };
 }
 

@@ -1,7 +1,7 @@
-import { applyCakePull, type DayRange, type ShardCakeParts } from "../db/queries/cake";
+import { applyCakePull, dropPulledD1Rows, keepPulledD1Rows, pulledD1Rows, type DayRange, type ShardCakeParts } from "../db/queries/cake";
 import { archivedFrontier } from "../db/queries/click-archives";
 import type { Db } from "../env";
-import { createCakeClient, type CakeClick, type CakeConfig, type CakeConversion } from "../integrations/cake";
+import { createCakeClient, type CakeClick, type CakeConfig, type CakeConversion, type ReportPage } from "../integrations/cake";
 import { shiftDay, splitDays } from "../lib/calendar-days";
 import type { PlacedCakeClicks } from "../tracking/cake-shards";
 import { ExternalApiError, type HttpOptions } from "../integrations/http";
@@ -70,12 +70,18 @@ export interface CakeSyncInput {
    * row is D1's. Its failure fails the week's write, which the next pull makes again.
    */
   shards?: CakeClickShards;
+  /**
+   * A week whose click report is longer than `stepRows` is read in steps of about that many rows
+   * (sync/cake-pull-workflow.ts): `handOff` starts them with the weeks left. Without it, every week
+   * is read in this invocation.
+   */
+  inSteps?: { stepRows: number; handOff(rest: CakePullRest): Promise<void> };
 }
 
 /** tracking/cake-shards.ts, bound to the run's database and objects. */
 export interface CakeClickShards {
   place(rows: CakeClick[]): Promise<PlacedCakeClicks>;
-  stage(pull: { runId: number; pulled: DayRange; objects: PlacedCakeClicks["objects"] }): Promise<void>;
+  stage(pull: { runId: number; pulled: DayRange; objects: PlacedCakeClicks["objects"]; batch?: string }): Promise<void>;
   apply(pull: { runId: number; pulled: DayRange; rebuild: DayRange }): Promise<ShardCakeParts & { written: number }>;
 }
 
@@ -118,30 +124,62 @@ export function cakeStagingBuffer(stage: (objects: ObjectRows) => Promise<void>,
   };
 }
 
+/** What reading a week's click report (or a step's part of it) gave. */
+interface ClicksRead {
+  fetched: number;
+  /** The rows D1 keeps (the objects' are staged), a key's rows summed. */
+  d1: CakeClick[];
+  /** Rows of the week's report read so far, the ones before `fromRow` included. */
+  read: number;
+  /** The report's end was reached. */
+  done: boolean;
+  /** The report is longer than `handOffAbove`: nothing was kept or staged. */
+  handOff: boolean;
+}
+
 /**
  * The week's click report: with shard-day objects, the pages' rows of their clicks are staged in
  * them as they come (only D1's rows are kept), so a report of millions of rows is never held at
- * once; without, every row, as D1 keeps them. Rows of one key are summed, across pages too.
+ * once; without, every row, as D1 keeps them. Rows of one key are summed, across pages too. A step
+ * of a pull run in steps reads from `fromRow` until `stopAfterRows` more have come and names its
+ * stagings after `batch`; a pull in one invocation stops at the first page when CAKE says the
+ * report is longer than `handOffAbove`.
  */
 async function readClicks(
-  pages: AsyncIterable<CakeClick[]>,
-  { chunk, runId, shards }: { chunk: DayRange; runId: number; shards?: CakeClickShards },
-): Promise<{ fetched: number; d1: CakeClick[] }> {
+  pages: AsyncIterable<ReportPage<CakeClick>>,
+  opts: { chunk: DayRange; runId: number; shards?: CakeClickShards; fromRow?: number; stopAfterRows?: number; batch?: string; handOffAbove?: number },
+): Promise<ClicksRead> {
+  const { chunk, runId, shards } = opts;
+  const fromRow = opts.fromRow ?? 0;
   let fetched = 0;
+  let read = fromRow;
+  let done = true;
   const d1: CakeClick[] = [];
-  const staging = shards && cakeStagingBuffer((objects) => shards.stage({ runId, pulled: chunk, objects }));
+  let flushes = 0;
+  const staging =
+    shards &&
+    cakeStagingBuffer((objects) => shards.stage({ runId, pulled: chunk, objects, batch: opts.batch === undefined ? undefined : `${opts.batch}:${++flushes}` }));
   for await (const page of pages) {
-    fetched += page.length;
-    if (!shards || !staging) {
-      d1.push(...page);
-      continue;
+    if (opts.handOffAbove !== undefined && page.rowCount !== null && page.rowCount > opts.handOffAbove) {
+      return { fetched: 0, d1: [], read: 0, done: false, handOff: true };
     }
-    const placed = await shards.place(aggregateClicks(page, chunk));
-    d1.push(...placed.d1);
-    await staging.add(placed.objects);
+    fetched += page.rows.length;
+    read = page.read;
+    if (!shards || !staging) {
+      d1.push(...page.rows);
+    } else {
+      const placed = await shards.place(aggregateClicks(page.rows, chunk));
+      d1.push(...placed.d1);
+      await staging.add(placed.objects);
+    }
+    if (opts.stopAfterRows !== undefined && fetched >= opts.stopAfterRows) {
+      // The generator is left here; the report's end is only known by asking for the next page.
+      done = page.rowCount !== null && read >= page.rowCount;
+      break;
+    }
   }
   await staging?.flush();
-  return { fetched, d1: aggregateClicks(d1, chunk) };
+  return { fetched, d1: aggregateClicks(d1, chunk), read, done, handOff: false };
 }
 
 /**
@@ -164,54 +202,124 @@ async function daysWithClicks(db: Db, days: DayRange): Promise<DayRange | null> 
  */
 export const CAKE_WRITE_CHUNK_DAYS = 7;
 
+/** The weeks of the days, newest first: the order a pull writes them in. */
+export const cakeChunks = (days: DayRange) => splitDays(days.start, days.end, CAKE_WRITE_CHUNK_DAYS).reverse();
+
+/** What a run's pull leaves to its steps (sync/cake-pull-workflow.ts): the weeks from `days.end` back, and what it did before. */
+export interface CakePullRest {
+  days: DayRange;
+  rowsFetched: number;
+  rowsUpserted: number;
+  /** The first day of the weeks already written (null: none). */
+  savedFrom: string | null;
+}
+
+type ChunkWriter = Pick<CakeSyncInput, "db" | "runId" | "now" | "onConversions" | "copyClicks" | "shards">;
+
+/**
+ * Writes a week pulled whole: the clicks its conversions and D1's rows name are copied, the objects
+ * write their staged rows and give their sums, and D1's batch replaces the week. Then its
+ * conversions go on. Returns the rows written.
+ */
+async function writeChunk(
+  { db, runId, now, onConversions, copyClicks, shards }: ChunkWriter,
+  chunk: DayRange,
+  pulled: { conversions: CakeConversion[]; d1: CakeClick[] },
+): Promise<number> {
+  // The clicks of the conversions, and of D1's click rows (an id moved to a legacy object), are
+  // copied; a shard-day object sums its own click rows.
+  await copyClicks?.([...pulled.d1.map((c) => c.subid2), ...pulled.conversions.map((c) => c.subid2)]).catch((err: unknown) =>
+    console.error("cake sync: shard-day clicks not copied for the attribution", err),
+  );
+  const rebuild = { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end };
+  const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild }) : undefined;
+  const written =
+    (shardParts?.written ?? 0) +
+    (await applyCakePull(db, {
+      runId,
+      now,
+      pulled: chunk,
+      rebuild,
+      graceCutoff: now - POSTBACK_GRACE_MS,
+      conversions: uniqueConversions(pulled.conversions, chunk),
+      clicks: pulled.d1,
+      shardParts,
+    }));
+  // After the write: a conversion is claimed for TikTok only once it is in the ledger. Each run
+  // pulls the same days again, so a claim lost here is made by the next run.
+  await onConversions?.(pulled.conversions).catch((err: unknown) => console.error("cake sync: conversions not handed on", err));
+  return written;
+}
+
 /**
  * Pulls the days' conversions and clicks and writes them, newest week first. When CAKE fails,
  * the weeks already written stay written (each is whole) and the error says which days those
- * are; when it fails at once, the ExternalApiError is thrown.
+ * are; when it fails at once, the ExternalApiError is thrown. A week whose click report is longer
+ * than one invocation reads (`inSteps`) hands it and the older weeks to the pull in steps: the run
+ * goes on there (`continuing`).
  */
-export async function syncCake({ db, config, http, runId, now, days: asked, onConversions, copyClicks, shards }: CakeSyncInput) {
+export async function syncCake(input: CakeSyncInput): Promise<{ rowsFetched: number; rowsUpserted: number; error: string | null; continuing?: true }> {
+  const { db, config, http, runId, days: asked, shards, inSteps } = input;
   const days = await daysWithClicks(db, asked);
   if (!days) return { rowsFetched: 0, rowsUpserted: 0, error: null };
   const client = createCakeClient(config, http);
   let rowsFetched = 0;
   let rowsUpserted = 0;
   let savedFrom: string | null = null;
-  for (const chunk of splitDays(days.start, days.end, CAKE_WRITE_CHUNK_DAYS).reverse()) {
+  for (const chunk of cakeChunks(days)) {
     let pulledConversions: CakeConversion[];
-    let clicks: { fetched: number; d1: CakeClick[] };
+    let clicks: ClicksRead;
     try {
       [pulledConversions, clicks] = await Promise.all([
         client.conversions(chunk.start, chunk.end),
-        readClicks(client.clickPages(chunk.start, chunk.end), { chunk, runId, shards }),
+        readClicks(client.clickPages(chunk.start, chunk.end), { chunk, runId, shards, handOffAbove: inSteps?.stepRows }),
       ]);
     } catch (err) {
       if (!(err instanceof ExternalApiError) || savedFrom === null) throw err;
       const error = `${err.message} (the days from ${savedFrom} to ${days.end} were saved before that)`;
       return { rowsFetched, rowsUpserted, error };
     }
-    // The clicks of the conversions, and of D1's click rows (an id moved to a legacy object), are
-    // copied; a shard-day object sums its own click rows.
-    await copyClicks?.([...clicks.d1.map((c) => c.subid2), ...pulledConversions.map((c) => c.subid2)]).catch((err: unknown) =>
-      console.error("cake sync: shard-day clicks not copied for the attribution", err),
-    );
-    const rebuild = { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end };
-    const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild }) : undefined;
-    rowsUpserted += shardParts?.written ?? 0;
-    rowsUpserted += await applyCakePull(db, {
-      runId,
-      now,
-      pulled: chunk,
-      rebuild,
-      graceCutoff: now - POSTBACK_GRACE_MS,
-      conversions: uniqueConversions(pulledConversions, chunk),
-      clicks: clicks.d1,
-      shardParts,
-    });
+    if (clicks.handOff && inSteps) {
+      await inSteps.handOff({ days: { start: days.start, end: chunk.end }, rowsFetched, rowsUpserted, savedFrom });
+      return { rowsFetched, rowsUpserted, error: null, continuing: true };
+    }
+    rowsUpserted += await writeChunk(input, chunk, { conversions: pulledConversions, d1: clicks.d1 });
     rowsFetched += pulledConversions.length + clicks.fetched;
     savedFrom = chunk.start;
-    // After the write: a conversion is claimed for TikTok only once it is in the ledger. Each run
-    // pulls the same days again, so a claim lost here is made by the next run.
-    await onConversions?.(pulledConversions).catch((err: unknown) => console.error("cake sync: conversions not handed on", err));
   }
   return { rowsFetched, rowsUpserted, error: null };
+}
+
+type StepInput = Pick<CakeSyncInput, "db" | "config" | "http" | "runId" | "shards">;
+
+/**
+ * A read step of a pull run in steps: the week's click report from `fromRow` until `stepRows` more
+ * rows have come, the objects' rows staged under names of the step's own (so the step run again
+ * stages nothing twice), D1's kept in `cake_pull_rows` in place of what the step kept before.
+ * `next` is where the next step reads from; null at the report's end.
+ */
+export async function readCakeStep({ db, config, http, runId, shards }: StepInput, chunk: DayRange, fromRow: number, stepRows: number) {
+  const client = createCakeClient(config, http);
+  const clicks = await readClicks(client.clickPages(chunk.start, chunk.end, fromRow), {
+    chunk,
+    runId,
+    shards,
+    fromRow,
+    stopAfterRows: stepRows,
+    batch: `${chunk.start}:${fromRow}`,
+  });
+  await keepPulledD1Rows(db, { runId, start: chunk.start, fromRow }, clicks.d1);
+  return { fetched: clicks.fetched, next: clicks.done ? null : clicks.read };
+}
+
+/**
+ * The write step of a week read in steps: its conversions, and D1's rows the read steps kept, summed
+ * by key; written as a week pulled at once is. Run again, it writes the same.
+ */
+export async function writeCakeStep(input: StepInput & ChunkWriter, chunk: DayRange) {
+  const conversions = await createCakeClient(input.config, input.http).conversions(chunk.start, chunk.end);
+  const d1 = await pulledD1Rows(input.db, input.runId, chunk.start);
+  const rowsUpserted = await writeChunk(input, chunk, { conversions, d1 });
+  await dropPulledD1Rows(input.db, input.runId, chunk.start);
+  return { fetched: conversions.length, rowsUpserted };
 }

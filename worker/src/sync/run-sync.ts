@@ -6,7 +6,7 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DayRange } from "../db/queries/cake";
 import { readSettings } from "../db/queries/settings";
-import { closeRun, openRun, recordFinishedRun, runningRun, type SyncRun } from "../db/queries/sync-runs";
+import { beatRun, closeRun, lastSignOf, openRun, recordFinishedRun, runningRun, type SyncRun } from "../db/queries/sync-runs";
 import type { SyncSource, SyncTrigger } from "../db/schema";
 import type { Bindings, Db } from "../env";
 import { dayIn, shiftDay } from "../lib/calendar-days";
@@ -17,9 +17,16 @@ import { copyAttributedClicks } from "../tracking/attributed-clicks";
 import { applyCakeClicksToShards, placeCakeClicks, stageCakeClicksInShards } from "../tracking/cake-shards";
 import { produceSends, seenConversion } from "../tiktok-events/produce";
 import { emitConversionsCreated } from "../webhooks/emit";
-import { syncCake, type CakeClickShards } from "./cake-sync";
+import type { CakePullParams } from "./cake-pull-workflow";
+import { syncCake, type CakeClickShards, type CakePullRest } from "./cake-sync";
 import { cakeSetup, tiktokSetup } from "./config";
 import { syncTikTok } from "./tiktok-sync";
+
+/** A run's pull in steps: one instance per run, so a second start of it is refused. */
+export const cakePullInstanceId = (runId: number) => `cake-pull-${runId}`;
+
+/** Rows of CAKE's click report a step reads when no setting says: about 100 pages, seconds of CPU, a few hundred subrequests. */
+export const CAKE_PULL_STEP_ROWS = 1_000_000;
 
 export const SOURCE_LABELS: Record<SyncSource, string> = { cake: "CAKE", tiktok: "TikTok" };
 
@@ -57,7 +64,7 @@ export interface SyncOutcome {
 }
 
 export function outcomeJson(run: SyncRun, now: number, staleAfterMs: number): SyncOutcome {
-  const interrupted = run.status === "running" && run.startedAt <= now - staleAfterMs;
+  const interrupted = run.status === "running" && lastSignOf(run) <= now - staleAfterMs;
   return {
     id: run.id,
     source: run.source,
@@ -73,38 +80,62 @@ export function outcomeJson(run: SyncRun, now: number, staleAfterMs: number): Sy
   };
 }
 
-function failureMessage(source: SyncSource, err: unknown) {
+export function failureMessage(source: SyncSource, err: unknown) {
   if (err instanceof ExternalApiError) return err.message;
   console.error(`${source} sync failed`, err);
   const detail = err instanceof Error ? err.message : String(err);
   return `Saving the ${SOURCE_LABELS[source]} data failed: ${detail}`;
 }
 
-type SyncResult = { rowsFetched: number; rowsUpserted: number; error: string | null };
+type SyncResult = { rowsFetched: number; rowsUpserted: number; error: string | null; continuing?: true };
+
+/**
+ * What a CAKE pull does beside its own writes, bound to the run's database and start: its new
+ * conversions go on (TikTok's Events API, the webhooks), the shard-day clicks its rows name are
+ * copied for the attribution, and its rows of those clicks go to their objects.
+ */
+export function cakeRunParts(db: Db, env: Bindings, now: number) {
+  const onConversions = (conversions: CakeConversion[]) =>
+    Promise.all([
+      produceSends(db, env, conversions.map(seenConversion(now)), now),
+      emitConversionsCreated(
+        db,
+        env,
+        conversions.map((c) => c.conversionId),
+        now,
+      ),
+    ]);
+  const copyClicks = (sub2s: string[]) => copyAttributedClicks(db, env, sub2s, now);
+  const shards: CakeClickShards = {
+    place: (rows) => placeCakeClicks(db, env, rows, now),
+    stage: (pull) => stageCakeClicksInShards(db, env, pull),
+    apply: (pull) => applyCakeClicksToShards(db, env, pull, now),
+  };
+  return { onConversions, copyClicks, shards };
+}
+
+/** Rows of CAKE's click report a step of a pull in steps reads (wrangler.toml `CAKE_PULL_STEP_ROWS`). */
+export function cakeStepRows(env: Pick<Bindings, "CAKE_PULL_STEP_ROWS">) {
+  const n = Number(env.CAKE_PULL_STEP_ROWS ?? "");
+  return Number.isInteger(n) && n > 0 ? n : CAKE_PULL_STEP_ROWS;
+}
 
 /** The source's run, or why it cannot run. */
 function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { db: Db; http: HttpOptions; now: number; days: DayRange }) {
   if (source === "cake") {
     const { problems, config } = cakeSetup(env, timeZone);
-    const onConversions = (conversions: CakeConversion[]) =>
-      Promise.all([
-        produceSends(input.db, env, conversions.map(seenConversion(input.now)), input.now),
-        emitConversionsCreated(
-          input.db,
-          env,
-          conversions.map((c) => c.conversionId),
-          input.now,
-        ),
-      ]);
-    const copyClicks = (sub2s: string[]) => copyAttributedClicks(input.db, env, sub2s, input.now);
-    const shards: CakeClickShards = {
-      place: (rows) => placeCakeClicks(input.db, env, rows, input.now),
-      stage: (pull) => stageCakeClicksInShards(input.db, env, pull),
-      apply: (pull) => applyCakeClicksToShards(input.db, env, pull, input.now),
-    };
+    const parts = cakeRunParts(input.db, env, input.now);
+    const inSteps = (runId: number) => ({
+      stepRows: cakeStepRows(env),
+      handOff: async (rest: CakePullRest) => {
+        const params: CakePullParams = { ...rest, runId, now: input.now, windowEnd: input.days.end, stepRows: cakeStepRows(env) };
+        await beatRun(input.db, runId, Date.now());
+        await env.CAKE_PULL_WORKFLOW.create({ id: cakePullInstanceId(runId), params });
+      },
+    });
     return {
       problems,
-      run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, onConversions, copyClicks, shards })),
+      run: config && ((runId: number): Promise<SyncResult> => syncCake({ ...input, config, runId, ...parts, inSteps: inSteps(runId) })),
     };
   }
   const { problems, config } = tiktokSetup(env);
@@ -141,7 +172,20 @@ export async function runSync(deps: SyncDeps, request: SyncRequest): Promise<Syn
   } catch (err) {
     result = { rowsFetched: 0, rowsUpserted: 0, error: failureMessage(request.source, err) };
   }
-  const closed = { status: result.error ? ("error" as const) : ("ok" as const), finishedAt: Math.max(startedAt, Date.now()), ...result };
+  if (result.continuing) {
+    // The pull goes on in steps (sync/cake-pull-workflow.ts), which close the run.
+    const going = { ...base, status: "running" as const, finishedAt: null, rowsFetched: result.rowsFetched, rowsUpserted: result.rowsUpserted, error: null };
+    const audit = alongside(going);
+    if (audit.length) await db.batch(audit as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    return { id: runId, ...going, heartbeatAt: Date.now() };
+  }
+  const closed = {
+    status: result.error ? ("error" as const) : ("ok" as const),
+    finishedAt: Math.max(startedAt, Date.now()),
+    rowsFetched: result.rowsFetched,
+    rowsUpserted: result.rowsUpserted,
+    error: result.error,
+  };
   await closeRun(db, runId, closed, alongside({ ...base, ...closed }));
-  return { id: runId, ...base, ...closed };
+  return { id: runId, ...base, ...closed, heartbeatAt: null };
 }

@@ -71,9 +71,14 @@ const dayOfDate = (date: string) => clickDayOf(Date.parse(`${date}T00:00:00Z`));
  * rows of these clicks, written before the rows went to the objects, count no more clicks: the
  * objects' rows replace them. They are zeroed before the objects are written, so a D1 batch that
  * fails after cannot leave the same clicks in both (the pull's batch drops the empty rows).
- * Throws when an object fails.
+ * Throws when an object fails. A pull in steps names the stagings (`batch`): each object stages a
+ * name once.
  */
-export async function stageCakeClicksInShards(db: Db, env: CakeShardsEnv, pull: { runId: number; pulled: DayRange; objects: PlacedCakeClicks["objects"] }) {
+export async function stageCakeClicksInShards(
+  db: Db,
+  env: CakeShardsEnv,
+  pull: { runId: number; pulled: DayRange; objects: PlacedCakeClicks["objects"]; batch?: string },
+) {
   const written = [...pull.objects.values()].flatMap(({ place, rows }) => [...new Set(rows.map((r) => r.date))].map((date) => [date, place.day, place.shard]));
   for (const chunk of jsonChunks(written)) {
     await db.run(sql`insert into cake_click_shards (date, day, shard)
@@ -91,7 +96,9 @@ export async function stageCakeClicksInShards(db: Db, env: CakeShardsEnv, pull: 
   await Promise.all(
     [...pull.objects].map(async ([name, { rows }]) => {
       const shard = env.CLICK_SHARDS.getByName(name);
-      for (let i = 0; i < rows.length; i += ROWS_PER_CALL) await shard.stageCakeClicks(pull.runId, rows.slice(i, i + ROWS_PER_CALL));
+      for (let i = 0; i < rows.length; i += ROWS_PER_CALL) {
+        await shard.stageCakeClicks(pull.runId, rows.slice(i, i + ROWS_PER_CALL), pull.batch === undefined ? undefined : `${pull.batch}/${i}`);
+      }
     }),
   );
 }

@@ -92,6 +92,14 @@ export const cakeClickStaging = sqliteTable("cake_click_staging", { runId: integ
   primaryKey({ columns: [t.runId, t.date, t.offerId, t.subid1, t.subid2, t.subid3] }),
 ]);
 
+/**
+ * The calls of a pull run in steps (sync/cake-pull-workflow.ts) staged here, by the step's own name
+ * for the call: a step the Workflow runs again after a failure stages nothing twice.
+ */
+export const cakeStagedBatches = sqliteTable("cake_staged_batches", { runId: integer("run_id").notNull(), batch: text("batch").notNull() }, (t) => [
+  primaryKey({ columns: [t.runId, t.batch] }),
+]);
+
 /** The pulls written here (a run and its first day): a pull's write repeated changes nothing. Only the latest run's are kept. */
 export const cakePullsApplied = sqliteTable("cake_pulls_applied", { runId: integer("run_id").notNull(), start: text("start").notNull() }, (t) => [
   primaryKey({ columns: [t.runId, t.start] }),
@@ -203,7 +211,7 @@ export function ensureTables(storage: SqlStorage) {
   for (const column of Object.values(getTableColumns(clicks))) {
     if (!present.has(column.name)) storage.exec(`alter table clicks add column "${column.name}" ${column.getSQLType()}`);
   }
-  const others = [shardExits, pendingExits, countedExits, cakeClicks, cakeClickStaging, cakePullsApplied].map((t) => createTable(t).create);
+  const others = [shardExits, pendingExits, countedExits, cakeClicks, cakeClickStaging, cakeStagedBatches, cakePullsApplied].map((t) => createTable(t).create);
   for (const statement of [...indexes, ...others]) storage.exec(statement);
 }
 
@@ -427,11 +435,19 @@ export class ClickShard extends DurableObject<unknown> {
    * Stages a page of a pull's click report rows for this object (see `applyCakeClicks`): a key
    * staged by an earlier page of the run adds its clicks, as the pull sums a key's rows. Rows
    * another run staged and never applied (a pull that failed part way) are dropped. Returns the
-   * rows staged.
+   * rows staged. A call naming a `batch` this run has staged already stages nothing (0): a pull
+   * run in steps names each call, and a step run again repeats its calls.
    */
-  stageCakeClicks(runId: number, rows: CakeClick[]): number {
+  stageCakeClicks(runId: number, rows: CakeClick[], batch?: string): number {
     return this.ctx.storage.transactionSync(() => {
       this.db.delete(cakeClickStaging).where(ne(cakeClickStaging.runId, runId)).run();
+      this.db.delete(cakeStagedBatches).where(ne(cakeStagedBatches.runId, runId)).run();
+      if (
+        batch !== undefined &&
+        !this.ctx.storage.sql.exec("insert into cake_staged_batches (run_id, batch) values (?, ?) on conflict do nothing", runId, batch).rowsWritten
+      ) {
+        return 0;
+      }
       for (const r of rows) {
         this.ctx.storage.sql.exec(
           `insert into cake_click_staging (run_id, date, offer_id, offer_name, subid1, subid2, subid3, clicks) values (?, ?, ?, ?, ?, ?, ?, ?)
@@ -488,6 +504,7 @@ export class ClickShard extends DurableObject<unknown> {
       const set = changes();
       // This run's, and any an older run staged and never applied (it failed part way).
       sqlOf.exec("delete from cake_click_staging");
+      sqlOf.exec("delete from cake_staged_batches");
       return gone + set;
     });
     const { attributed, audience } = shardCakeQueries(rebuild, campaigns);

@@ -504,3 +504,40 @@ export async function cakeStatsByDay(db: Db, days: DayRange, scope?: SQL): Promi
     group by date, offer_id, subid1, subid3
     order by date, offer_id, subid1, subid3`);
 }
+
+/** A read step of a pull run in steps (db/schema.ts `cakePullRows`). */
+export interface PullStep {
+  runId: number;
+  start: string;
+  fromRow: number;
+}
+
+/**
+ * Keeps a read step's D1 rows in place of what the step kept before (a step run again), and drops
+ * what older runs left (one stopped part way): one CAKE run goes at a time.
+ */
+export async function keepPulledD1Rows(db: Db, step: PullStep, rows: CakeClick[]) {
+  const values = rows.map((r) => [r.date, r.offerId, r.offerName, r.subid1, r.subid2, r.subid3, r.clicks]);
+  await rawBatch(db, [
+    sql`delete from cake_pull_rows where run_id <> ${step.runId} or (start = ${step.start} and from_row = ${step.fromRow})`,
+    ...jsonChunks(values).map(
+      (chunk) => sql`insert into cake_pull_rows (run_id, start, from_row, date, offer_id, offer_name, subid1, subid2, subid3, clicks)
+        select ${step.runId}, ${step.start}, ${step.fromRow}, value ->> '$[0]', value ->> '$[1]', value ->> '$[2]', value ->> '$[3]',
+          value ->> '$[4]', value ->> '$[5]', value ->> '$[6]'
+        from json_each(${chunk}) where true
+        on conflict do update set clicks = cake_pull_rows.clicks + excluded.clicks`,
+    ),
+  ]);
+}
+
+/** The week's D1 rows its read steps kept, a key's summed across them. */
+export async function pulledD1Rows(db: Db, runId: number, start: string): Promise<CakeClick[]> {
+  return db.all<CakeClick>(sql`select date, offer_id as offerId, max(offer_name) as offerName, subid1, subid2, subid3, sum(clicks) as clicks
+    from cake_pull_rows where run_id = ${runId} and start = ${start}
+    group by date, offer_id, subid1, subid2, subid3`);
+}
+
+/** Once the week is written. */
+export async function dropPulledD1Rows(db: Db, runId: number, start: string) {
+  await db.run(sql`delete from cake_pull_rows where run_id = ${runId} and start = ${start}`);
+}

@@ -31,11 +31,24 @@ export async function openRun(db: Db, run: RunStart): Promise<number | null> {
     select ${run.source}, ${run.trigger}, 'running', ${run.startedAt}, ${run.windowStart}, ${run.windowEnd}
     where not exists (
       select 1 from sync_runs
-      where source = ${run.source} and status = 'running' and started_at > ${run.startedAt - RUN_STALE_MS}
+      where source = ${run.source} and status = 'running' and coalesce(heartbeat_at, started_at) > ${run.startedAt - RUN_STALE_MS}
     )
     returning id`);
   return rows[0]?.id ?? null;
 }
+
+/** A run going on in steps shows it is (db/schema.ts `syncRuns.heartbeatAt`); false once it is closed. */
+export async function beatRun(db: Db, id: number, now: number): Promise<boolean> {
+  const rows = await db
+    .update(syncRuns)
+    .set({ heartbeatAt: now })
+    .where(and(eq(syncRuns.id, id), eq(syncRuns.status, "running")))
+    .returning({ id: syncRuns.id });
+  return rows.length > 0;
+}
+
+/** When a running run last showed it was going: a run in steps beats, any other only started. */
+export const lastSignOf = (run: Pick<SyncRun, "startedAt" | "heartbeatAt">) => Math.max(run.startedAt, run.heartbeatAt ?? 0);
 
 /** `alongside` is written in the same batch (a run by hand: its audit entry). */
 export async function closeRun(
@@ -67,7 +80,9 @@ export async function runningRun(db: Db, source: SyncSource, now: number): Promi
   const [row] = await db
     .select()
     .from(syncRuns)
-    .where(and(eq(syncRuns.source, source), eq(syncRuns.status, "running"), sql`${syncRuns.startedAt} > ${now - RUN_STALE_MS}`))
+    .where(
+      and(eq(syncRuns.source, source), eq(syncRuns.status, "running"), sql`coalesce(${syncRuns.heartbeatAt}, ${syncRuns.startedAt}) > ${now - RUN_STALE_MS}`),
+    )
     .orderBy(desc(syncRuns.startedAt))
     .limit(1);
   return row;
@@ -91,4 +106,6 @@ export async function latestRuns(db: Db): Promise<Record<SyncSource, { last: Syn
 
 export async function purgeOldRuns(db: Db, now: number) {
   await db.delete(syncRuns).where(lt(syncRuns.startedAt, now - RUN_RETENTION_MS));
+  // What a pull in steps kept for a week it never wrote (its run stopped for good).
+  await db.run(sql`delete from cake_pull_rows where run_id not in (select id from sync_runs where status = 'running')`);
 }

@@ -147,4 +147,38 @@ describe("data sources strip", () => {
     expect(await screen.findByText("Sync failed")).toBeTruthy();
     await waitFor(() => expect(screen.getByText("The CAKE sync failed: Invalid API Key")).toBeTruthy());
   });
+
+  it("says a sync going on in steps (a long CAKE click report) has started, and shows it going on", async () => {
+    const startedAt = new Date(Date.now() - 2 * 60_000).toISOString();
+    const going = {
+      id: 3,
+      source: "cake",
+      trigger: "manual",
+      status: "running",
+      startedAt,
+      finishedAt: null,
+      windowStart: "2026-11-20",
+      windowEnd: "2026-11-22",
+      rowsFetched: 0,
+      rowsUpserted: 0,
+      error: null,
+    };
+    fetchMock.mockImplementation(async (url: string, init?: RequestInit) => {
+      if (init?.method === "POST") return Response.json({ outcomes: [going] });
+      if (String(url).includes("/api/tiktok-events")) return Response.json(EVENTS);
+      return Response.json({ ...STATUS, sources: [source("cake", { lastRun: going, lastSuccessAt: STATUS.sources[0]!.lastSuccessAt }), STATUS.sources[1]] });
+    });
+    renderWithUser(
+      <>
+        <DataSources />
+        <Toaster />
+      </>,
+      admin(),
+    );
+    expect(await screen.findByText("Sync going on since")).toBeTruthy();
+    expect(screen.getByText("2 minutes ago")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Sync now" }));
+    const title = await screen.findByText("Sync started");
+    expect(within(title.closest("li")!).getByText("CAKE: a long click report, going on in steps")).toBeTruthy();
+  });
 });

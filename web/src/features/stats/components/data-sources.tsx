@@ -16,6 +16,7 @@ type Outcome = NonNullable<Source["lastRun"]>;
 function outcomeLine(o: Pick<Outcome, "status" | "rowsFetched" | "error">, label: string) {
   if (o.status === "ok") return `${label}: ${o.rowsFetched.toLocaleString("en-US")} rows fetched`;
   if (o.status === "not_configured") return `${label}: not configured`;
+  if (o.status === "running") return `${label}: a long click report, going on in steps`;
   return `${label}: ${o.status.replace("_", " ")}${o.error ? ` (${o.error})` : ""}`;
 }
 
@@ -46,6 +47,10 @@ function SourceState({ source }: { source: Source }) {
           <SetupSteps label={source.label} fix={source.fix} problems={source.problems} readme="Performance data sources" />
         ) : failed && source.lastRun?.error ? (
           <p className="text-xs text-amber-700">Last run failed: {source.lastRun.error}</p>
+        ) : source.lastRun?.status === "running" ? (
+          <p className="text-xs text-slate-500">
+            Sync going on since <Instant at={source.lastRun.startedAt} show="relative" />
+          </p>
         ) : null}
       </div>
     </li>
@@ -61,7 +66,11 @@ export function DataSources() {
     sync.mutate(undefined, {
       onSuccess: ({ outcomes }) => {
         const labels = new Map(status.data?.sources.map((s) => [s.source, s.label]));
-        toast({ title: "Sync finished", description: outcomes.map((o) => outcomeLine(o, labels.get(o.source) ?? o.source)).join("\n") });
+        const going = outcomes.some((o) => o.status === "running");
+        toast({
+          title: going ? "Sync started" : "Sync finished",
+          description: outcomes.map((o) => outcomeLine(o, labels.get(o.source) ?? o.source)).join("\n"),
+        });
       },
       onError: (err) => toastError("Sync failed", err, "Could not run the sync"),
     });
