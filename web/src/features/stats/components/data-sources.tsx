@@ -23,11 +23,15 @@ function outcomeLine(o: Pick<Outcome, "status" | "rowsFetched" | "error">, label
 function SourceState({ source }: { source: Source }) {
   useNow(30_000);
   const failed = source.lastRun?.status === "error" || source.lastRun?.status === "interrupted";
-  const Icon = !source.configured ? XCircle : failed ? AlertTriangle : CheckCircle2;
+  const going = source.configured && source.lastRun?.status === "running";
+  const Icon = !source.configured ? XCircle : failed ? AlertTriangle : going ? RefreshCw : CheckCircle2;
   return (
     <li className="flex min-w-0 items-start gap-2">
       <Icon
-        className={cn("mt-0.5 size-4 shrink-0", !source.configured ? "text-slate-400" : failed ? "text-amber-600" : "text-success-600")}
+        className={cn(
+          "mt-0.5 size-4 shrink-0",
+          !source.configured ? "text-slate-400" : failed ? "text-amber-600" : going ? "text-slate-500 motion-safe:animate-spin" : "text-success-600",
+        )}
         aria-hidden="true"
       />
       <div className="min-w-0 text-sm">
@@ -47,7 +51,7 @@ function SourceState({ source }: { source: Source }) {
           <SetupSteps label={source.label} fix={source.fix} problems={source.problems} readme="Performance data sources" />
         ) : failed && source.lastRun?.error ? (
           <p className="text-xs text-amber-700">Last run failed: {source.lastRun.error}</p>
-        ) : source.lastRun?.status === "running" ? (
+        ) : going && source.lastRun ? (
           <p className="text-xs text-slate-500">
             Sync going on since <Instant at={source.lastRun.startedAt} show="relative" />
           </p>
