@@ -406,13 +406,16 @@ describe("a CAKE pull too long for one invocation", () => {
     const { step, names } = engine();
     const out = await runCakePull(step, pullEnv(2), created[0]!.params!, fakeHttp(fakes));
     expect(out).toMatchObject({ status: "ok", error: null });
-    const days = `${dateOf(TODAY - 1)} to ${dateOf(TODAY)}`;
+    // A day at a time, newest first: today's five rows in steps of two, yesterday's two in one.
+    const today = `${dateOf(TODAY)} to ${dateOf(TODAY)}`;
+    const yesterday = `${dateOf(TODAY - 1)} to ${dateOf(TODAY - 1)}`;
     expect(names).toEqual([
-      `read ${days} from row 1`,
-      `read ${days} from row 3`,
-      `read ${days} from row 5`,
-      `read ${days} from row 7`,
-      `write ${days}`,
+      `read ${today} from row 1`,
+      `read ${today} from row 3`,
+      `read ${today} from row 5`,
+      `write ${today}`,
+      `read ${yesterday} from row 1`,
+      `write ${yesterday}`,
       "close",
     ]);
     expect(await figures()).toEqual(expected);
@@ -425,19 +428,35 @@ describe("a CAKE pull too long for one invocation", () => {
     expect(await figures()).toEqual(expected);
   });
 
-  it("stages nothing twice when a step runs again, whole or after an object failed part way", async () => {
+  it("stages nothing twice when a step runs again: whole, after D1 failed behind its object's staging, or after an object failed", async () => {
     const { fakes, created, pullEnv, start, figures, expected } = await longReport("again");
     const run = await start(2);
     const env2 = pullEnv(2);
+    // D1 fails the first batch: the first step's, which keeps its D1 rows after its object has staged.
+    const d1 = env2.DB;
+    let d1Fails = true;
+    env2.DB = new Proxy(d1, {
+      get: (target, key: keyof D1Database) => {
+        if (key === "batch") {
+          return (statements: D1PreparedStatement[]) => {
+            if (!d1Fails) return target.batch(statements);
+            d1Fails = false;
+            return Promise.reject(new Error("D1 busy"));
+          };
+        }
+        const value = target[key];
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    // Yesterday's object fails the first time it is asked to stage.
     const objects = env2.CLICK_SHARDS;
-    let failOnce = true;
+    let objectFails = true;
     env2.CLICK_SHARDS = {
       getByName: (name: string) => {
         const real = objects.getByName(name);
         const stageCakeClicks = (...args: Parameters<typeof real.stageCakeClicks>) => {
-          // Yesterday's object fails the first time it is asked, in the step that stages today's beside it.
-          if (name === shardName({ day: TODAY - 1, shard: 0 }) && failOnce) {
-            failOnce = false;
+          if (name === shardName({ day: TODAY - 1, shard: 0 }) && objectFails) {
+            objectFails = false;
             return Promise.reject(new Error("object restarting"));
           }
           return real.stageCakeClicks(...args);
@@ -449,10 +468,16 @@ describe("a CAKE pull too long for one invocation", () => {
         });
       },
     } as unknown as typeof objects;
+    // And every read step's work is done twice over.
     const { step, names } = engine({ again: (name) => name.startsWith("read ") });
     expect(await runCakePull(step, env2, created[0]!.params!, fakeHttp(fakes))).toMatchObject({ status: "ok" });
-    expect(failOnce).toBe(false);
-    expect(names.filter((n) => n.endsWith("from row 3"))).toHaveLength(2);
+    expect({ d1Fails, objectFails }).toEqual({ d1Fails: false, objectFails: false });
+    expect(names.filter((n) => n.endsWith("from row 1"))).toEqual([
+      `read ${dateOf(TODAY)} to ${dateOf(TODAY)} from row 1`,
+      `read ${dateOf(TODAY)} to ${dateOf(TODAY)} from row 1`,
+      `read ${dateOf(TODAY - 1)} to ${dateOf(TODAY - 1)} from row 1`,
+      `read ${dateOf(TODAY - 1)} to ${dateOf(TODAY - 1)} from row 1`,
+    ]);
     expect(await figures()).toEqual(expected);
     expect(await runRow(run.id)).toMatchObject({ status: "ok" });
   });
@@ -479,11 +504,10 @@ describe("a CAKE pull too long for one invocation", () => {
 
   it("closes its run with CAKE's error and the days saved before it", async () => {
     const { fakes, created, pullEnv, start } = await longReport("fails");
-    // Two weeks: the newer is written, then CAKE fails on every try of the older one's first step.
+    // Ten days, a day at a time from the newest: CAKE fails on every try of the oldest day's first step.
     const run = await runSync({ db: db(), env: pullEnv(2), http: fakeHttp(fakes), now: NOW }, { source: "cake", trigger: "manual", days: 10 });
     expect(run.status).toBe("running");
-    // The weeks are TODAY - 9 to TODAY - 3 and TODAY - 2 to TODAY, the newer pulled first.
-    const newer = `${dateOf(TODAY - 2)} to ${dateOf(TODAY)}`;
+    const newer = `${dateOf(TODAY - 8)} to ${dateOf(TODAY - 8)}`;
     const { step, names } = engine({
       before: (name) => {
         if (name.startsWith(`read ${dateOf(TODAY - 9)}`)) fakes.cake.failNext({ status: 500, json: { Message: "busy" } });
@@ -492,7 +516,7 @@ describe("a CAKE pull too long for one invocation", () => {
     const out = await runCakePull(step, pullEnv(2), created[0]!.params!, fakeHttp(fakes));
     expect(names).toContain(`write ${newer}`);
     expect(out.status).toBe("error");
-    expect(out.error).toContain(`the days from ${dateOf(TODAY - 2)} to ${dateOf(TODAY)} were saved before that`);
+    expect(out.error).toContain(`the days from ${dateOf(TODAY - 8)} to ${dateOf(TODAY)} were saved before that`);
     expect(await runRow(run.id)).toMatchObject({ status: "error", error: out.error });
     // Rows a stopped run kept (here: as if its older week had been read part way) go with the run history's purge.
     await db().run(sql`insert into cake_pull_rows (run_id, start, from_row, date, offer_id, offer_name, subid1, subid2, subid3, clicks)

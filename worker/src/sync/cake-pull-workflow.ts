@@ -1,12 +1,12 @@
 /**
  * CakePullWorkflow: a CAKE pull whose click report is too long for one invocation, carried on in
  * steps (docs/click-storage.md "The CAKE pull in steps"). The sync (sync/cake-sync.ts) starts it
- * when CAKE says a week's report is longer than CAKE_PULL_STEP_ROWS rows, with the weeks left,
- * newest first. Each week is read in steps of about that many rows (a step reads its pages, stages
- * the objects' rows in them and keeps D1's in `cake_pull_rows`), then written in one step as a
- * week pulled at once is; a step's CPU, memory and subrequests are its own. The run's `sync_runs`
- * row stays "running", its heartbeat moved by every step, until the last step closes it, as the
- * sync would have: ok, or the error and the weeks saved before it.
+ * when CAKE says a week's report is longer than CAKE_PULL_STEP_ROWS rows, with the days left,
+ * newest first. Each day is read in steps of about that many rows (a step reads its pages, stages
+ * the objects' rows in them and keeps D1's in `cake_pull_rows`), then written in one step
+ * (STEP_CHUNK_DAYS) as a week pulled at once is; a step's CPU, memory and subrequests are its own.
+ * The run's `sync_runs` row stays "running", its heartbeat moved by every step, until the last
+ * step closes it as the sync would have: ok, or the error and the days saved before it.
  *
  * A step run again (the Workflow retries a failed one) repeats nothing: its stagings carry names of
  * its own, which the objects keep (tracking/click-shard.ts `stageCakeClicks`); its D1 rows replace
@@ -23,8 +23,15 @@ import { cakeChunks, readCakeStep, writeCakeStep, type CakePullRest } from "./ca
 import { cakeSetup } from "./config";
 import { cakeRunParts, failureMessage } from "./run-sync";
 
-/** Read steps a week may take: at the default step, 1,000 million rows, far past the target's 90 million a week. */
+/** Read steps a day may take: at the default step, 1,000 million rows, far past the target's 13 million a day. */
 const MAX_READ_STEPS = 1_000;
+
+/**
+ * Days a write step writes: one. A report too long for an invocation comes with conversions in
+ * proportion (130,000 to 650,000 a day at the target, at 1% to 5% of its 13 million visits), which the
+ * write step holds and writes at once: a week's would pass a Worker's 128 MB.
+ */
+const STEP_CHUNK_DAYS = 1;
 
 const STEP: WorkflowStepConfig = { retries: { limit: 5, delay: "10 seconds", backoff: "exponential" }, timeout: "10 minutes" };
 
@@ -78,7 +85,7 @@ export async function runCakePull(step: StepRunner, env: Bindings, p: CakePullPa
     return { db, config, http, runId: p.runId, now: p.now, ...cakeRunParts(db, env, p.now) };
   };
   try {
-    for (const chunk of cakeChunks(p.days)) {
+    for (const chunk of cakeChunks(p.days, STEP_CHUNK_DAYS)) {
       let fromRow = 0;
       for (let n = 1; ; n++) {
         if (n > MAX_READ_STEPS) throw new NonRetryableError(`CAKE's click report of ${chunk.start} to ${chunk.end} went past ${MAX_READ_STEPS} steps; stopped`);

@@ -202,10 +202,10 @@ async function daysWithClicks(db: Db, days: DayRange): Promise<DayRange | null> 
  */
 export const CAKE_WRITE_CHUNK_DAYS = 7;
 
-/** The weeks of the days, newest first: the order a pull writes them in. */
-export const cakeChunks = (days: DayRange) => splitDays(days.start, days.end, CAKE_WRITE_CHUNK_DAYS).reverse();
+/** The weeks (or chunks of `size` days) of the days, newest first: the order a pull writes them in. */
+export const cakeChunks = (days: DayRange, size = CAKE_WRITE_CHUNK_DAYS) => splitDays(days.start, days.end, size).reverse();
 
-/** What a run's pull leaves to its steps (sync/cake-pull-workflow.ts): the weeks from `days.end` back, and what it did before. */
+/** What a run's pull leaves to its steps (sync/cake-pull-workflow.ts): the days from `days.end` back, and what it did before. */
 export interface CakePullRest {
   days: DayRange;
   rowsFetched: number;
@@ -293,7 +293,7 @@ export async function syncCake(input: CakeSyncInput): Promise<{ rowsFetched: num
 type StepInput = Pick<CakeSyncInput, "db" | "config" | "http" | "runId" | "shards">;
 
 /**
- * A read step of a pull run in steps: the week's click report from `fromRow` until `stepRows` more
+ * A read step of a pull run in steps: the chunk's click report (a day's) from `fromRow` until `stepRows` more
  * rows have come, the objects' rows staged under names of the step's own (so the step run again
  * stages nothing twice), D1's kept in `cake_pull_rows` in place of what the step kept before.
  * `next` is where the next step reads from; null at the report's end.
@@ -313,7 +313,7 @@ export async function readCakeStep({ db, config, http, runId, shards }: StepInpu
 }
 
 /**
- * The write step of a week read in steps: its conversions, and D1's rows the read steps kept, summed
+ * The write step of a chunk (a day) read in steps: its conversions, and D1's rows the read steps kept, summed
  * by key; written as a week pulled at once is. Run again, it writes the same.
  */
 export async function writeCakeStep(input: StepInput & ChunkWriter, chunk: DayRange) {
