@@ -25,15 +25,11 @@
 // go to the clicks' objects (tracking/cake-shards.ts); the bench prints what each pull added to
 // D1, and at the end, as the baseline in the same run, what the same day's rows add to D1 written
 // as the pull wrote them before (every row in cake_stats, every reported click copied into D1).
-import { mkdirSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { benchDirs, fmt } from "../lib/click-bench.mjs";
-import { DAY_MS, seedCampaigns } from "../lib/click-days.mjs";
-import { startFakes } from "../lib/fakes.mjs";
-import { openLocalD1 } from "../lib/local-d1.mjs";
-import { applyMigrations, freePort, ROOT, startServer } from "../lib/server.mjs";
-import { cpuSeconds, descendantsNamed, loadAverage } from "../lib/wrk.mjs";
+import { benchDirs, fmt, simCall } from "../lib/click-bench.mjs";
+import { cakeRowsOf, DAY_MS } from "../lib/click-days.mjs";
+import { startShardSim } from "../lib/shard-sim.mjs";
+import { loadAverage } from "../lib/wrk.mjs";
 
 const PER_DAY = Number(process.env.BENCH_CLICKS_PER_DAY ?? 16_000);
 /** A call that takes longer: the local runtime has stopped answering (see above). */
@@ -48,36 +44,12 @@ const FIRST = Math.floor((Date.UTC(2026, 0, 1) - Date.UTC(2020, 0, 1)) / DAY_MS)
 const dayStart = (day) => Date.UTC(2020, 0, 1) + day * DAY_MS;
 const isoDay = (day) => new Date(dayStart(day)).toISOString().slice(0, 10);
 
-const ENTRY = path.join(ROOT, "scripts", "bench", "workers", "shard-sim.js");
 const { tmp, removeAll } = benchDirs("trackyard-bench-shard-days");
 const stateDir = tmp("state");
-// wrangler dev wants the assets folder to exist; the app itself is not needed here.
-mkdirSync(path.join(ROOT, "dist", "client"), { recursive: true });
 const mb = (bytes) => `${fmt(bytes / 1e6, 1)} MB`;
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** CAKE's report of a day's reported click ids, as the fake network holds it: one click row each, a conversion for 1 in 20. */
-function cakeRowsOf(ids, date) {
-  const common = (id, i) => ({ offer_id: 1, offer_name: "Offer", subid_1: `mb${i % 6}`, subid_2: id, subid_3: "" });
-  return {
-    clicks: ids.map((id, i) => ({ click_id: i + 1, click_date: `${date}T12:00:00`, ...common(id, i) })),
-    conversions: ids.flatMap((id, i) =>
-      i % 20 ? [] : [{ conversion_id: `cv-${id}`, conversion_date: `${date}T12:30:00`, ...common(id, i), price: "5.0000", disposition: "Approved" }],
-    ),
-  };
-}
-
-async function call(base, pathname) {
-  let res;
-  try {
-    res = await fetch(`${base}${pathname}`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-  } catch (err) {
-    throw new Error(`${pathname}: no answer in ${CALL_TIMEOUT_MS / 1000} s (the local runtime stopped answering): ${err.message}`);
-  }
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${pathname} answered ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text);
-}
+const call = (base, pathname) => simCall(base, pathname, CALL_TIMEOUT_MS);
 
 /** Runs `work` over `items`, `limit` at a time. */
 async function pool(items, limit, work) {
@@ -116,35 +88,11 @@ async function retention(base, now) {
 console.log(
   `${DAYS} days of ${fmt(PER_DAY)} clicks over ${SHARDS} shard-day objects each, ${RETENTION} days kept; load average ${loadAverage()}; ${os.cpus().length} cores`,
 );
-applyMigrations(stateDir, { quiet: true });
-{
-  const local = openLocalD1(stateDir, { quiet: true });
-  try {
-    await seedCampaigns(await local.db());
-  } finally {
-    await local.mf.dispose();
-  }
-}
 // The project's CAKE fake (worker/test/fakes/cake-fake.ts), served as `npm run fakes` serves it.
-const fakes = await startFakes();
-const port = await freePort();
-const server = await startServer({
-  port,
-  stateDir,
-  // BENCH_SIM_LOG=1 shows wrangler's own output.
-  stdio: process.env.BENCH_SIM_LOG ? "inherit" : "pipe",
-  script: ENTRY,
-  vars: {
-    CLICK_SHARDS_PER_DAY: String(SHARDS),
-    CLICKS_RETENTION_DAYS: String(RETENTION),
-    CAKE_BASE_URL: fakes.url,
-    CAKE_API_KEY: fakes.cake.state.apiKey,
-    CAKE_AFFILIATE_ID: fakes.cake.state.affiliateId,
-  },
-  timeoutMs: 180_000,
+const { fakes, server, base, workerdCpu } = await startShardSim(stateDir, {
+  CLICK_SHARDS_PER_DAY: String(SHARDS),
+  CLICKS_RETENTION_DAYS: String(RETENTION),
 });
-const base = server.url;
-const workerdCpu = () => descendantsNamed(server.child.pid, "workerd").reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 const startedAt = performance.now();
 const benchCpuStart = process.cpuUsage();
 const rows = [];

@@ -58,3 +58,20 @@ export async function campaignOn(base) {
   const campaign = await post("/api/campaigns", { name: "Queue bench", landerId: lander.id, offerId: offer.id, bhToggle: true });
   return { cookie, campaignId: campaign.id };
 }
+
+/**
+ * A GET of a bench Worker's route (scripts/bench/workers/shard-sim.js), its JSON answer. A call
+ * with no answer in `timeoutMs` says the local runtime stopped answering (docs/click-storage.md
+ * "Forty days of shard-days, simulated"); any other status throws with its body.
+ */
+export async function simCall(base, pathname, timeoutMs) {
+  let res;
+  try {
+    res = await fetch(`${base}${pathname}`, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw new Error(`${pathname}: no answer in ${timeoutMs / 1000} s (the local runtime stopped answering): ${err.message}`);
+  }
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${pathname} answered ${res.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}

@@ -80,3 +80,17 @@ export async function generateClicks(d1, { start, firstId, count }) {
     .run();
   return last + 1;
 }
+
+/**
+ * CAKE's report of a day's reported click ids, as the CAKE fake (worker/test/fakes/cake-fake.ts)
+ * holds it: one click row each (sub2 the click id), a conversion of $5 for 1 in `every` (20).
+ */
+export function cakeRowsOf(ids, date, every = 20) {
+  const common = (id, i) => ({ offer_id: 1, offer_name: "Offer", subid_1: `mb${i % 6}`, subid_2: id, subid_3: "" });
+  return {
+    clicks: ids.map((id, i) => ({ click_id: i + 1, click_date: `${date}T12:00:00`, ...common(id, i) })),
+    conversions: ids.flatMap((id, i) =>
+      i % every ? [] : [{ conversion_id: `cv-${id}`, conversion_date: `${date}T12:30:00`, ...common(id, i), price: "5.0000", disposition: "Approved" }],
+    ),
+  };
+}

@@ -12,6 +12,10 @@
 //   GET /__bench/sim/cake?now=T       the CAKE sync of the day at T, as the cron runs it (CAKE is
 //                                     the project's fake, served by the bench), with D1's size before
 //                                     and after and the click report rows the objects hold
+//   GET /__bench/sim/cake-pull?now=T&stepRows=N  a manual CAKE sync of the day at T with
+//                                     CAKE_PULL_STEP_ROWS=N: finished, or running in CakePullWorkflow
+//   GET /__bench/sim/cake-state?run=I&date=D  that sync's run, the CAKE rollup's sums of the date,
+//                                     and the click report rows the objects hold (&only=run: the run)
 //   GET /__bench/sim/cake-d1?day=D    the baseline: the same day's rows written as before they went
 //                                     to the objects (every click copied, every row in cake_stats)
 //                                     under a date of their own, with D1's size before and after
@@ -154,6 +158,35 @@ export default {
         days.flatMap(({ day, shards }) => Array.from({ length: shards }, (_, shard) => env.CLICK_SHARDS.getByName(shardName({ day, shard })).cakeRows())),
       );
       return Response.json({ run, before, after, objectRows: held.reduce((a, b) => a + b, 0) });
+    }
+    if (url.pathname === "/__bench/sim/cake-pull") {
+      // A manual sync of the day's CAKE report with CAKE_PULL_STEP_ROWS at `stepRows`: finished
+      // here, or handed to CakePullWorkflow ("running"), whose run /__bench/sim/cake-state shows.
+      const run = await runSync(
+        { db, env: { ...env, CAKE_PULL_STEP_ROWS: q.get("stepRows") }, now: Number(q.get("now")) },
+        { source: "cake", trigger: "manual", days: 1 },
+      );
+      return Response.json({ run });
+    }
+    if (url.pathname === "/__bench/sim/cake-state") {
+      const run = await env.DB.prepare(
+        "select status, rows_fetched as rowsFetched, rows_upserted as rowsUpserted, error, started_at as startedAt, finished_at as finishedAt from sync_runs where id = ?",
+      )
+        .bind(Number(q.get("run")))
+        .first();
+      // While the run goes on, only its row: asking the objects beside the Workflow's steps has
+      // left the local runtime unanswering.
+      if (q.get("only") === "run") return Response.json({ run });
+      const figures = await env.DB.prepare(
+        "select coalesce(sum(clicks), 0) as clicks, coalesce(sum(conversions), 0) as conversions, coalesce(sum(revenue_cents), 0) as revenueCents from cake_attributed_daily where date = ?",
+      )
+        .bind(q.get("date"))
+        .first();
+      const days = await shardDaysFrom(db, 0);
+      const held = await Promise.all(
+        days.flatMap(({ day, shards }) => Array.from({ length: shards }, (_, shard) => env.CLICK_SHARDS.getByName(shardName({ day, shard })).cakeRows())),
+      );
+      return Response.json({ run, figures, objectRows: held.reduce((a, b) => a + b, 0) });
     }
     if (url.pathname === "/__bench/sim/cake-d1") {
       // What the pull did before (sync/cake-sync.ts before the click rows went to the objects):
