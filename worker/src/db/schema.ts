@@ -801,9 +801,9 @@ export const cakeClickShards = sqliteTable(
 
 /**
  * The click report rows D1 keeps (every sub2 that names no stored shard-day) of a CAKE pull run in
- * steps (sync/cake-pull-workflow.ts), from each read step until the week's write step: a step's
- * result may hold 1 MiB, not a week of rows. Keyed by the step (`start` its week's first day,
- * `from_row` where it read from), so a step run again replaces its own rows.
+ * steps (sync/cake-pull-workflow.ts), from each read step until the day's write step: a step's
+ * result may hold 1 MiB, not a day of rows. Keyed by the step (`start` the first day of the days
+ * it reads, `from_row` where it read from), so a step run again replaces its own rows.
  */
 export const cakePullRows = sqliteTable(
   "cake_pull_rows",

@@ -10,11 +10,11 @@
  *
  * A pull (sync/cake-sync.ts) places its rows a page of CAKE's report at a time and, every few
  * pages, records in D1 which objects get rows of which dates (`cake_click_shards`) and stages them
- * there, so a report of millions of rows is never held at once. Then it writes each object's and asks every object that
- * may hold rows of the rebuilt days for its sums: all shards of the UTC days from the day before the rebuild's first to
- * the day after the pull's last (CAKE dates a click by the network's clock, within a day of ours,
- * when the visitor goes on to the offer at once), and every object recorded for those dates (one
- * who came back days later). An object that fails fails the pull: D1's rollups are left as the
+ * there, so a report of millions of rows is never held at once. Then it writes each object's and
+ * asks every object that may hold rows of the rebuilt days for its sums: all shards of the UTC
+ * days from the day before the rebuild's first to the day after the pull's last (CAKE dates a
+ * click by the network's clock, within a day of ours, when the visitor goes on to the offer at
+ * once), and every object recorded for those dates (one who came back days later). An object that fails fails the pull: D1's rollups are left as the
  * last whole pull wrote them, and the next pull writes every object again.
  */
 import { between, sql } from "drizzle-orm";
@@ -65,8 +65,8 @@ export async function placeCakeClicks(db: Db, env: CakeShardsEnv, rows: CakeClic
 const dayOfDate = (date: string) => clickDayOf(Date.parse(`${date}T00:00:00Z`));
 
 /**
- * Stages rows of the pull (a few pages' worth) in their objects (`applyCakeClicksToShards` then writes them),
- * after recording in D1 which objects get rows of which dates: a write that is not recorded could
+ * Stages rows of the pull (a few pages' worth) in their objects (`applyCakeClicksToShards` then
+ * writes them), after recording in D1 which objects get rows of which dates: a write that is not recorded could
  * be missed by the next pull of its date (a record whose write failed only adds a call). D1's own
  * rows of these clicks, written before the rows went to the objects, count no more clicks: the
  * objects' rows replace them. They are zeroed before the objects are written, so a D1 batch that
