@@ -125,10 +125,11 @@ function prepare(source: SyncSource, env: Bindings, timeZone: string, input: { d
   if (source === "cake") {
     const { problems, config } = cakeSetup(env, timeZone);
     const parts = cakeRunParts(input.db, env, input.now);
+    const stepRows = cakeStepRows(env);
     const inSteps = (runId: number) => ({
-      stepRows: cakeStepRows(env),
+      stepRows,
       handOff: async (rest: CakePullRest) => {
-        const params: CakePullParams = { ...rest, runId, now: input.now, windowEnd: input.days.end, stepRows: cakeStepRows(env) };
+        const params: CakePullParams = { ...rest, runId, now: input.now, windowEnd: input.days.end, stepRows };
         await beatRun(input.db, runId, Date.now());
         await env.CAKE_PULL_WORKFLOW.create({ id: cakePullInstanceId(runId), params });
       },

@@ -14,8 +14,9 @@
  * asks every object that may hold rows of the rebuilt days for its sums: all shards of the UTC
  * days from the day before the rebuild's first to the day after the pull's last (CAKE dates a
  * click by the network's clock, within a day of ours, when the visitor goes on to the offer at
- * once), and every object recorded for those dates (one who came back days later). An object that fails fails the pull: D1's rollups are left as the
- * last whole pull wrote them, and the next pull writes every object again.
+ * once), and every object recorded for those dates (one who came back days later). An object that
+ * fails fails the pull: D1's rollups are left as the last whole pull wrote them, and the next pull
+ * writes every object again.
  */
 import { between, sql } from "drizzle-orm";
 import { cakeClickShards } from "../db/schema";
@@ -66,10 +67,10 @@ const dayOfDate = (date: string) => clickDayOf(Date.parse(`${date}T00:00:00Z`));
 
 /**
  * Stages rows of the pull (a few pages' worth) in their objects (`applyCakeClicksToShards` then
- * writes them), after recording in D1 which objects get rows of which dates: a write that is not recorded could
- * be missed by the next pull of its date (a record whose write failed only adds a call). D1's own
- * rows of these clicks, written before the rows went to the objects, count no more clicks: the
- * objects' rows replace them. They are zeroed before the objects are written, so a D1 batch that
+ * writes them), after recording in D1 which objects get rows of which dates: a write that is not
+ * recorded could be missed by the next pull of its date (a record whose write failed only adds a
+ * call). D1's own rows of these clicks, written before the rows went to the objects, count no
+ * more clicks: the objects' rows replace them. They are zeroed before the objects are written, so a D1 batch that
  * fails after cannot leave the same clicks in both (the pull's batch drops the empty rows).
  * Throws when an object fails. A pull in steps names the stagings (`batch`): each object stages a
  * name once.

@@ -432,8 +432,8 @@ export class ClickShard extends DurableObject<unknown> {
   }
 
   /**
-   * Stages a page of a pull's click report rows for this object (see `applyCakeClicks`): a key
-   * staged by an earlier page of the run adds its clicks, as the pull sums a key's rows. Rows
+   * Stages some of a pull's click report rows for this object (see `applyCakeClicks`): a key
+   * staged by an earlier call of the run adds its clicks, as the pull sums a key's rows. Rows
    * another run staged and never applied (a pull that failed part way) are dropped. Returns the
    * rows staged. A call naming a `batch` this run has staged already stages nothing (0): a pull
    * run in steps names each call, and a step run again repeats its calls.

@@ -254,13 +254,19 @@ export interface CakePull {
   shardParts?: ShardCakeParts;
 }
 
+/** CAKE click report rows as JSON arrays for `json_each`, in chunks (cake_sync_staging, cake_pull_rows). */
+const cakeClickChunks = (rows: CakeClick[]) => jsonChunks(rows.map((c) => [c.date, c.offerId, c.offerName, c.subid1, c.subid2, c.subid3, c.clicks]));
+
+/** A chunk's row read back: date, offer_id, offer_name, subid1, subid2, subid3, clicks. */
+const CAKE_CLICK_VALUES = sql.raw([0, 1, 2, 3, 4, 5, 6].map((i) => `json_extract(value, '$[${i}]')`).join(", "));
+
 /**
  * Writes one pull in a single atomic batch (D1 runs a batch as one transaction): all of it or
  * none. Re-running the same pull changes nothing. Returns how many cake_stats rows changed.
  */
 export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
   const { runId, now, pulled: p, rebuild: r } = pull;
-  const staging = jsonChunks(pull.clicks.map((c) => [c.date, c.offerId, c.offerName, c.subid1, c.subid2, c.subid3, c.clicks]));
+  const staging = cakeClickChunks(pull.clicks);
   const ledger = jsonChunks(
     pull.conversions.map((c) => [
       c.conversionId,
@@ -292,7 +298,7 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
     ...staging.map(
       (chunk) => sql`
         insert into cake_sync_staging (run_id, date, offer_id, offer_name, subid1, subid2, subid3, clicks)
-        select ${runId}, ${at(0)}, ${at(1)}, ${at(2)}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)} from json_each(${chunk})`,
+        select ${runId}, ${CAKE_CLICK_VALUES} from json_each(${chunk})`,
     ),
     // A conversion the pull reports is a pull row from now on, whoever saw it first: a postback
     // with the same id turns into it, so it is counted once.
@@ -517,13 +523,11 @@ export interface PullStep {
  * what older runs left (one stopped part way): one CAKE run goes at a time.
  */
 export async function keepPulledD1Rows(db: Db, step: PullStep, rows: CakeClick[]) {
-  const values = rows.map((r) => [r.date, r.offerId, r.offerName, r.subid1, r.subid2, r.subid3, r.clicks]);
   await rawBatch(db, [
     sql`delete from cake_pull_rows where run_id <> ${step.runId} or (start = ${step.start} and from_row = ${step.fromRow})`,
-    ...jsonChunks(values).map(
+    ...cakeClickChunks(rows).map(
       (chunk) => sql`insert into cake_pull_rows (run_id, start, from_row, date, offer_id, offer_name, subid1, subid2, subid3, clicks)
-        select ${step.runId}, ${step.start}, ${step.fromRow}, value ->> '$[0]', value ->> '$[1]', value ->> '$[2]', value ->> '$[3]',
-          value ->> '$[4]', value ->> '$[5]', value ->> '$[6]'
+        select ${step.runId}, ${step.start}, ${step.fromRow}, ${CAKE_CLICK_VALUES}
         from json_each(${chunk}) where true
         on conflict do update set clicks = cake_pull_rows.clicks + excluded.clicks`,
     ),
