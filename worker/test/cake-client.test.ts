@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cakeInstant, cakeDay, cakeWindows, createCakeClient, type CakeConfig } from "../src/integrations/cake";
+import { cakeInstant, cakeDay, cakeWindows, createCakeClient, type CakeClick, type CakeClient, type CakeConfig } from "../src/integrations/cake";
 import { dayIn, shiftDay, splitDays } from "../src/lib/calendar-days";
 import { decimalToCents, parseCents } from "../src/lib/money";
 import { createCakeFake, type FakeCakeConversion } from "./fakes/cake-fake";
@@ -7,6 +7,13 @@ import { externalFailure } from "./performance-helpers";
 
 const config: CakeConfig = { baseUrl: "https://cake.test", apiKey: "cake-test-key", affiliateId: "4242", timeZone: "UTC" };
 const noWait = { retryDelaysMs: [0, 0], sleep: async () => {} };
+
+/** Every click row of the days, page after page, as the sync reads them. */
+async function allClicks(client: CakeClient, startDate: string, endDate: string) {
+  const out: CakeClick[] = [];
+  for await (const { rows } of client.clickPages(startDate, endDate)) out.push(...rows);
+  return out;
+}
 
 const conversion = (id: number, date: string, extra: Partial<FakeCakeConversion> = {}): FakeCakeConversion => ({
   conversion_id: id,
@@ -143,7 +150,7 @@ describe("CAKE client", () => {
       // ⚠ shapes the client tolerates: the offer nested, sub ids spelled sub_id_N
       { click_id: 2, click_date: "01/10/2025 02:00:00", offer: { offer_id: "12", offer_name: "Loans" }, sub_id_1: "mb2", sub_id_2: "c2" } as never,
     );
-    const clicks = await createCakeClient(config, { fetch: fake.fetch }).clicks("2025-01-10", "2025-01-10");
+    const clicks = await allClicks(createCakeClient(config, { fetch: fake.fetch }), "2025-01-10", "2025-01-10");
     expect(clicks).toEqual([
       { date: "2025-01-10", offerId: 11, offerName: "Sweeps", subid1: "mb1", subid2: "c1", subid3: "", clicks: 1 },
       { date: "2025-01-10", offerId: 12, offerName: "Loans", subid1: "mb2", subid2: "c2", subid3: "", clicks: 1 },
@@ -223,7 +230,7 @@ describe("CAKE client", () => {
       },
       ...noWait,
     });
-    const err = await externalFailure(client.clicks("2025-01-10", "2025-01-10"));
+    const err = await externalFailure(allClicks(client, "2025-01-10", "2025-01-10"));
     expect(err.message).toBe("Could not reach CAKE at cake.test: connection refused");
   });
 });

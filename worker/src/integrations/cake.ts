@@ -281,16 +281,15 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     return out;
   }
 
-  const CLICK_PARAMS = { offer_id: 0, campaign_id: 0, include_duplicates: false };
-
   return {
     /** Conversions of the days startDate..endDate (inclusive, the network's days). */
     conversions: (startDate: string, endDate: string) => report(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion),
-    /** Clicks of the days startDate..endDate (inclusive, the network's days). */
-    clicks: (startDate: string, endDate: string) => report(CAKE_CLICKS_PATH, "clicks", CLICK_PARAMS, startDate, endDate, parseClick),
-    /** The same clicks a page at a time, so a report of millions of rows need not be held at once; from `fromRow` (see reportPages). */
+    /**
+     * Clicks of the days startDate..endDate (inclusive, the network's days) a page at a time, so a
+     * report of millions of rows need not be held at once; from `fromRow` (see reportPages).
+     */
     clickPages: (startDate: string, endDate: string, fromRow = 0) =>
-      reportPages(CAKE_CLICKS_PATH, "clicks", CLICK_PARAMS, startDate, endDate, parseClick, fromRow),
+      reportPages(CAKE_CLICKS_PATH, "clicks", { offer_id: 0, campaign_id: 0, include_duplicates: false }, startDate, endDate, parseClick, fromRow),
   };
 }
 
