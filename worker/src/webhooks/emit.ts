@@ -6,6 +6,7 @@
  * the postback, the sync, the Events API consumer, the rules and the domains carry on either way.
  */
 import { sql } from "drizzle-orm";
+import { anySubscriptionTakes } from "../db/queries/webhooks";
 import { rawBatch } from "../db/raw-batch";
 import type { Bindings, Db } from "../env";
 import { sha256Hex } from "../lib/encoding";
@@ -60,11 +61,20 @@ interface CreatedRow {
  * `conversion.created` for the ledger's conversions among `conversionIds` that never had one: the
  * ledger row's `webhook_at` is the claim, so a repeated postback or a re-pull sends nothing again.
  * Claims given back when the queue refused them, for the next pull to make again.
+ *
+ * While no switched-on subscription takes the event, nothing is put on the queue: a pull's new
+ * conversions are up to hundreds of thousands at the load of docs/click-storage.md "The load",
+ * each three queue operations for no one. They are claimed all the same, so a subscription made
+ * later receives the conversions from then on, not a re-pull's backlog of older ones.
  */
 export async function emitConversionsCreated(db: Db, env: Pick<Bindings, "WEBHOOKS_QUEUE">, conversionIds: readonly string[], now: number) {
   if (!conversionIds.length) return;
   try {
     const ids = JSON.stringify([...new Set(conversionIds)]);
+    if (!(await anySubscriptionTakes(db, "conversion.created"))) {
+      await db.run(sql`update cake_conversions set webhook_at = ${now} where conversion_id in (select value from json_each(${ids})) and webhook_at is null`);
+      return;
+    }
     const [claimed] = await rawBatch(db, [
       sql`update cake_conversions set webhook_at = ${now}
           where conversion_id in (select value from json_each(${ids})) and webhook_at is null
@@ -115,6 +125,8 @@ export interface SentConversion {
 export async function emitSentToTikTok(db: Db, env: Pick<Bindings, "WEBHOOKS_QUEUE">, sent: readonly SentConversion[], now: number) {
   if (!sent.length) return;
   try {
+    // As for conversion.created: nothing on the queue while no subscription takes the event.
+    if (!(await anySubscriptionTakes(db, "conversion.sent_to_tiktok"))) return;
     const ids = JSON.stringify([...new Set(sent.map((s) => s.conversionId))]);
     const buyers = new Map(
       (

@@ -73,6 +73,18 @@ export async function receivingSubscriptions(db: Db, type: WebhookEventType, med
   return rows.map((r) => r.id);
 }
 
+/**
+ * Whether any switched-on subscription takes events of `type`, whoever may receive them: with none,
+ * the event is not put on the queue at all (webhooks/emit.ts).
+ */
+export async function anySubscriptionTakes(db: Db, type: WebhookEventType): Promise<boolean> {
+  const [row] = await db.all<{ one: number }>(sql`
+    select 1 as one from webhook_subscriptions s
+    where s.disabled_at is null and exists (select 1 from json_each(s.events) e where e.value = ${type})
+    limit 1`);
+  return row !== undefined;
+}
+
 export interface Attempt {
   subscriptionId: number;
   eventId: string;
