@@ -2,12 +2,18 @@
 // through. The cron's own pieces run with the simulated time; only the clicks are generated in
 // bulk inside each shard-day object instead of coming through /r/ and the queue:
 //   GET /__bench/sim/generate?day=D&shard=S&count=N  N clicks of UTC day D into that object
+//   GET /__bench/sim/wake             nothing: the bench's request every few seconds that wakes a
+//                                     request the local runtime left waiting (scripts/lib/shard-sim.mjs)
 //   GET /__bench/sim/cron?now=T       the cron's shard-day counts and a pass of the click rollup
 //                                     at T (D1's and the objects'), and whether it is still behind
 //   GET /__bench/sim/retention?now=T  one tick of the retention job at T (a run started, going,
 //                                     or why none), with CLICKS_RETENTION_DAYS
 //   GET /__bench/sim/run?id=I         the archive run's Workflow status
 //   GET /__bench/sim/sizes            D1's size, and each shard-day not emptied: its objects' bytes
+//   GET /__bench/sim/signed?day=D&count=N  N of the day's clicks given real layout-1 ids (with their
+//                                     check, made as /r/ makes them), spread over its objects: the
+//                                     ids a postback can look up (scripts/bench/click-log-scale.mjs)
+//   GET /__bench/sim/attributed       the clicks copied into D1 for the attribution (found by lookups)
 //   GET /__bench/sim/cake-ids?day=D   the ids of the day's clicks CAKE's report lists (2 in 5)
 //   GET /__bench/sim/cake?now=T       the CAKE sync of the day at T, as the cron runs it (CAKE is
 //                                     the project's fake, served by the bench), with D1's size before
@@ -34,7 +40,7 @@ import { createDb } from "../../../worker/src/middleware/database.ts";
 import { rollUpClicks, rollUpShardDays } from "../../../worker/src/jobs/roll-up-clicks.ts";
 import { runRetention } from "../../../worker/src/retention/run-retention.ts";
 import { clicksRetention } from "../../../worker/src/retention/config.ts";
-import { clickDayOf, clickDayStart, shardName } from "../../../worker/src/tracking/click-id.ts";
+import { clickDayOf, clickDayStart, newClickId, shardName } from "../../../worker/src/tracking/click-id.ts";
 import { carryMoveOn, moveClicksStep, readClickMove } from "../../../worker/src/tracking/click-move.ts";
 import { fixShardDays, shardCounts, shardDaysFrom, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
 import { applyCakePull } from "../../../worker/src/db/queries/cake.ts";
@@ -66,6 +72,17 @@ export class ClickShard extends StoreShard {
     const held = this.ctx.storage.sql.exec("select count(*) as n from clicks").one().n;
     for (let from = held; from < count; from += CHUNK) this.ctx.storage.sql.exec(statement, from, Math.min(from + CHUNK, count) - 1);
     return this.ctx.storage.sql.databaseSize;
+  }
+
+  /**
+   * Gives `ids.length` of its clicks without an exit (an exit's row is keyed by the click id) the
+   * ids given, clicks spread over the day; returns how many it changed.
+   */
+  reId(ids) {
+    const step = Math.max(1, Math.floor(this.ctx.storage.sql.exec("select count(*) as n from clicks").one().n / (ids.length * 2 + 1)));
+    const rows = this.ctx.storage.sql.exec("select id from clicks where exited_at is null and id % ? = 0 order by id limit ?", step, ids.length).toArray();
+    rows.forEach((r, i) => this.ctx.storage.sql.exec("update clicks set click_id = ? where id = ?", ids[i], r.id));
+    return rows.length;
   }
 
   /** The ids of 2 in 5 of its clicks: those CAKE's click report lists in the simulation. */
@@ -110,6 +127,7 @@ export default {
     const url = new URL(request.url);
     const q = url.searchParams;
     const db = createDb(env.DB);
+    if (url.pathname === "/__bench/sim/wake") return new Response(null, { status: 204 });
     if (url.pathname === "/__bench/sim/generate") {
       const day = Number(q.get("day"));
       const shard = Number(q.get("shard"));
@@ -144,6 +162,27 @@ export default {
       const left = await env.DB.prepare("select count(*) as n from clicks").first("n");
       const totals = await env.DB.prepare("select coalesce(sum(clicks), 0) as clicks, coalesce(sum(exits), 0) as exits from click_daily_stats").first();
       return Response.json({ move: await readClickMove(db), left, totals });
+    }
+    if (url.pathname === "/__bench/sim/signed") {
+      const day = Number(q.get("day"));
+      const shards = shardsPerDay(env.CLICK_SHARDS_PER_DAY).shards;
+      const placed = await Promise.all(
+        Array.from({ length: Number(q.get("count")) }, async (_, i) => {
+          const place = { day, shard: i % shards };
+          return { place, id: await newClickId(env.SESSION_SECRET, place) };
+        }),
+      );
+      const changed = await Promise.all(
+        Array.from({ length: shards }, (_, shard) =>
+          env.CLICK_SHARDS.getByName(shardName({ day, shard })).reId(placed.filter((p) => p.place.shard === shard).map((p) => p.id)),
+        ),
+      );
+      if (changed.reduce((a, b) => a + b, 0) !== placed.length) return new Response("too few clicks to give real ids", { status: 409 });
+      // Spread over the objects in turn, so consecutive lookups ask different objects.
+      return Response.json(placed.map((p) => p.id));
+    }
+    if (url.pathname === "/__bench/sim/attributed") {
+      return Response.json({ copied: await env.DB.prepare("select count(*) as n from attributed_clicks").first("n") });
     }
     if (url.pathname === "/__bench/sim/cake-ids") {
       return Response.json(await cakeIds(env, Number(q.get("day"))));
