@@ -14,7 +14,7 @@ import worker from "../src/index";
 import { runScheduled } from "../src/jobs";
 import { dayIn } from "../src/lib/calendar-days";
 import { invalidateTrackedCampaigns } from "../src/tracking/campaign-cache";
-import { checkClickId, clickDayOf, newClickId, type ClickPlace } from "../src/tracking/click-id";
+import { checkClickId, clickDayOf, clickDayStart, newClickId, type ClickPlace } from "../src/tracking/click-id";
 import { forgetShardCounts } from "../src/tracking/shard-days";
 import { campaignWithOffer } from "./tracking-helpers";
 import { d1Outage } from "./click-queue-helpers";
@@ -279,6 +279,52 @@ describe("clicks stored in shard-day objects", () => {
       expect(lines.map((l) => l.split(",")[0]).slice(1)).toEqual([second, first, before]);
     },
   );
+
+  it("gives a page by number the rows a walk gives there, across D1 and the objects, past a deleted campaign's clicks", { timeout: 60_000 }, async () => {
+    const kept = await campaignWithOffer("Deep pages");
+    const gone = await campaignWithOffer("Deep pages, deleted");
+    const today = clickDayOf(Date.now());
+    // Early today (so always in the past) and of a country of their own: no other test's clicks.
+    const base = clickDayStart(today) + 60_000;
+    const country = "Deep pages land";
+    const common = { ipAddress: "203.0.113.90", userAgent: "Mozilla/5.0", placement: "deep", campaignName: "Deep", bot: false, country };
+    // 14 clicks in today's objects, three at each second (ties across objects), every fourth of the
+    // campaign deleted below; 5 in D1 at the same seconds.
+    const inObjects = await Promise.all(
+      Array.from({ length: 14 }, async (_, i) => {
+        const place = { day: today, shard: i % SHARDS };
+        const click = {
+          ...common,
+          clickId: await newClickId(SECRET, place),
+          campaignId: i % 4 === 1 ? gone : kept,
+          clickedAt: base + Math.floor(i / 3) * 1000,
+        };
+        return { place, click };
+      }),
+    );
+    for (let shard = 0; shard < SHARDS; shard++)
+      await objectOf({ day: today, shard }).write(inObjects.filter((c) => c.place.shard === shard).map((c) => c.click));
+    const inD1Rows = await Promise.all(
+      Array.from({ length: 5 }, async (_, k) => ({ ...common, clickId: await newClickId(SECRET), campaignId: kept, clickedAt: base + k * 1000 })),
+    );
+    await insertClicks(db(), inD1Rows);
+    await db().delete(campaigns).where(eq(campaigns.id, gone));
+    const expected = [...inObjects.map((c) => c.click).filter((c) => c.campaignId === kept), ...inD1Rows]
+      .sort((a, b) => b.clickedAt - a.clickedAt || (a.clickId < b.clickId ? 1 : a.clickId > b.clickId ? -1 : 0))
+      .map((c) => c.clickId);
+    expect(expected).toHaveLength(15);
+
+    const page = async (n: number, size: number) => {
+      const res = await call(`/api/clicks?country=${encodeURIComponent(country)}&page=${n}&pageSize=${size}`, { cookie: admin.cookie });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { clicks: { clickId: string }[] }).clicks.map((r) => r.clickId);
+    };
+    for (const size of [1, 2, 4, 7]) {
+      for (let n = 1; n <= Math.ceil(expected.length / size); n++) expect(await page(n, size)).toEqual(expected.slice((n - 1) * size, n * size));
+      // A page past the last one is empty.
+      expect(await page(Math.ceil(expected.length / size) + 1, size)).toEqual([]);
+    }
+  });
 
   it("keeps a day without a count in D1", { timeout: 30_000 }, async () => {
     await db().delete(clickShardDays);

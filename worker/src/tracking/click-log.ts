@@ -5,9 +5,9 @@
  * reads D1 alone, as before.
  *
  * - **Rows**, newest first with ties by click id (an order every store shares): each store gives
- *   its first rows after the cursor and they are merged. A page by number asks each store for as
- *   many rows as the pages up to it hold, so deep pages cost more; the CSV walks by cursor, so every
- *   chunk costs the same.
+ *   its first rows after the cursor and they are merged. A page by number first finds where it
+ *   starts from the keys alone (time, click id, campaign) of the rows before it (`pageStart`), then
+ *   reads its rows after that cursor; the CSV walks by cursor, so every chunk costs the same.
  * - **Totals**: the rollups where they can answer (they hold the shard-days' clicks up to each
  *   object's watermarks) plus what each object holds past its watermarks; otherwise every store
  *   counts the filter's clicks. The two reads are not one statement, so a rollup run between them
@@ -17,6 +17,7 @@ import {
   campaignNames,
   clickCountsByCampaign,
   clickFacets,
+  clickLogKeysAfter,
   clickLogPage,
   clickLogRowsAfter,
   countedClickCountsByCampaign,
@@ -40,7 +41,7 @@ import type { Stores } from "./click-queue";
 import { clickDayOf, clickDayStart, legacyPlaces, shardName, type ClickPlace } from "./click-id";
 import { readClickMove } from "./click-move";
 import type { LogCursor, ShardLogRow } from "./click-shard";
-import { newerFirst, pageAcrossShards, placeFilter } from "./click-shards";
+import { keysAcrossShards, newerFirst, pageAcrossShards, placeFilter } from "./click-shards";
 import { hasLegacy, shardCounts } from "./shard-days";
 
 /**
@@ -200,6 +201,50 @@ export async function clickFacetsAcross({ db, shards }: Stores, days: ClickLogDa
 export async function clickLogPageAcross(stores: Stores, filter: ClickFilter, page: number, pageSize: number, days: ClickLogDays) {
   const places = await shardPlacesOf(stores.db, filter.startMs, filter.endMs);
   if (!places.length) return clickLogPage(stores.db, filter, page, pageSize, days);
-  const [rows, totals] = await Promise.all([clickRowsAcross(stores, places, filter, null, page * pageSize), totalsAcross(stores, places, filter, days)]);
-  return { ...totals, rows: rows.slice((page - 1) * pageSize) };
+  const rowsOfPage = async () => {
+    const start = await pageStart(stores, places, filter, (page - 1) * pageSize);
+    return start === PAST_THE_END ? [] : clickRowsAcross(stores, places, filter, start, pageSize);
+  };
+  const [rows, totals] = await Promise.all([rowsOfPage(), totalsAcross(stores, places, filter, days)]);
+  return { ...totals, rows };
+}
+
+/** pageStart's answer for a page past the filter's last row. */
+const PAST_THE_END = "past the end";
+
+/**
+ * Where a page by number starts: the cursor after the first `skip` rows across D1 and the objects
+ * (null: the first row). Read from the rows' keys alone (time, click id, campaign), so a deep page
+ * skips its earlier pages' rows for a few dozen bytes each instead of whole rows; the page itself
+ * is then read after the cursor as the next page of a walk would be. A deleted campaign's rows in
+ * the objects are skipped as clickRowsAcross skips them.
+ */
+async function pageStart({ db, shards }: Stores, places: ClickPlace[], filter: ClickFilter, skip: number): Promise<LogCursor | null | typeof PAST_THE_END> {
+  let cursor: LogCursor | null = null;
+  for (let left = skip; left > 0;) {
+    const after: LogCursor | null = cursor;
+    const [own, sharded] = await Promise.all([clickLogKeysAfter(db, filter, after, left), keysAcrossShards(shards, places, filter, after, left)]);
+    const names = await campaignNames(
+      db,
+      sharded.map((k) => k.campaignId),
+    );
+    // D1's rows are of campaigns that exist (its clicks go with their campaign).
+    const merged: (LogCursor & { kept: boolean })[] = [
+      ...own.map((k) => ({ ...k, kept: true })),
+      ...sharded.map((k) => ({ ...k, kept: names.has(k.campaignId) })),
+    ]
+      .sort(newerFirst)
+      .slice(0, left);
+    const last = merged.at(-1);
+    if (!last) return PAST_THE_END;
+    const kept = merged.filter((k) => k.kept);
+    if (kept.length >= left) {
+      const at = kept[left - 1]!;
+      return { clickedAt: at.clickedAt, clickId: at.clickId };
+    }
+    if (merged.length < left) return PAST_THE_END;
+    left -= kept.length;
+    cursor = { clickedAt: last.clickedAt, clickId: last.clickId };
+  }
+  return cursor;
 }

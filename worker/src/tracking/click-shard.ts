@@ -38,10 +38,10 @@ import type { CakeClick } from "../integrations/cake";
 import {
   CLICK_FOR_EXIT,
   CLICK_LOG_COLUMNS,
+  CLICK_LOG_KEY_COLUMNS,
   clickValues,
   INSERTED,
-  matching,
-  olderThan,
+  matchingAfter,
   campaignCountsQuery,
   facetsPastQuery,
   type CampaignCounts,
@@ -110,6 +110,9 @@ export type ShardClickForExit = Pick<typeof clicks.$inferSelect, keyof typeof CL
 
 /** A Click Log row as a shard-day holds it (the campaign's name is D1's). */
 export type ShardLogRow = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_LOG_COLUMNS>;
+
+/** A Click Log row's keys: its place in the order and its campaign. */
+export type ShardLogKey = Pick<typeof clicks.$inferSelect, keyof typeof CLICK_LOG_KEY_COLUMNS>;
 
 /**
  * Where a page of the Click Log ended: its last row's time and click id. Newest first, ties broken
@@ -355,21 +358,29 @@ export class ClickShard extends DurableObject<unknown> {
    * tracking/click-shards.ts. A walk of the time index, as D1's page is.
    */
   rowsAfter(filter: ClickFilter, after: LogCursor | null, limit: number): ShardLogRow[] {
-    return (
-      this.db
-        .select(CLICK_LOG_COLUMNS)
-        .from(clicks)
-        // The cursor's time also as a bound of its own, so the time index starts there.
-        .where(
-          and(
-            matching(filter),
-            after === null ? undefined : and(lte(clicks.clickedAt, after.clickedAt), olderThan(after.clickedAt, lt(clicks.clickId, after.clickId))),
-          ),
-        )
-        .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
-        .limit(limit)
-        .all()
-    );
+    return this.db
+      .select(CLICK_LOG_COLUMNS)
+      .from(clicks)
+      .where(this.after(filter, after))
+      .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
+      .limit(limit)
+      .all();
+  }
+
+  /** rowsAfter's rows as their keys only (time, click id, campaign): what a deep page by number skips. */
+  keysAfter(filter: ClickFilter, after: LogCursor | null, limit: number): ShardLogKey[] {
+    return this.db
+      .select(CLICK_LOG_KEY_COLUMNS)
+      .from(clicks)
+      .where(this.after(filter, after))
+      .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
+      .limit(limit)
+      .all();
+  }
+
+  /** The filter's clicks after the cursor; its time also as a bound of its own, so the time index starts there. */
+  private after(filter: ClickFilter, after: LogCursor | null) {
+    return and(matchingAfter(filter, after), after === null ? undefined : lte(clicks.clickedAt, after.clickedAt));
   }
 
   /**

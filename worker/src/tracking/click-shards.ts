@@ -9,7 +9,7 @@
  */
 import type { ClickFilter, ExitRecord, NewClick } from "../db/queries/clicks";
 import { clickDayStart, LEGACY_DAY, shardName, type ClickPlace } from "./click-id";
-import type { ClickShard, LogCursor, ShardLogRow } from "./click-shard";
+import type { ClickShard, LogCursor, ShardLogKey, ShardLogRow } from "./click-shard";
 
 /** The filter as `place` is read with: a legacy object's only up to the move's point (click-id.ts `ClickPlace.upTo`). */
 export const placeFilter = <F extends ClickFilter>(filter: F, place: ClickPlace): F => (place.upTo === undefined ? filter : { ...filter, maxId: place.upTo });
@@ -20,13 +20,6 @@ export const newerFirst = (a: LogCursor, b: LogCursor) => b.clickedAt - a.clicke
 /**
  * One page of the filter's clicks across `places` (a range's shard-days), after `after`: the
  * rows, and the cursor of the next page (null when this one is the last).
- *
- * A shard-day holds the clicks of its UTC day only, so the days are asked newest first, from the
- * cursor's day down (1 day, then 2, then 4: a sparse filter still takes few rounds), and stop once
- * more than a page of rows is at or after the start of the oldest day asked: every day not asked
- * holds only older clicks, so none of them would be on the page. A page, or a chunk of the CSV, of a
- * 90-day range then asks the objects of a day or two instead of all 1,440. The legacy objects
- * (their clicks span many days) are asked with the first round.
  */
 export async function pageAcrossShards(
   shards: DurableObjectNamespace<ClickShard>,
@@ -35,23 +28,58 @@ export async function pageAcrossShards(
   after: LogCursor | null,
   limit: number,
 ): Promise<{ rows: ShardLogRow[]; next: LogCursor | null }> {
-  // One more than the page from each: a shard holding more than the page says so by it.
-  const ask = async (some: ClickPlace[]) =>
-    (await Promise.all(some.map((place) => shards.getByName(shardName(place)).rowsAfter(placeFilter(filter, place), after, limit + 1)))).flat();
+  const { found, next } = await acrossShardDays(places, after, limit, (some) =>
+    Promise.all(some.map((place) => shards.getByName(shardName(place)).rowsAfter(placeFilter(filter, place), after, limit + 1))),
+  );
+  return { rows: found, next };
+}
+
+/** pageAcrossShards's rows as their keys only (time, click id, campaign): what a deep page by number skips. */
+export async function keysAcrossShards(
+  shards: DurableObjectNamespace<ClickShard>,
+  places: ClickPlace[],
+  filter: ClickFilter,
+  after: LogCursor | null,
+  limit: number,
+): Promise<ShardLogKey[]> {
+  const { found } = await acrossShardDays(places, after, limit, (some) =>
+    Promise.all(some.map((place) => shards.getByName(shardName(place)).keysAfter(placeFilter(filter, place), after, limit + 1))),
+  );
+  return found;
+}
+
+/**
+ * The first `limit` of what `ask` reads from the objects of `places` after `after`, newest first,
+ * and the cursor past them (null when there is no more).
+ *
+ * A shard-day holds the clicks of its UTC day only, so the days are asked newest first, from the
+ * cursor's day down (1 day, then 2, then 4: a sparse filter still takes few rounds), and stop once
+ * more than `limit` rows are at or after the start of the oldest day asked: every day not asked
+ * holds only older clicks, so none of them would be among the first. A page, or a chunk of the CSV,
+ * of a 90-day range then asks the objects of a day or two instead of all 1,440. The legacy objects
+ * (their clicks span many days) are asked with the first round. `ask` reads one more than `limit`
+ * from each object: an object holding more says so by it.
+ */
+async function acrossShardDays<T extends LogCursor>(
+  places: ClickPlace[],
+  after: LogCursor | null,
+  limit: number,
+  ask: (some: ClickPlace[]) => Promise<T[][]>,
+): Promise<{ found: T[]; next: LogCursor | null }> {
   const days = [...new Set(places.filter((p) => p.day !== LEGACY_DAY).map((p) => p.day))]
     .filter((day) => after === null || clickDayStart(day) <= after.clickedAt)
     .sort((a, b) => b - a);
-  const found = await ask(places.filter((p) => p.day === LEGACY_DAY));
+  const found = (await ask(places.filter((p) => p.day === LEGACY_DAY))).flat();
   for (let next = 0, round = 1; next < days.length; next += round, round *= 2) {
     const asked = days.slice(next, next + round);
-    found.push(...(await ask(places.filter((p) => asked.includes(p.day)))));
+    found.push(...(await ask(places.filter((p) => asked.includes(p.day)))).flat());
     const oldest = clickDayStart(asked.at(-1)!);
     if (found.filter((r) => r.clickedAt >= oldest).length > limit) break;
   }
   const merged = found.sort(newerFirst);
-  const rows = merged.slice(0, limit);
-  const last = rows.at(-1);
-  return { rows, next: merged.length > limit && last ? { clickedAt: last.clickedAt, clickId: last.clickId } : null };
+  const first = merged.slice(0, limit);
+  const last = first.at(-1);
+  return { found: first, next: merged.length > limit && last ? { clickedAt: last.clickedAt, clickId: last.clickId } : null };
 }
 
 /** Items grouped by the object their place names, each group in the order given. */

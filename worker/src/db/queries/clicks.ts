@@ -388,9 +388,20 @@ export const clickLogRowsAfter = (db: Db, filter: ClickFilter, after: { clickedA
     .select(logColumns)
     .from(clicks)
     .leftJoin(campaigns, eq(campaigns.id, clicks.campaignId))
-    .where(and(matching(filter), after === null ? undefined : olderThan(after.clickedAt, lt(clicks.clickId, after.clickId))))
+    .where(matchingAfter(filter, after))
     .orderBy(desc(clicks.clickedAt), desc(clicks.clickId))
     .limit(limit);
+
+/** The filter's clicks after `after` in the order of clickLogRowsAfter (and of every shard-day's rows). */
+export const matchingAfter = (filter: ClickFilter, after: { clickedAt: number; clickId: string } | null) =>
+  and(matching(filter), after === null ? undefined : olderThan(after.clickedAt, lt(clicks.clickId, after.clickId)));
+
+/** The keys of a Click Log row: where it sits in the order, and its campaign (a shard-day's may be deleted since). */
+export const CLICK_LOG_KEY_COLUMNS = { clickedAt: clicks.clickedAt, clickId: clicks.clickId, campaignId: clicks.campaignId };
+
+/** clickLogRowsAfter's rows as their keys only: what a deep page by number skips (tracking/click-log.ts `pageStart`). */
+export const clickLogKeysAfter = (db: Db, filter: ClickFilter, after: { clickedAt: number; clickId: string } | null, limit: number) =>
+  db.select(CLICK_LOG_KEY_COLUMNS).from(clicks).where(matchingAfter(filter, after)).orderBy(desc(clicks.clickedAt), desc(clicks.clickId)).limit(limit);
 
 /** The names of these campaigns (a shard-day's rows carry only the id), by id; a deleted one has none. */
 export async function campaignNames(db: Db, ids: Iterable<number>): Promise<Map<number, string>> {
