@@ -1,8 +1,8 @@
 // Benchmark: a Click Log page over one day and a conversion's click lookup, at 1,000,000 clicks in
 // the day, in today's single database and in the day's shard-day objects, against the same calls
-// over a day of 10,000 in one database (docs/click-storage.md "Today's Click Log and lookup at a
-// million clicks a day, measured" and "The Click Log and the lookup at a million clicks a day, in
-// the objects").
+// over a day of 10,000 in one database. The figures:
+//   docs/click-storage.md "Today's Click Log and lookup at a million clicks a day, measured"
+//   docs/click-storage.md "The Click Log and the lookup at a million clicks a day, in the objects"
 //
 // Three stores, each a fresh local state under today's migrations with `wrangler dev` over it,
 // signed in as its first admin:

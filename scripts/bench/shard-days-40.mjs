@@ -14,10 +14,11 @@
 // each day: no raw click is in D1), the objects held stop at the kept days, and CAKE's click report
 // adds under a fifth of the D1 rows a reported click it did before (below).
 //
-// Not at a million clicks a day: on this machine the local runtime (wrangler dev 4.86.0) stopped
-// answering for minutes at 400,000 a day (day 2) and at 100,000 a day (day 12), with no error and
-// no CPU in use; each call then fails after CALL_TIMEOUT_MS with that said. The figures it prints
-// are per click and per day, and the docs carry them to a million.
+// At a million clicks a day (BENCH_CLICKS_PER_DAY=1000000 BENCH_CAKE=0, about 50 minutes): the
+// local runtime (wrangler dev 4.86.0) now and then leaves a request unanswered, with no CPU in
+// use, until another request arrives; the server gets a request that does nothing every few
+// seconds (scripts/lib/shard-sim.mjs), and a call still unanswered after CALL_TIMEOUT_MS fails
+// with that said.
 //
 // CAKE comes too: each day, before its end, the CAKE sync runs as the cron runs it against the
 // project's CAKE fake (scripts/lib/fakes.mjs), whose click report lists 2 in 5 of the day's clicks (sub2 = the click id,

@@ -16,8 +16,8 @@ const ENTRY = path.join(ROOT, "scripts", "bench", "workers", "shard-sim.js");
  * How often the bench sends the server a request that does nothing. wrangler dev 4.86.0's local
  * runtime now and then leaves a request unanswered, using no CPU, until another request arrives:
  * seen in the first rollup of a day of a million clicks, which waited 60 s and went on within a
- * tenth of a second of a request for a page that does not exist (docs/click-storage.md "Forty days
- * of shard-days, simulated"). A bench that waits on one call at a time would wait forever.
+ * tenth of a second of a request for a page that does not exist. A bench that waits on one call at
+ * a time would wait forever. See docs/click-storage.md "Forty days of shard-days, simulated".
  */
 const WAKE_MS = 5_000;
 

@@ -1,7 +1,7 @@
 /**
- * Events no subscription takes are not put on the webhooks queue (docs/webhooks.md "How delivery
- * works"): a pull's conversions at the target are hundreds of thousands. In a file of its own, so
- * no other test's subscription is in its database.
+ * Events no subscription takes are not put on the webhooks queue: a pull's conversions at the
+ * target are hundreds of thousands. In a file of its own, so no other test's subscription is in
+ * its database. See docs/webhooks.md "How delivery works".
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
