@@ -4,10 +4,10 @@
 // Trackyard runs under `wrangler dev` through scripts/bench/workers/shard-sim.js with 16 shard-day
 // objects a day. A day of BENCH_CLICKS_PER_DAY clicks (default 50,000) is generated in bulk in its
 // objects; the project's CAKE fake (scripts/lib/fakes.mjs) reports 2 in 5 of them (sub2 = the click
-// id) and a conversion for 1 in BENCH_CONVERSION_EVERY (1,000) of those. At 250,000 clicks (100,000
-// report rows) the local runtime (wrangler dev 4.86.0) stopped answering in each of four runs, at
-// different points (after the baseline's pull, or during the steps), with no CPU in use, as in
-// docs/click-storage.md "Forty days of shard-days, simulated"; each call then fails after 5 minutes. The baseline: a sync with CAKE_PULL_STEP_ROWS past the
+// id) and a conversion for 1 in BENCH_CONVERSION_EVERY (1,000) of those. The server gets a request
+// that does nothing every few seconds, which wakes a request the local runtime leaves waiting
+// (scripts/lib/shard-sim.mjs); a call still unanswered after 5 minutes fails with that said. The
+// baseline: a sync with CAKE_PULL_STEP_ROWS past the
 // report's length, read and written in its own invocation. Then the same report again with
 // CAKE_PULL_STEP_ROWS at a quarter of it (BENCH_STEP_ROWS): the sync hands the day to the Workflow, which the local
 // engine runs in read steps and a write step. It prints both times, the steps' rate against the
