@@ -9,9 +9,10 @@
  *   starts from the keys alone (time, click id, campaign) of the rows before it (`pageStart`), then
  *   reads its rows after that cursor; the CSV walks by cursor, so every chunk costs the same.
  * - **Totals**: the rollups where they can answer (they hold the shard-days' clicks up to each
- *   object's watermarks) plus what each object holds past its watermarks; otherwise every store
- *   counts the filter's clicks. The two reads are not one statement, so a rollup run between them
- *   can count a click twice or not at all in that one answer; the next refresh is right.
+ *   object's watermarks) plus what today's and yesterday's objects hold past their watermarks
+ *   (`livePlaces`); otherwise every store counts the filter's clicks. The two reads are not one
+ *   statement, so a rollup run between them can count a click twice or not at all in that one
+ *   answer; the next refresh is right.
  */
 import {
   campaignNames,
@@ -38,7 +39,7 @@ import type { KeptCampaign } from "../db/queries/campaigns";
 import type { CampaignClickSpan } from "../db/queries/deletion-impact";
 import type { Db } from "../env";
 import type { Stores } from "./click-queue";
-import { clickDayOf, clickDayStart, legacyPlaces, shardName, type ClickPlace } from "./click-id";
+import { clickDayOf, clickDayStart, LEGACY_DAY, legacyPlaces, shardName, type ClickPlace } from "./click-id";
 import { readClickMove } from "./click-move";
 import type { LogCursor, ShardLogRow } from "./click-shard";
 import { keysAcrossShards, newerFirst, pageAcrossShards, placeFilter } from "./click-shards";
@@ -89,16 +90,30 @@ export async function clickRowsAcross({ db, shards }: Stores, places: ClickPlace
 }
 
 /**
- * Every object's counts per campaign: what each holds past its watermarks when `rolled` (the
- * rollups answer for the rest), else all of its matching clicks.
+ * The objects whose part past the rollup's watermarks the Click Log's totals, campaign list and
+ * filter values add to the rollups: today's and yesterday's (UTC), where clicks still arrive, the
+ * legacy objects (their moved clicks' new exits), as the Stats report's live part
+ * (stats/shard-tail.ts), and any object the rollup has not counted at all yet (`marks` has none
+ * for it: a day since the switch, or every object after a rebuild). The rollup asks an older day's
+ * counted objects once a day, so an exit on a click days old shows in these figures up to a day
+ * late; asking every object of a 90-day range would be 1,440 calls a refresh.
+ */
+export const livePlaces = (places: ClickPlace[], marks: Map<string, unknown>, now = Date.now()) =>
+  places.filter((p) => p.day === LEGACY_DAY || p.day >= clickDayOf(now) - 1 || !marks.has(`${p.day}/${p.shard}`));
+
+/**
+ * Every object's counts per campaign: what each of the live ones (`livePlaces`) holds past its
+ * watermarks when `rolled` (the rollups answer for the rest), else all of the matching clicks of
+ * every object.
  */
 export async function objectCounts(
   { db, shards }: Stores,
-  places: ClickPlace[],
+  every: ClickPlace[],
   filter: ClickFilter,
   rolled: boolean,
 ): Promise<{ counts: CampaignCounts[]; names: Map<number, string> }> {
-  const marks = rolled ? await shardRollupMarks(db, places) : null;
+  const marks = rolled ? await shardRollupMarks(db, every) : null;
+  const places = marks ? livePlaces(every, marks) : every;
   const parts = await Promise.all(
     places.map((place) => {
       const mark = marks?.get(`${place.day}/${place.shard}`);
@@ -169,14 +184,15 @@ export async function clickCountsByCampaignAcross(stores: Stores, filter: ClickF
 
 /**
  * The Click Log's filter values across D1 and the objects: clickFacets (the audience rollup, which
- * holds the objects' clicks up to their watermarks, and D1's newest) plus each object's clicks past
- * its click watermark; most clicks first within a dimension. D1's alone when no day of the range
- * has objects.
+ * holds the objects' clicks up to their watermarks, and D1's newest) plus each live object's
+ * clicks past its click watermark (`livePlaces`); most clicks first within a dimension. D1's alone
+ * when no day of the range has objects.
  */
 export async function clickFacetsAcross({ db, shards }: Stores, days: ClickLogDays & { startMs: number; endMs: number }) {
-  const places = await shardPlacesOf(db, days.startMs, days.endMs);
-  if (!places.length) return clickFacets(db, days);
-  const [own, marks] = await Promise.all([clickFacets(db, days), shardRollupMarks(db, places)]);
+  const every = await shardPlacesOf(db, days.startMs, days.endMs);
+  if (!every.length) return clickFacets(db, days);
+  const [own, marks] = await Promise.all([clickFacets(db, days), shardRollupMarks(db, every)]);
+  const places = livePlaces(every, marks);
   const parts = await Promise.all(
     places.map((place) =>
       shards.getByName(shardName(place)).facetsPast(days.startMs, days.endMs, marks.get(`${place.day}/${place.shard}`)?.clickWatermark ?? 0, place.upTo),
