@@ -4,29 +4,20 @@
  * (the CAKE sync failing three times running) fired by the cron, in the header's notification list
  * and in the Slack channel chosen for built-in alerts. Screenshots at desktop and phone sizes.
  */
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { startFakes } from "../scripts/lib/fakes.mjs";
-import { createFirstAdmin, useHarness } from "./support/harness";
+import { expect, test } from "vitest";
+import { createFirstAdmin, useHarnessWithFakes } from "./support/harness";
 
 const POLL = { timeout: 60_000, interval: 300 };
 const WEBHOOK = "https://hooks.slack.com/services/T0E2E/B0E2E/e2eSecretPart123";
 
-let fakes: Awaited<ReturnType<typeof startFakes>>;
-// Filled before the harness starts Trackyard (hooks run in order), read by it as --var overrides.
-const vars: Record<string, string> = {};
-beforeAll(async () => {
-  fakes = await startFakes();
-  Object.assign(vars, {
-    SLACK_BASE_URL: fakes.url,
-    TELEGRAM_BASE_URL: fakes.url,
-    // CAKE at the fake with a key it refuses: every sync run fails.
-    CAKE_BASE_URL: fakes.url,
-    CAKE_API_KEY: "not-the-key",
-    CAKE_AFFILIATE_ID: String(fakes.cake.state.affiliateId),
-  });
-});
-const h = useHarness("alerts", vars);
-afterAll(() => fakes?.close());
+const h = useHarnessWithFakes("alerts", (fakes) => ({
+  SLACK_BASE_URL: fakes.url,
+  TELEGRAM_BASE_URL: fakes.url,
+  // CAKE at the fake with a key it refuses: every sync run fails.
+  CAKE_BASE_URL: fakes.url,
+  CAKE_API_KEY: "not-the-key",
+  CAKE_AFFILIATE_ID: String(fakes.cake.state.affiliateId),
+}));
 
 test("a Slack channel is added and tested, and a failing sync raises a built-in alert in the header and on Slack", async () => {
   const ctx = await h.newContext();
@@ -46,7 +37,7 @@ test("a Slack channel is added and tested, and a failing sync raises a built-in 
 
   await row.getByRole("button", { name: "Send test" }).click();
   await page.getByText("Test message sent").first().waitFor();
-  expect(fakes.slack.received()).toEqual([
+  expect(h.fakes.slack.received()).toEqual([
     expect.objectContaining({ path: "/services/T0E2E/B0E2E/e2eSecretPart123", text: expect.stringContaining("Test message from Trackyard") }),
   ]);
   await row.getByText(/Last sent .*: ok: Slack: sent/).waitFor();
@@ -57,7 +48,7 @@ test("a Slack channel is added and tested, and a failing sync raises a built-in 
   await page.getByRole("option", { name: "Webhook" }).click();
   await page.getByLabel("Name").fill("Ops receiver");
   // Plain http is allowed on this machine only: the fakes' server stands in for the receiver.
-  await page.getByLabel("URL").fill(`${fakes.url}/trackyard-hook`);
+  await page.getByLabel("URL").fill(`${h.fakes.url}/trackyard-hook`);
   await page.getByRole("button", { name: "Add channel" }).click();
   const secretDialog = page.getByRole("dialog", { name: "Copy the signing secret now" });
   const secret = (await secretDialog.getByTestId("signing-secret").textContent()) ?? "";
@@ -110,7 +101,7 @@ test("a Slack channel is added and tested, and a failing sync raises a built-in 
   await list.getByText("CAKE sync failing").waitFor();
   await list.getByText("The CAKE sync failed 3 times running", { exact: false }).waitFor();
   await h.shotBothSizes(page, "02-notifications");
-  await expect.poll(() => fakes.slack.received().some((p) => p.text.startsWith("CAKE sync failing")), POLL).toBe(true);
+  await expect.poll(() => h.fakes.slack.received().some((p) => p.text.startsWith("CAKE sync failing")), POLL).toBe(true);
 
   await list.getByRole("button", { name: "Mark all read" }).click();
   await page.getByRole("button", { name: "Notifications", exact: true }).waitFor();

@@ -6,27 +6,18 @@
  * sync started; the card shows it going on; the steps finish it, and the Stats report counts every
  * visit and the revenue against the campaign. Screenshots at desktop and phone sizes.
  */
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { startFakes } from "../scripts/lib/fakes.mjs";
+import { expect, test } from "vitest";
 import { callApi } from "./support/api";
-import { createFirstAdmin, useHarness } from "./support/harness";
+import { createFirstAdmin, useHarnessWithFakes } from "./support/harness";
 
 const POLL = { timeout: 60_000, interval: 250 };
 
-let fakes: Awaited<ReturnType<typeof startFakes>>;
-// Filled before the harness starts Trackyard (hooks run in order), read by it as --var overrides.
-const vars: Record<string, string> = {};
-beforeAll(async () => {
-  fakes = await startFakes();
-  Object.assign(vars, {
-    CAKE_BASE_URL: fakes.url,
-    CAKE_API_KEY: fakes.cake.state.apiKey,
-    CAKE_AFFILIATE_ID: fakes.cake.state.affiliateId,
-    CAKE_PULL_STEP_ROWS: "2",
-  });
-});
-const h = useHarness("cake-pull-steps", vars);
-afterAll(() => fakes?.close());
+const h = useHarnessWithFakes("cake-pull-steps", (fakes) => ({
+  CAKE_BASE_URL: fakes.url,
+  CAKE_API_KEY: fakes.cake.state.apiKey,
+  CAKE_AFFILIATE_ID: fakes.cake.state.affiliateId,
+  CAKE_PULL_STEP_ROWS: "2",
+}));
 
 test("a long CAKE click report is pulled in steps and counted against the campaign", async () => {
   const ctx = await h.newContext();
@@ -58,9 +49,9 @@ test("a long CAKE click report is pulled in steps and counted against the campai
     subid_1: "mb-steps",
     subid_2: clickId,
   });
-  fakes.cake.state.clicks = [row(1, ids[0]!), row(2, ids[1]!), row(3, ids[0]!), row(4, ids[2]!), row(5, ids[0]!)];
-  fakes.cake.state.maxPageRows = 1;
-  fakes.cake.state.conversions = [
+  h.fakes.cake.state.clicks = [row(1, ids[0]!), row(2, ids[1]!), row(3, ids[0]!), row(4, ids[2]!), row(5, ids[0]!)];
+  h.fakes.cake.state.maxPageRows = 1;
+  h.fakes.cake.state.conversions = [
     {
       conversion_id: "steps-conv-1",
       conversion_date: `${today}T00:09:00`,

@@ -5,11 +5,11 @@
  * (served over HTTP), the data sources panel counting it, the Click Log's visitor fields and bot
  * filter, and the Stats screen's new groupings. Screenshots at desktop and phone sizes.
  */
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import type { Page } from "playwright-core";
-import { FAKE_EVENTS_TOKEN, startFakes } from "../scripts/lib/fakes.mjs";
+import { FAKE_EVENTS_TOKEN } from "../scripts/lib/fakes.mjs";
 import { callApi } from "./support/api";
-import { createFirstAdmin, useHarness } from "./support/harness";
+import { createFirstAdmin, useHarnessWithFakes } from "./support/harness";
 
 const POSTBACK_TOKEN = "e2e-postback-token-0123456789";
 const POLL = { timeout: 30_000, interval: 200 };
@@ -19,15 +19,12 @@ const UA = {
   script: "curl/8.4.0",
 };
 
-let fakes: Awaited<ReturnType<typeof startFakes>>;
-// Filled before the harness starts Trackyard (hooks run in order), read by it as --var overrides.
-const vars: Record<string, string> = {};
-beforeAll(async () => {
-  fakes = await startFakes();
-  Object.assign(vars, { TIKTOK_BASE_URL: fakes.url, TIKTOK_EVENTS_ACCESS_TOKEN: FAKE_EVENTS_TOKEN, POSTBACK_TOKEN, TIKTOK_EVENTS_RETRY_SECONDS: "1" });
-});
-const h = useHarness("tiktok-events", vars);
-afterAll(() => fakes?.close());
+const h = useHarnessWithFakes("tiktok-events", (fakes) => ({
+  TIKTOK_BASE_URL: fakes.url,
+  TIKTOK_EVENTS_ACCESS_TOKEN: FAKE_EVENTS_TOKEN,
+  POSTBACK_TOKEN,
+  TIKTOK_EVENTS_RETRY_SECONDS: "1",
+}));
 
 const call = callApi;
 
@@ -80,8 +77,8 @@ test("clicks are flagged and a conversion reaches TikTok once, shown on the pane
   expect(await postback.json()).toEqual({ ok: true, result: "counted" });
   await page.request.get(`/postback/cake?token=${POSTBACK_TOKEN}&leadid=e2e-lead-1&oid=5&price=42.50&s1=mb&s2=${person}&s3=`);
 
-  await expect.poll(() => fakes.events.state.events.size, POLL).toBe(1);
-  const [event] = fakes.events.received();
+  await expect.poll(() => h.fakes.events.state.events.size, POLL).toBe(1);
+  const [event] = h.fakes.events.received();
   expect(event).toMatchObject({
     event: "CompletePayment",
     event_id: "e2e-lead-1",
@@ -90,8 +87,8 @@ test("clicks are flagged and a conversion reaches TikTok once, shown on the pane
     pixelCode: "CE2EPIXEL0001",
     testEventCode: "TEST777",
   });
-  expect(fakes.events.state.duplicates).toBe(0);
-  expect(fakes.events.state.diagnostics).toEqual([]);
+  expect(h.fakes.events.state.duplicates).toBe(0);
+  expect(h.fakes.events.state.diagnostics).toEqual([]);
 
   await page.reload();
   const sent = panel.locator("dt", { hasText: "Sent" }).locator("xpath=following-sibling::dd");

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
+import { startFakes } from "../../scripts/lib/fakes.mjs";
 import { freePort, ROOT, startServer, type RunningServer } from "../../scripts/lib/server.mjs";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -90,6 +91,29 @@ export function useHarness(suite: string, vars: Record<string, string> = {}): Ha
     await h.server?.stop();
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });
   });
+  return h;
+}
+
+export type Fakes = Awaited<ReturnType<typeof startFakes>>;
+
+/**
+ * useHarness with the project's fakes (scripts/lib/fakes.mjs) served first: `varsOf` gives the
+ * settings that point Trackyard at them (its --var overrides). The fakes are `h.fakes` once the
+ * file's hooks have run, and close after its tests.
+ */
+export function useHarnessWithFakes(suite: string, varsOf: (fakes: Fakes) => Record<string, string>): Harness & { fakes: Fakes } {
+  const vars: Record<string, string> = {};
+  let fakes: Fakes | undefined;
+  // Before the harness's own hook (hooks run in order), so the server starts with the vars filled.
+  beforeAll(async () => {
+    fakes = await startFakes();
+    Object.assign(vars, varsOf(fakes));
+  });
+  const h = useHarness(suite, vars) as Harness & { fakes: Fakes };
+  beforeAll(() => {
+    h.fakes = fakes!;
+  });
+  afterAll(() => fakes?.close());
   return h;
 }
 
