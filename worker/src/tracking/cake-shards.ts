@@ -70,8 +70,9 @@ const dayOfDate = (date: string) => clickDayOf(Date.parse(`${date}T00:00:00Z`));
  * writes them), after recording in D1 which objects get rows of which dates: a write that is not
  * recorded could be missed by the next pull of its date (a record whose write failed only adds a
  * call). D1's own rows of these clicks, written before the rows went to the objects, count no
- * more clicks: the objects' rows replace them. They are zeroed before the objects are written, so a D1 batch that
- * fails after cannot leave the same clicks in both (the pull's batch drops the empty rows).
+ * more clicks: the objects' rows replace them. They are zeroed before the objects are written, so
+ * a D1 batch that fails after cannot leave the same clicks in both (the pull's batch drops the
+ * empty rows).
  * Throws when an object fails. A pull in steps names the stagings (`batch`): each object stages a
  * name once.
  */
