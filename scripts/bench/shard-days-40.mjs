@@ -14,7 +14,7 @@
 // each day: no raw click is in D1), the objects held stop at the kept days, and CAKE's click report
 // adds under a fifth of the D1 rows a reported click it did before (below).
 //
-// At a million clicks a day (BENCH_CLICKS_PER_DAY=1000000 BENCH_CAKE=0, about 50 minutes): the
+// At a million clicks a day (BENCH_CLICKS_PER_DAY=1000000 BENCH_CAKE=0, about 40 minutes): the
 // local runtime (wrangler dev 4.86.0) now and then leaves a request unanswered, with no CPU in
 // use, until another request arrives; the server gets a request that does nothing every few
 // seconds (scripts/lib/shard-sim.mjs), and a call still unanswered after CALL_TIMEOUT_MS fails
