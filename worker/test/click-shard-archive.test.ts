@@ -3,16 +3,19 @@
  * retention/shard-days.ts): a day's clicks in D1 and in its objects go into the day's one file,
  * only once the rollup has counted them; the objects are emptied once the archived days cover
  * their whole UTC day and the rollup has counted their exits; a deleted campaign's clicks are in
- * no file and go with the objects; and a rollup rebuilt after part of a UTC day was archived
- * counts nothing twice.
+ * no file and go with the objects; a rollup rebuilt after part of a UTC day was archived
+ * counts nothing twice; and a rebuild just before the record keeps the day unrecorded.
  */
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clickShardDays } from "../src/db/schema";
+import { archiveKey, recordArchive } from "../src/db/queries/click-archives";
+import { resetRollup } from "../src/db/queries/click-rollup";
+import { clickArchiveRuns, clickArchives, clickShardDays } from "../src/db/schema";
 import { rollUpClicks, rollUpShardDays } from "../src/jobs/roll-up-clicks";
 import { dayIn } from "../src/lib/calendar-days";
 import { clickDayOf, clickDayStart, newClickId, type ClickPlace } from "../src/tracking/click-id";
+import { objectsCounted } from "../src/retention/shard-days";
 import { fixShardDays, forgetShardCounts } from "../src/tracking/shard-days";
 import { call, db, makeAdmin, type TestUser } from "./helpers";
 import { archivedRows, cron, emptyClickStore, tick } from "./retention-helpers";
@@ -215,4 +218,43 @@ describe("the retention of shard-day clicks", () => {
       }
     },
   );
+
+  it("records no day whose objects' clicks a rollup rebuild started over after the last check of the stores", { timeout: 60_000 }, async () => {
+    const now = Date.now();
+    const day = clickDayOf(now) - 40;
+    await fixShardDays(db(), SHARDS, clickDayStart(day));
+    const campaign = await campaignWithOffer("Rebuilt meanwhile");
+    await storeClick({ day, shard: 2 }, campaign, clickDayStart(day) + 12 * HOUR);
+    await rollUp(true, now);
+    // The record step's read: every object counted, and how far.
+    const { uncounted, held } = await objectsCounted(db(), env.CLICK_SHARDS, shardsOf(day));
+    expect(uncounted).toEqual([]);
+    expect(held).toEqual([{ day, shard: 2, maxId: expect.any(Number) }]);
+    const reportDay = dayIn(clickDayStart(day), "UTC");
+    const [run] = await db()
+      .insert(clickArchiveRuns)
+      .values({ day: reportDay, run: 1, objectKey: archiveKey(reportDay), startedAt: now })
+      .returning({ id: clickArchiveRuns.id });
+    const archive = {
+      day: reportDay,
+      timeZone: "UTC",
+      startMs: clickDayStart(day),
+      endMs: clickDayStart(day + 1),
+      objectKey: archiveKey(reportDay),
+      rows: 1,
+      exits: 0,
+      bytes: 100,
+      // D1 holds none of the day's clicks: its own check (the watermark at or past 0) holds after a rebuild too.
+      maxClickId: 0,
+      archivedAt: now,
+    };
+    // A rebuild (a new report time zone, and back) lands between that read and the record.
+    await resetRollup(db(), "UTC", now);
+    expect(await recordArchive(db(), archive, { id: run!.id, startedAt: now }, held)).toBe(false);
+    expect(await db().select().from(clickArchives)).toEqual([]);
+    // Once the rollup has counted the object again, the same record goes in.
+    await rollUp(true, now);
+    expect(await recordArchive(db(), archive, { id: run!.id, startedAt: now }, held)).toBe(true);
+    expect((await db().select().from(clickArchives)).map((a) => a.day)).toEqual([reportDay]);
+  });
 });

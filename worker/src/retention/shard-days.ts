@@ -17,6 +17,7 @@
  * - Each step can run again: an object emptied already is empty, and the day is marked once.
  */
 import { and, eq, isNull, lt } from "drizzle-orm";
+import type { HeldClicks } from "../db/queries/click-archives";
 import { shardRollupMarks } from "../db/queries/shard-rollup";
 import { campaigns, clickMoves, clickShardDays } from "../db/schema";
 import type { Bindings, Db } from "../env";
@@ -76,7 +77,21 @@ const exitsCounted = ({ extent, mark }: Extent) => extent.lastExitAt === null ||
 
 /** The objects among `places` holding clicks the click rollup has not counted yet. */
 export async function uncountedPlaces(db: Db, shards: ClickShards, places: ClickPlace[]): Promise<ClickPlace[]> {
-  return (await extents(db, shards, places)).filter((e) => !clicksCounted(e)).map((e) => e.place);
+  return (await objectsCounted(db, shards, places)).uncounted;
+}
+
+/**
+ * The objects among `places` holding clicks the click rollup has not counted yet, and what it
+ * counted of the others: their highest click ids, which the archive's record checks again in its
+ * own statement (db/queries/click-archives.ts `recordArchive`), so a rebuild between this read and
+ * the record (the rollup's rows of the objects start over) keeps the day from being recorded.
+ */
+export async function objectsCounted(db: Db, shards: ClickShards, places: ClickPlace[]): Promise<{ uncounted: ClickPlace[]; held: HeldClicks[] }> {
+  const found = await extents(db, shards, places);
+  return {
+    uncounted: found.filter((e) => !clicksCounted(e)).map((e) => e.place),
+    held: found.flatMap(({ place, extent }) => (extent.maxId === null ? [] : [{ day: place.day, shard: place.shard, maxId: extent.maxId }])),
+  };
 }
 
 /** The clicks and exits of [startMs, endMs) the objects hold for campaigns that still exist: what the day's file must hold of them. */

@@ -51,7 +51,7 @@ import {
 } from "./archive-day";
 import { ARCHIVE_SIZES, type ArchiveRunParams, type ArchiveSizes } from "./config";
 import { shardPlacesOf } from "../tracking/click-log";
-import { emptyArchivedShardDays, uncountedPlaces } from "./shard-days";
+import { emptyArchivedShardDays, objectsCounted } from "./shard-days";
 
 export interface ArchiveRunOutput {
   day: string;
@@ -222,11 +222,11 @@ export class ClickArchiveWorkflow extends WorkflowEntrypoint<Bindings, ArchiveRu
         "record",
         async () => {
           const archivedAt = Date.now();
-          // The rollup must still hold the objects' clicks of the day (a rebuild meanwhile starts
-          // them over): once the day is recorded, nothing would count them again. D1's clicks are
-          // checked by recordArchive in the same statement as the record.
-          const uncounted = await uncountedPlaces(db, this.env.CLICK_SHARDS, await shardPlacesOf(db, p.startMs, p.endMs));
-          const ok = uncounted.length === 0 && (await recordArchive(db, { ...newArchive, archivedAt }, { id: p.runId, startedAt: p.startedAt }));
+          // The rollup must still hold the day's clicks, D1's and the objects' (a rebuild meanwhile
+          // starts them over): once the day is recorded, nothing would count them again.
+          // recordArchive checks both in the same statement as the record.
+          const { uncounted, held } = await objectsCounted(db, this.env.CLICK_SHARDS, await shardPlacesOf(db, p.startMs, p.endMs));
+          const ok = uncounted.length === 0 && (await recordArchive(db, { ...newArchive, archivedAt }, { id: p.runId, startedAt: p.startedAt }, held));
           if (!ok) await endRun(db, p.runId, "waiting: the click rollup started over while archiving", Date.now());
           return ok ? archivedAt : null;
         },

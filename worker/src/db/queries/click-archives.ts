@@ -69,6 +69,13 @@ export async function clicksOfSpan(db: Db, startMs: number, endMs: number) {
   return { rows: row?.rows ?? 0, exits: row?.exits ?? 0, maxId: row?.maxId ?? null };
 }
 
+/**
+ * A shard-day or legacy object's highest click id of an archived day's span, which the rollup's
+ * watermark for that object must stay at or past while the day is recorded
+ * (retention/shard-days.ts `objectsCounted`).
+ */
+export type HeldClicks = { day: number; shard: number; maxId: number };
+
 export type NewArchive = Omit<VerifiedArchive, "deletedAt" | "claimedAt">;
 export type ArchiveSpan = Pick<ClickArchive, "day" | "timeZone" | "startMs" | "endMs" | "objectKey">;
 
@@ -76,11 +83,13 @@ export type ArchiveSpan = Pick<ClickArchive, "day" | "timeZone" | "startMs" | "e
  * Records a verified archive, written by the run `runId` (started at `startedAt`), only if the
  * click rollup still counts every click in it under the same days (its time zone unchanged, its
  * click watermark at or past the file's clicks) and the run is still the day's live one (the cron
- * gives up on a run only after ending it). Otherwise a rebuild started meanwhile, or the run was
+ * gives up on a run only after ending it), and its rows of the objects holding clicks of the day
+ * still count each of them (`held`). Otherwise a rebuild started meanwhile, or the run was
  * given up on, and nothing is recorded. A second call by the same run (a retried step) finds its
  * own record. Returns whether the day is recorded as this archive.
  */
-export async function recordArchive(db: Db, a: NewArchive, run: { id: number; startedAt: number }): Promise<boolean> {
+export async function recordArchive(db: Db, a: NewArchive, run: { id: number; startedAt: number }, held: HeldClicks[]): Promise<boolean> {
+  const objects = JSON.stringify(held.map((h) => [h.day, h.shard, h.maxId]));
   const [result] = await rawBatch(db, [
     sql`
       insert into click_archives (day, time_zone, start_ms, end_ms, object_key, rows, exits, bytes, max_click_id, claimed_at, archived_at)
@@ -88,6 +97,9 @@ export async function recordArchive(db: Db, a: NewArchive, run: { id: number; st
         ${run.startedAt}, ${a.archivedAt}
       where exists (select 1 from click_rollup_state where id = 1 and time_zone = ${a.timeZone} and click_watermark >= ${a.maxClickId})
         and exists (select 1 from click_archive_runs where id = ${run.id} and ended_at is null)
+        and (select count(*) from json_each(${objects}) o join click_shard_rollups r
+          on r.day = json_extract(o.value, '$[0]') and r.shard = json_extract(o.value, '$[1]')
+            and r.click_watermark >= json_extract(o.value, '$[2]')) = ${held.length}
       on conflict (day) do update set time_zone = excluded.time_zone, start_ms = excluded.start_ms, end_ms = excluded.end_ms,
         object_key = excluded.object_key, rows = excluded.rows, exits = excluded.exits, bytes = excluded.bytes,
         max_click_id = excluded.max_click_id, claimed_at = excluded.claimed_at, archived_at = excluded.archived_at
