@@ -4,8 +4,8 @@
  * shard-days, the cron's run moves the clicks D1 holds, a step at a time, and every reader finds
  * them where they went: the lander's exit, the Click Log, the report's counts, CAKE's postback and
  * pull, the retention. A step cut off after writing the objects, a rollup rebuilt in the middle, an
- * exit that waited while the rollup moved on and a click that reaches D1 after the move each store
- * and count every click and exit once.
+ * exit that waited while the rollup moved on, a click that reaches D1 after the move and a legacy
+ * object holding another click under a moved id each store and count every click and exit once.
  */
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
@@ -221,6 +221,7 @@ describe("the move of D1's clicks into the legacy objects", () => {
       await rollUpClicks(db(), { now: settled + 5 * 60_000 });
       expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled, limit: 2 })).toEqual({
         moved: 0,
+        kept: 0,
         point: 4,
         idle: "the click rollup is counting the legacy objects again",
       });
@@ -246,6 +247,51 @@ describe("the move of D1's clicks into the legacy objects", () => {
       expect(await moveClicksStep(db(), env.CLICK_SHARDS, { now: settled + 15 * 60_000 })).toMatchObject({ moved: 1 });
       await rollUp(true, settled + 20 * 60_000);
       expect(await dailyOf(campaign)).toEqual({ clicks: 7, exits: 1 });
+    },
+  );
+
+  it(
+    "goes on past a click whose legacy object holds another under its id: that click stays in D1 with its exit, counted once",
+    { timeout: 120_000 },
+    async () => {
+      const campaign = await campaignWithOffer("Kept");
+      const old: string[] = [];
+      for (let i = 0; i < 4; i++) old.push(await clickThrough(campaign, `plc=p${i}&cid=tt-${i}`));
+      await visit(`/click?clickId=${old[1]}&cid=${campaign}`);
+      await rollUp();
+      const switchedAt = Date.now();
+      await fixShardDays(db(), SHARDS, switchedAt);
+      expect(await cronMove(switchedAt)).toMatchObject({ moved: 0, idle: "the click rollup has not counted D1's exits up to the switch yet" });
+      const settled = switchedAt + MOVE_SETTLE_MS;
+      await rollUp(true, settled);
+      // old[1]'s legacy object holds a different click under its id (no path writes one; the
+      // move's check guards against it): another time and address, no exit.
+      const [row] = await db().select().from(clicks).where(eq(clicks.clickId, old[1]!));
+      const other = { ...row!, id: 0, clickedAt: row!.clickedAt - HOUR, ipAddress: "198.51.100.7", exitedAt: null };
+      expect(await legacyObject(old[1]!).move([other], [], [], settled)).toMatchObject({ held: 1, conflicts: [] });
+
+      // The cron's run moves the other three and leaves old[1] in D1, with its exit, rather than stopping.
+      const run = await cronMove(settled + 60_000);
+      expect(run).toMatchObject({ moved: 3, kept: 1, idle: "D1 holds no more clicks to move" });
+      expect(await readClickMove(db())).toMatchObject({ moved: 3, kept: 1 });
+      expect(await d1ClickIds()).toEqual([old[1]]);
+      expect(await db().select({ clickId: landerClicks.clickId }).from(landerClicks)).toEqual([{ clickId: old[1] }]);
+      // The object keeps its own click, and D1's exit went nowhere near it.
+      expect(await legacyObject(old[1]!).lookup([old[1]!])).toMatchObject([{ clickId: old[1], campaignId: campaign }]);
+      const sizes = await Promise.all(legacyPlaces().map((place) => env.CLICK_SHARDS.getByName(shardName(place)).size()));
+      expect(sizes.reduce((n, s) => n + s.exits, 0)).toBe(0);
+      expect(await legacyHeld()).toEqual({ clicks: 4, pendingExits: 0 });
+      // Nothing is left to move: the next cron starts no run.
+      const runId = (await readClickMove(db()))?.runId;
+      await shardDaysJob.run({ db: db(), env: env as Bindings, now: settled + 120_000 });
+      expect((await readClickMove(db()))?.runId).toBe(runId);
+
+      // Each of the four clicks counted once, the exit with its click in D1.
+      await rollUp(true, settled + 180_000);
+      expect(await dailyOf(campaign)).toEqual({ clicks: 4, exits: 1 });
+      const log = await clickLogOfToday();
+      expect(log).toMatchObject({ total: 4, exitClicks: 1 });
+      expect(log.clicks.filter((r) => r.clickId === old[1] && r.exitedAt !== null)).toHaveLength(1);
     },
   );
 

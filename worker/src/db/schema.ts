@@ -830,6 +830,11 @@ export const clickMoves = sqliteTable("click_moves", {
   startedAt: integer("started_at").notNull(),
   point: integer("point").notNull().default(0),
   moved: integer("moved").notNull().default(0),
+  /**
+   * Clicks left in D1 because their legacy object holds another click under the same id
+   * (tracking/click-move.ts `moveClicksStep`): the move goes on past them.
+   */
+  kept: integer("kept").notNull().default(0),
   fromMs: integer("from_ms"),
   toMs: integer("to_ms"),
   /** The Workflow instance (ClickMoveWorkflow) last started to carry the move on. */

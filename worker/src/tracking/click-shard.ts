@@ -144,7 +144,10 @@ export interface ShardExtent {
   lastExitAt: number | null;
 }
 
-/** What a move's call did (ClickShard.move): the clicks now held (stored now or before), different clicks under a stored id, pending exits applied. */
+/**
+ * What a move's call did (ClickShard.move): the clicks now held (stored now or before), the ids
+ * under which the object holds a different click (those stay in D1), pending exits applied.
+ */
 export interface ShardMove {
   held: number;
   conflicts: string[];
@@ -276,8 +279,9 @@ export class ClickShard extends DurableObject<unknown> {
    * that waited for these clicks (arrived after the switch) are applied. When D1 had none, the
    * click's exit time is the earliest of them, but no earlier than `countedFrom`: past this object's
    * exit watermark, which the rollup may have moved past the exit while it waited, so the rollup
-   * still counts it (its `exits` row keeps its own time). Called again with the same input it
-   * changes nothing.
+   * still counts it (its `exits` row keeps its own time). A click whose id the object holds for
+   * a different click is not taken, nor are its exits: it stays in D1 (tracking/click-move.ts).
+   * Called again with the same input it changes nothing.
    */
   move(rows: MovedClick[], exits: ExitRecord[], counted: string[], countedFrom: number): ShardMove {
     return this.ctx.storage.transactionSync(() => {
@@ -286,9 +290,11 @@ export class ClickShard extends DurableObject<unknown> {
         if (this.insertOnce(row, INSERT_MOVED, [row.id, ...clickValues(row)]) === "conflict") result.conflicts.push(row.clickId);
         else result.held++;
       }
-      for (const exit of exits) this.insertExit("exits", exit);
-      for (const clickId of counted) this.ctx.storage.sql.exec("insert into counted_exits (click_id) values (?) on conflict do nothing", clickId);
-      for (const row of rows) result.exitsApplied += this.applyPending(row.clickId, countedFrom);
+      const other = new Set(result.conflicts);
+      for (const exit of exits) if (!other.has(exit.clickId)) this.insertExit("exits", exit);
+      for (const clickId of counted)
+        if (!other.has(clickId)) this.ctx.storage.sql.exec("insert into counted_exits (click_id) values (?) on conflict do nothing", clickId);
+      for (const row of rows) if (!other.has(row.clickId)) result.exitsApplied += this.applyPending(row.clickId, countedFrom);
       return result;
     });
   }

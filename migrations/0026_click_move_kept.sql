@@ -1,0 +1,1 @@
+ALTER TABLE `click_moves` ADD `kept` integer DEFAULT 0 NOT NULL;
