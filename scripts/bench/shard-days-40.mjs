@@ -14,11 +14,11 @@
 // each day: no raw click is in D1), the objects held stop at the kept days, and CAKE's click report
 // adds under a fifth of the D1 rows a reported click it did before (below).
 //
-// At a million clicks a day (BENCH_CLICKS_PER_DAY=1000000 BENCH_CAKE=0, about 40 minutes): the
-// local runtime (wrangler dev 4.86.0) now and then leaves a request unanswered, with no CPU in
-// use, until another request arrives; the server gets a request that does nothing every few
-// seconds (scripts/lib/shard-sim.mjs), and a call still unanswered after CALL_TIMEOUT_MS fails
-// with that said.
+// At a million clicks a day (BENCH_CLICKS_PER_DAY=1000000: about 90 minutes, 40 with
+// BENCH_CAKE=0): the local runtime (wrangler dev 4.86.0) now and then leaves a request unanswered,
+// with no CPU in use, until another request arrives; the server gets a request that does nothing
+// every few seconds (scripts/lib/shard-sim.mjs), and a call still unanswered after CALL_TIMEOUT_MS
+// fails with that said.
 //
 // CAKE comes too: each day, before its end, the CAKE sync runs as the cron runs it against the
 // project's CAKE fake (scripts/lib/fakes.mjs), whose click report lists 2 in 5 of the day's clicks (sub2 = the click id,
@@ -199,9 +199,9 @@ if (first && last) {
   const before = (rows[RETENTION - 1].d1 - rows[0].d1) / (RETENTION - 1);
   const dayBytes = rows.reduce((a, r) => a + r.dayBytes, 0) / rows.length;
   console.log(
-    `D1 grows ${mb(perDay)} a day once days are archived (days ${first.day}-${last.day}), ${mb(before)} a day before (days 1-${RETENTION}): the rollups' rows, kept for the report's history; a day's clicks take ${mb(dayBytes)} in their objects`,
+    `D1 grows ${mb(perDay)} a day once days are archived (days ${first.day}-${last.day}), ${mb(before)} a day before (days 1-${RETENTION}): ${WITH_CAKE ? "the rollups' rows, and the conversions' (CAKE's ledger and TikTok's send rows, kept for ever)" : "the rollups' rows, kept for the report's history"}; a day's clicks take ${mb(dayBytes)} in their objects`,
   );
-  console.log(`At ${mb(perDay)} a day, D1's 10 GB would last ${fmt(10e9 / perDay / 365, 0)} years`);
+  console.log(`At ${mb(perDay)} a day, D1's 10 GB would last ${fmt(10e9 / perDay / 365, 1)} years`);
   console.log(`Objects held after day ${last.day}: ${last.heldDays} days (the ${RETENTION} kept, and the counts fixed ahead), ${mb(last.heldBytes)}`);
   const largest = Math.max(...rows.map((r) => r.largest));
   const perClick = largest / (PER_DAY / SHARDS);
