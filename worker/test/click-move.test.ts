@@ -34,11 +34,19 @@ const HOUR = 3_600_000;
 let admin: TestUser;
 
 const legacyObject = (clickId: string) => env.CLICK_SHARDS.getByName(shardName(legacyPlace(clickId)));
+/** Each legacy object's size and rows. */
+const legacySizes = () => Promise.all(legacyPlaces().map((place) => env.CLICK_SHARDS.getByName(shardName(place)).size()));
 /** What the legacy objects hold together. */
 const legacyHeld = async () => {
-  const sizes = await Promise.all(legacyPlaces().map((place) => env.CLICK_SHARDS.getByName(shardName(place)).size()));
+  const sizes = await legacySizes();
   return { clicks: sizes.reduce((n, s) => n + s.clicks, 0), pendingExits: sizes.reduce((n, s) => n + s.pendingExits, 0) };
 };
+/** `n` clicks through the tracking link while D1 holds them (before the switch): their ids, oldest first. */
+async function clicksInD1(campaign: number, n: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push(await clickThrough(campaign, `plc=p${i}&cid=tt-${i}`));
+  return ids;
+}
 const d1ClickIds = async () => (await db().select({ clickId: clicks.clickId }).from(clicks).orderBy(clicks.id)).map((r) => r.clickId);
 
 /** The cron's shard-days job at `now`, and the move run it started (if any) waited for. */
@@ -182,8 +190,7 @@ describe("the move of D1's clicks into the legacy objects", () => {
     { timeout: 120_000 },
     async () => {
       const campaign = await campaignWithOffer("Resumed");
-      const old: string[] = [];
-      for (let i = 0; i < 6; i++) old.push(await clickThrough(campaign, `plc=p${i}&cid=tt-${i}`));
+      const old = await clicksInD1(campaign, 6);
       await visit(`/click?clickId=${old[2]}&cid=${campaign}`);
       await rollUp();
       const now = Date.now();
@@ -255,8 +262,7 @@ describe("the move of D1's clicks into the legacy objects", () => {
     { timeout: 120_000 },
     async () => {
       const campaign = await campaignWithOffer("Kept");
-      const old: string[] = [];
-      for (let i = 0; i < 4; i++) old.push(await clickThrough(campaign, `plc=p${i}&cid=tt-${i}`));
+      const old = await clicksInD1(campaign, 4);
       await visit(`/click?clickId=${old[1]}&cid=${campaign}`);
       await rollUp();
       const switchedAt = Date.now();
@@ -278,8 +284,7 @@ describe("the move of D1's clicks into the legacy objects", () => {
       expect(await db().select({ clickId: landerClicks.clickId }).from(landerClicks)).toEqual([{ clickId: old[1] }]);
       // The object keeps its own click, and D1's exit went nowhere near it.
       expect(await legacyObject(old[1]!).lookup([old[1]!])).toMatchObject([{ clickId: old[1], campaignId: campaign }]);
-      const sizes = await Promise.all(legacyPlaces().map((place) => env.CLICK_SHARDS.getByName(shardName(place)).size()));
-      expect(sizes.reduce((n, s) => n + s.exits, 0)).toBe(0);
+      expect((await legacySizes()).reduce((n, s) => n + s.exits, 0)).toBe(0);
       expect(await legacyHeld()).toEqual({ clicks: 4, pendingExits: 0 });
       // Nothing is left to move: the next cron starts no run.
       const runId = (await readClickMove(db()))?.runId;
@@ -300,8 +305,7 @@ describe("the move of D1's clicks into the legacy objects", () => {
     { timeout: 120_000 },
     async () => {
       const campaign = await campaignWithOffer("Waited");
-      const old: string[] = [];
-      for (let i = 0; i < 4; i++) old.push(await clickThrough(campaign, `plc=p${i}&cid=tt-${i}`));
+      const old = await clicksInD1(campaign, 4);
       // CAKE reported a conversion of old[3] before the switch: D1's click is credited.
       const day = dayIn(Date.now(), "UTC");
       const offer = (await db().get<{ id: number }>(sql`select offer_id as id from campaigns where id = ${campaign}`))!.id;
