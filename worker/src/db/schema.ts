@@ -1043,6 +1043,30 @@ export const clickArchives = sqliteTable("click_archives", {
 });
 
 /**
+ * The conversions that left D1 (retention/conversions.ts): each row is one R2 object of a CAKE
+ * day's conversion ledger rows with their TikTok sends (`conversions/<date>/<chunk>.csv.gz`),
+ * written in the same batch that deleted those rows, so a recorded chunk is in R2 and out of D1.
+ * The unique (date, chunk) keeps two cron runs from recording one chunk twice.
+ */
+export const conversionArchives = sqliteTable(
+  "conversion_archives",
+  {
+    id: integer("id").primaryKey(),
+    /** The ledger's day (cake_conversions.date): the report time zone's, or the network's. */
+    date: text("date").notNull(),
+    chunk: integer("chunk").notNull(),
+    objectKey: text("object_key").notNull(),
+    conversions: integer("conversions").notNull(),
+    sends: integer("sends").notNull(),
+    bytes: integer("bytes").notNull(),
+    /** The latest postback among them: the sync status and the alerts still know when one last came. */
+    lastPostbackAt: integer("last_postback_at"),
+    archivedAt: integer("archived_at").notNull(),
+  },
+  (t) => [uniqueIndex("conversion_archives_date_chunk_unique").on(t.date, t.chunk)],
+);
+
+/**
  * The runs of the archive Workflow (retention/workflow.ts), one per attempt at a day: the cron
  * inserts the row, then starts the Workflow instance named after it (`clicks-<day>-<id>`), so two
  * cron runs at once start one instance (the unique day and run number). A run records the R2

@@ -40,6 +40,7 @@ import type { Db } from "../env";
 import { dayIn, dayStartMs, shiftDay } from "../lib/calendar-days";
 import { abortUpload, deleteRunWork } from "./archive-day";
 import type { ArchiveRunParams, ArchiveSizes } from "./config";
+import { archiveConversions, type ConversionArchiveSizes, type ConversionsRun } from "./conversions";
 import { shardPlacesOf } from "../tracking/click-log";
 import { oldestShardClickFrom, uncountedPlaces, type ClickShards } from "./shard-days";
 
@@ -61,6 +62,7 @@ export interface RetentionOptions {
   days: number;
   /** Passed to the runs started (tests and the benchmark cut days smaller). */
   sizes?: Partial<ArchiveSizes>;
+  conversionSizes?: Partial<ConversionArchiveSizes>;
 }
 
 export interface RetentionTick {
@@ -75,6 +77,8 @@ export interface RetentionTick {
   aborted: string[];
   /** Why nothing was started (null when a run was started or is going, or nothing is left). */
   waiting: string | null;
+  /** The conversions that left D1 this run (retention/conversions.ts). */
+  conversions: ConversionsRun;
 }
 
 const LIVE = new Set(["queued", "running", "waiting", "paused", "waitingForPause", "unknown"]);
@@ -169,12 +173,19 @@ async function nextSpan(db: Db, shards: ClickShards, now: number, cutoff: number
 
 export async function runRetention(db: Db, env: RetentionBindings, options: RetentionOptions): Promise<RetentionTick> {
   const { now, days, sizes } = options;
-  const tick: RetentionTick = { day: null, started: null, running: null, ended: [], aborted: [], waiting: null };
-  // The rate limit's refusal counts are kept as long as the clicks they stand for, and CAKE's
-  // per-click rows as long as their days' attribution can be rebuilt from the clicks.
+  // The rate limit's refusal counts are kept as long as the clicks they stand for, CAKE's
+  // per-click rows as long as their days' attribution can be rebuilt from the clicks, and the
+  // conversions as long as anything reads them (retention/conversions.ts).
   await deleteRefusedBefore(db, now - days * DAY_MS);
   const archived = await archivedFrontier(db);
   if (archived) await purgeArchivedCakeStats(db, archived.day);
+  const conversions = await archiveConversions(db, env.ARCHIVE, {
+    now,
+    clicksArchivedThrough: archived?.day ?? null,
+    timeZone: await reportTimeZone(db),
+    sizes: options.conversionSizes,
+  });
+  const tick: RetentionTick = { day: null, started: null, running: null, ended: [], aborted: [], waiting: null, conversions };
 
   // Runs not over yet: ended here once their instance is (the instance ends its run itself when
   // it finishes; one that failed cannot). A failed run's upload is aborted.

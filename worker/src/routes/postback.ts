@@ -8,10 +8,11 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { recordPostback } from "../db/queries/cake";
+import { conversionsArchivedThrough } from "../db/queries/conversion-archives";
 import { readSettings } from "../db/queries/settings";
-import type { AppEnv } from "../env";
+import type { AppEnv, Db } from "../env";
 import { decimalToCents } from "../lib/money";
-import { dayIn } from "../lib/calendar-days";
+import { dayIn, shiftDay } from "../lib/calendar-days";
 import { ApiError } from "../lib/errors";
 import { validate } from "../lib/validate";
 import { database } from "../middleware/database";
@@ -20,6 +21,7 @@ import { postbackSetup } from "../sync/config";
 import { produceSends } from "../tiktok-events/produce";
 import { constantTimeEqual } from "../lib/constant-time";
 import { copyAttributedClicks } from "../tracking/attributed-clicks";
+import { clickDayStart, LEGACY_DAY, placeOfClickId } from "../tracking/click-id";
 import { visitorKey } from "../tracking/rate-limit";
 import { emitConversionsCreated } from "../webhooks/emit";
 
@@ -65,12 +67,27 @@ const rateLimited = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/**
+ * Whether the click (sub2) is of a day whose conversions have begun leaving D1
+ * (retention/conversions.ts), a day's margin added for the report time zone: a conversion of it may
+ * be one D1 no longer holds, so a repeated postback could not be told from a new one. Such a
+ * postback counts nothing; a conversion that is new is in the next pull, which files it under
+ * its own day. Only our sharded ids name their day; another id is looked up as always.
+ */
+async function clickConversionsArchived(db: Db, clickId: string, now: number): Promise<boolean> {
+  const place = placeOfClickId(clickId, now);
+  if (place === null || place.day === LEGACY_DAY) return false;
+  const through = await conversionsArchivedThrough(db);
+  return through !== null && dayIn(clickDayStart(place.day), "UTC") <= shiftDay(through, 1);
+}
+
 export const postbackRoutes = new Hono<AppEnv>().get("/cake", getOnly, rateLimited, requireToken, database, validate("query", cakePostbackQuery), async (c) => {
   const q = c.req.valid("query");
   const db = c.get("db");
   const revenueCents = decimalToCents(q.price, "round");
   if (revenueCents === null) throw new ApiError(400, "price must be an amount of at least 0 such as 12.50 (#price#)");
   const receivedAt = Date.now();
+  if (await clickConversionsArchived(db, q.s2, receivedAt)) return c.json({ ok: true, result: "click-archived" as const }, 200);
   // Dated by its arrival in the report time zone; the pull later files it under the network's day.
   const { report_timezone: timeZone } = await readSettings(db);
   // A click in a shard-day object is copied into D1 first, so the conversion is credited to its

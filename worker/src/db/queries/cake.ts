@@ -14,6 +14,7 @@ import { isCountedDisposition, type CakeClick, type CakeConversion } from "../..
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
+import { archivedLastPostback } from "./conversion-archives";
 import type { KeptCampaign } from "./campaigns";
 import { SHARD_AUDIENCE_VALUE } from "./shard-rollup";
 
@@ -457,9 +458,11 @@ export async function recordPostback(db: Db, pb: PostbackConversion): Promise<Po
   return source === undefined ? "counted" : source === "pull" ? "already-reported" : "duplicate";
 }
 
-/** When the last postback arrived (for the admin's sync status). */
+/** When the last postback arrived (for the admin's sync status), among the conversions in D1 and those archived. */
 export async function lastPostbackAt(db: Db): Promise<number | null> {
-  const [row] = await db.all<{ at: number | null }>(sql`select max(postback_at) as at from cake_conversions`);
+  const [row] = await db.all<{ at: number | null }>(
+    sql`select max(at) as at from (select max(postback_at) as at from cake_conversions union all select ${archivedLastPostback})`,
+  );
   return row?.at ?? null;
 }
 
