@@ -175,6 +175,20 @@ describe("the conversions leaving D1", () => {
     expect(await run(10)).toEqual({ through: day, archived: [], waiting: null });
   });
 
+  it("delete nothing while R2 fails, and the next run writes the chunk", { timeout: 60_000 }, async () => {
+    const ids = ["L-down-1", "L-down-2"];
+    for (const id of ids) expect(await postback(id, "", "2.00")).toBe("counted");
+    const day = dayIn(Date.now(), "UTC");
+    const options = { now: Date.now() + 36 * 24 * HOUR, clicksArchivedThrough: day, timeZone: "UTC" };
+    const down = { put: () => Promise.reject(new Error("R2 is unavailable")) } as unknown as R2Bucket;
+    expect(await archiveConversions(db(), down, options)).toEqual({ through: day, archived: [], waiting: `${day}: failed: R2 is unavailable` });
+    expect(await ledgerOf(ids)).toHaveLength(2);
+    expect(await db().select().from(conversionArchives)).toEqual([]);
+    const next = await archiveConversions(db(), env.ARCHIVE, options);
+    expect(next.archived).toMatchObject([{ date: day, chunk: 1, conversions: 2 }]);
+    expect(await ledgerOf(ids)).toEqual([]);
+  });
+
   it("refuse a postback for a click up to a day after the last day whose conversions left, and count any other", { timeout: 60_000 }, async () => {
     const today = clickDayOf(Date.now());
     const dateOf = (d: number) => dayIn(clickDayStart(d), "UTC");

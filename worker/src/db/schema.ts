@@ -1059,7 +1059,7 @@ export const conversionArchives = sqliteTable(
     conversions: integer("conversions").notNull(),
     sends: integer("sends").notNull(),
     bytes: integer("bytes").notNull(),
-    /** The latest postback among them: the sync status and the alerts still know when one last came. */
+    /** The latest postback among them: the data sources' status still knows when one last came. */
     lastPostbackAt: integer("last_postback_at"),
     archivedAt: integer("archived_at").notNull(),
   },

@@ -2,8 +2,8 @@
  * The conversions leave D1 (docs/data.md "Retention and archives"): a CAKE day's conversion ledger
  * rows (cake_conversions) and their TikTok sends (tiktok_event_sends) go to R2 once nothing reads
  * them any more, a chunk at a time, as `conversions/<date>/<chunk>.csv.gz`. Kept for ever they
- * would fill D1 at a few hundred thousand conversions a day (docs/click-storage.md "At a million
- * clicks a day, with the CAKE pull").
+ * would fill D1 at a few hundred thousand conversions a day, as measured in
+ * docs/click-storage.md "At a million clicks a day, with the CAKE pull".
  *
  * A day leaves once both hold:
  * - its raw clicks are archived (the retention's frontier): the CAKE pull never asks for an
@@ -106,40 +106,62 @@ export async function archiveConversions(
   const oldEnough = shiftDay(dayIn(options.now, options.timeZone), -CONVERSIONS_KEPT_DAYS);
   const through = options.clicksArchivedThrough < oldEnough ? options.clicksArchivedThrough : oldEnough;
   run.through = through;
-  for (let i = 0; i < chunksPerRun; i++) {
-    const date = await oldestLedgerDay(db, through);
-    if (date === null) break;
-    const { chunk, rows } = await readLedgerChunk(db, date, chunkRows);
-    const busy = rows.find((r) => r.status === "queued" || r.status === "sending");
-    if (busy) return { ...run, waiting: `${date}: conversion ${busy.conversionId} is still being sent to TikTok` };
-    const objectKey = conversionArchiveKey(date, chunk);
-    const file = chunkFile(rows);
-    const md5 = await crypto.subtle.digest("MD5", file);
-    await bucket.put(objectKey, file, {
-      md5,
-      httpMetadata: { contentType: "application/gzip", contentDisposition: `attachment; filename="conversions-${date}-${chunk}.csv.gz"` },
-      customMetadata: { date, chunk: String(chunk) },
-    });
-    const conversionIds = [...new Set(rows.map((r) => r.id))];
-    const sendIds = rows.flatMap((r) => (r.sendId === null ? [] : [r.sendId]));
-    const lastPostbackAt = rows.reduce<number | null>((at, r) => (r.postbackAt !== null && (at === null || r.postbackAt > at) ? r.postbackAt : at), null);
-    try {
-      await recordLedgerChunk(db, {
-        date,
-        chunk,
-        objectKey,
-        bytes: file.length,
-        archivedAt: options.now,
-        conversionIds,
-        sendIds,
-        lastPostbackAt,
-      });
-    } catch (err) {
-      if (!isUniqueFailure(err)) throw err;
-      // Another cron run recorded this chunk first, with the same rows: it goes on from there.
-      return { ...run, waiting: `${date}: chunk ${chunk} was recorded by another run` };
+  let date: string | null = null;
+  try {
+    for (let i = 0; i < chunksPerRun; i++) {
+      date = await oldestLedgerDay(db, through);
+      if (date === null) break;
+      const archived = await archiveChunk(db, bucket, date, chunkRows, options.now);
+      if ("waiting" in archived) return { ...run, waiting: archived.waiting };
+      run.archived.push(archived);
     }
-    run.archived.push({ date, chunk, conversions: conversionIds.length, sends: sendIds.length, bytes: file.length });
+  } catch (err) {
+    // R2 or D1 failing: nothing of the chunk is deleted, and the next cron run tries it again.
+    // The clicks' retention goes on regardless.
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`conversion archive: ${date ?? through}:`, err);
+    return { ...run, waiting: `${date ?? through}: failed: ${message}` };
   }
   return run;
+}
+
+/** One chunk of the day: read, written to R2 and checked, then recorded with its rows deleted. */
+async function archiveChunk(
+  db: Db,
+  bucket: R2Bucket,
+  date: string,
+  chunkRows: number,
+  now: number,
+): Promise<ConversionsRun["archived"][number] | { waiting: string }> {
+  const { chunk, rows } = await readLedgerChunk(db, date, chunkRows);
+  const busy = rows.find((r) => r.status === "queued" || r.status === "sending");
+  if (busy) return { waiting: `${date}: conversion ${busy.conversionId} is still being sent to TikTok` };
+  const objectKey = conversionArchiveKey(date, chunk);
+  const file = chunkFile(rows);
+  const md5 = await crypto.subtle.digest("MD5", file);
+  await bucket.put(objectKey, file, {
+    md5,
+    httpMetadata: { contentType: "application/gzip", contentDisposition: `attachment; filename="conversions-${date}-${chunk}.csv.gz"` },
+    customMetadata: { date, chunk: String(chunk) },
+  });
+  const conversionIds = [...new Set(rows.map((r) => r.id))];
+  const sendIds = rows.flatMap((r) => (r.sendId === null ? [] : [r.sendId]));
+  const lastPostbackAt = rows.reduce<number | null>((at, r) => (r.postbackAt !== null && (at === null || r.postbackAt > at) ? r.postbackAt : at), null);
+  try {
+    await recordLedgerChunk(db, {
+      date,
+      chunk,
+      objectKey,
+      bytes: file.length,
+      archivedAt: now,
+      conversionIds,
+      sendIds,
+      lastPostbackAt,
+    });
+  } catch (err) {
+    if (!isUniqueFailure(err)) throw err;
+    // Another cron run recorded this chunk first, with the same rows: it goes on from there.
+    return { waiting: `${date}: chunk ${chunk} was recorded by another run` };
+  }
+  return { date, chunk, conversions: conversionIds.length, sends: sendIds.length, bytes: file.length };
 }

@@ -87,7 +87,10 @@ export const postbackRoutes = new Hono<AppEnv>().get("/cake", getOnly, rateLimit
   const revenueCents = decimalToCents(q.price, "round");
   if (revenueCents === null) throw new ApiError(400, "price must be an amount of at least 0 such as 12.50 (#price#)");
   const receivedAt = Date.now();
-  if (await clickConversionsArchived(db, q.s2, receivedAt)) return c.json({ ok: true, result: "click-archived" as const }, 200);
+  if (await clickConversionsArchived(db, q.s2, receivedAt)) {
+    console.log(`postback: ${q.leadid} not counted: its click ${q.s2} is of a day whose conversions are archived`);
+    return c.json({ ok: true, result: "click-archived" as const }, 200);
+  }
   // Dated by its arrival in the report time zone; the pull later files it under the network's day.
   const { report_timezone: timeZone } = await readSettings(db);
   // A click in a shard-day object is copied into D1 first, so the conversion is credited to its
