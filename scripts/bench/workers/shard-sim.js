@@ -9,7 +9,8 @@
 //   GET /__bench/sim/retention?now=T  one tick of the retention job at T (a run started, going,
 //                                     or why none), with CLICKS_RETENTION_DAYS
 //   GET /__bench/sim/run?id=I         the archive run's Workflow status
-//   GET /__bench/sim/sizes            D1's size, and each shard-day not emptied: its objects' bytes
+//   GET /__bench/sim/sizes            D1's size, each shard-day not emptied: its objects' bytes, and
+//                                     the conversions in D1 (the ledger, TikTok's sends) and in R2
 //   GET /__bench/sim/signed?day=D&count=N  N of the day's clicks given real layout-1 ids (with their
 //                                     check, made as /r/ makes them), spread over its objects: the
 //                                     ids a postback can look up (scripts/bench/click-log-scale.mjs)
@@ -256,7 +257,11 @@ export default {
           bytes: await Promise.all(Array.from({ length: shards }, (_, shard) => env.CLICK_SHARDS.getByName(shardName({ day, shard })).bytes())),
         })),
       );
-      return Response.json({ d1, held });
+      const conversions = await env.DB.prepare(
+        `select (select count(*) from cake_conversions) as ledger, (select count(*) from tiktok_event_sends) as sends,
+          (select coalesce(sum(conversions), 0) from conversion_archives) as archived, (select count(*) from conversion_archives) as objects`,
+      ).first();
+      return Response.json({ d1, held, conversions });
     }
     return worker.fetch(request, env, ctx);
   },
