@@ -24,6 +24,7 @@ import type { Db } from "../env";
 import { dayIn, shiftDay } from "../lib/calendar-days";
 import { CSV_BOM, csvRow } from "../lib/csv";
 import { formatCents, formatCentsOrNull } from "../lib/money";
+import { isoOrNull } from "../lib/time";
 
 /** Days a conversion stays in D1 at least (see above). */
 export const CONVERSIONS_KEPT_DAYS = 35;
@@ -47,10 +48,8 @@ export interface ConversionsRun {
   waiting: string | null;
 }
 
-const iso = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString());
-
 /** The file's columns: the ledger's, then TikTok's send of the conversion (a line per send). */
-const COLUMNS: { header: string; cell: (r: LedgerSendRow) => string | number }[] = [
+const COLUMNS: { header: string; cell: (r: LedgerSendRow) => string | number | null }[] = [
   { header: "Conversion ID", cell: (r) => r.conversionId },
   { header: "Source", cell: (r) => r.source },
   { header: "Date", cell: (r) => r.date },
@@ -62,24 +61,24 @@ const COLUMNS: { header: string; cell: (r: LedgerSendRow) => string | number }[]
   { header: "Revenue", cell: (r) => formatCents(r.revenueCents) },
   { header: "Disposition", cell: (r) => r.disposition },
   { header: "Counted", cell: (r) => (r.counted ? "Yes" : "No") },
-  { header: "Postback At", cell: (r) => iso(r.postbackAt) },
-  { header: "Pulled At", cell: (r) => iso(r.pulledAt) },
-  { header: "Retired At", cell: (r) => iso(r.retiredAt) },
-  { header: "Retired Because", cell: (r) => r.retiredReason ?? "" },
-  { header: "Webhook Sent At", cell: (r) => iso(r.webhookAt) },
-  { header: "TikTok Event", cell: (r) => r.event ?? "" },
-  { header: "TikTok Status", cell: (r) => r.status ?? "" },
-  { header: "TikTok Skip Reason", cell: (r) => r.skipReason ?? "" },
-  { header: "TikTok Failure", cell: (r) => r.failureKind ?? "" },
-  { header: "TikTok Attempts", cell: (r) => r.attempts ?? "" },
-  { header: "TikTok Code", cell: (r) => r.code ?? "" },
-  { header: "TikTok Message", cell: (r) => r.message ?? "" },
-  { header: "TikTok Event Time", cell: (r) => iso(r.eventAt) },
-  { header: "TikTok Sent At", cell: (r) => iso(r.sentAt) },
-  { header: "TikTok Click ID", cell: (r) => r.clickId ?? "" },
-  { header: "TTCLID", cell: (r) => r.ttclid ?? "" },
-  { header: "TikTok Value", cell: (r) => formatCentsOrNull(r.valueCents) ?? "" },
-  { header: "TikTok Currency", cell: (r) => r.currency ?? "" },
+  { header: "Postback At", cell: (r) => isoOrNull(r.postbackAt) },
+  { header: "Pulled At", cell: (r) => isoOrNull(r.pulledAt) },
+  { header: "Retired At", cell: (r) => isoOrNull(r.retiredAt) },
+  { header: "Retired Because", cell: (r) => r.retiredReason },
+  { header: "Webhook Sent At", cell: (r) => isoOrNull(r.webhookAt) },
+  { header: "TikTok Event", cell: (r) => r.event },
+  { header: "TikTok Status", cell: (r) => r.status },
+  { header: "TikTok Skip Reason", cell: (r) => r.skipReason },
+  { header: "TikTok Failure", cell: (r) => r.failureKind },
+  { header: "TikTok Attempts", cell: (r) => r.attempts },
+  { header: "TikTok Code", cell: (r) => r.code },
+  { header: "TikTok Message", cell: (r) => r.message },
+  { header: "TikTok Event Time", cell: (r) => isoOrNull(r.eventAt) },
+  { header: "TikTok Sent At", cell: (r) => isoOrNull(r.sentAt) },
+  { header: "TikTok Click ID", cell: (r) => r.clickId },
+  { header: "TTCLID", cell: (r) => r.ttclid },
+  { header: "TikTok Value", cell: (r) => formatCentsOrNull(r.valueCents) },
+  { header: "TikTok Currency", cell: (r) => r.currency },
 ];
 export const CONVERSION_CSV_HEADERS = COLUMNS.map((c) => c.header);
 

@@ -139,13 +139,12 @@ async function abandonRun(db: Db, bucket: R2Bucket, run: ArchiveRun, now: number
  * The day to work on: the archived day still being deleted, else the next one to archive, whose
  * clicks may be in D1 and in shard-day objects (retention/shard-days.ts).
  */
-async function nextSpan(db: Db, shards: ClickShards, now: number, cutoff: number): Promise<{ span: ArchiveSpan } | { waiting: string | null }> {
+async function nextSpan(db: Db, shards: ClickShards, timeZone: string, cutoff: number): Promise<{ span: ArchiveSpan } | { waiting: string | null }> {
   const open = await openArchive(db);
   if (open) return { span: open };
   // The next day: the one holding the oldest click after the archived days, cut in the click
   // rollup's days (so the rollup's rows of archived days hold archived clicks only).
   const state = await readRollupState(db);
-  const timeZone = await reportTimeZone(db);
   if (!state || state.timeZone !== timeZone) return { waiting: "the click rollup is being rebuilt for the report time zone" };
   const frontier = await archivedFrontier(db);
   const from = frontier?.endMs ?? Number.MIN_SAFE_INTEGER;
@@ -179,10 +178,11 @@ export async function runRetention(db: Db, env: RetentionBindings, options: Rete
   await deleteRefusedBefore(db, now - days * DAY_MS);
   const archived = await archivedFrontier(db);
   if (archived) await purgeArchivedCakeStats(db, archived.day);
+  const timeZone = await reportTimeZone(db);
   const conversions = await archiveConversions(db, env.ARCHIVE, {
     now,
     clicksArchivedThrough: archived?.day ?? null,
-    timeZone: await reportTimeZone(db),
+    timeZone,
     sizes: options.conversionSizes,
   });
   const tick: RetentionTick = { day: null, started: null, running: null, ended: [], aborted: [], waiting: null, conversions };
@@ -215,7 +215,7 @@ export async function runRetention(db: Db, env: RetentionBindings, options: Rete
     tick.aborted.push(runInstanceId(run));
   }
 
-  const next = await nextSpan(db, env.CLICK_SHARDS, now, now - days * DAY_MS);
+  const next = await nextSpan(db, env.CLICK_SHARDS, timeZone, now - days * DAY_MS);
   if (!("span" in next)) return { ...tick, waiting: next.waiting };
   const { span } = next;
   tick.day = span.day;
