@@ -296,6 +296,33 @@ describe("CAKE's click rows in shard-day objects", () => {
   });
 });
 
+describe("a pull's conversions", () => {
+  it("go on to TikTok and the webhooks a page at a time once written, every one of them, and leave nothing staged", async () => {
+    const fakes = createFakes();
+    const date = dateOf(TODAY);
+    const n = 5_001;
+    for (let i = 0; i < n; i++) {
+      fakes.cake.state.conversions.push({
+        conversion_id: `cv-page-${String(i).padStart(5, "0")}`,
+        conversion_date: `${date}T09:00:00`,
+        offer_id: 40,
+        offer_name: "Pages",
+        subid_1: "mb-pages",
+        subid_2: "",
+        price: "1.0000",
+        disposition: "Approved",
+      });
+    }
+    expect((await pull(fakes, 1)).status).toBe("ok");
+    const handed = await db().get<{ ledger: number; webhooks: number; sends: number }>(sql`select
+      (select count(*) from cake_conversions where conversion_id like 'cv-page-%') as ledger,
+      (select count(*) from cake_conversions where conversion_id like 'cv-page-%' and webhook_at is not null) as webhooks,
+      (select count(*) from tiktok_event_sends where conversion_id like 'cv-page-%') as sends`);
+    expect(handed).toEqual({ ledger: n, webhooks: n, sends: n });
+    expect(await db().all(sql`select * from cake_pull_conversions`)).toEqual([]);
+  });
+});
+
 /**
  * The Workflow engine's part, played here: each step's callback, run again after a throw (up to
  * three tries, as the engine retries a step), and `again` steps run twice over (a step whose work was
@@ -406,21 +433,25 @@ describe("a CAKE pull too long for one invocation", () => {
     const { step, names } = engine();
     const out = await runCakePull(step, pullEnv(2), created[0]!.params!, fakeHttp(fakes));
     expect(out).toMatchObject({ status: "ok", error: null });
-    // A day at a time, newest first: today's five rows in steps of two, yesterday's two in one.
+    // A day at a time, newest first: today's five rows in steps of two, yesterday's two in one;
+    // each day's conversions in steps of a tenth of that (one row), today's one and yesterday's none.
     const today = `${dateOf(TODAY)} to ${dateOf(TODAY)}`;
     const yesterday = `${dateOf(TODAY - 1)} to ${dateOf(TODAY - 1)}`;
     expect(names).toEqual([
       `read ${today} from row 1`,
       `read ${today} from row 3`,
       `read ${today} from row 5`,
+      `read the conversions of ${today} from row 1`,
       `write ${today}`,
       `read ${yesterday} from row 1`,
+      `read the conversions of ${yesterday} from row 1`,
       `write ${yesterday}`,
       "close",
     ]);
     expect(await figures()).toEqual(expected);
     expect(await runRow(run.id)).toMatchObject({ status: "ok", rowsFetched: 8, error: null, finishedAt: expect.any(Number) });
     expect(await db().all(sql`select * from cake_pull_rows`)).toEqual([]);
+    expect(await db().all(sql`select * from cake_pull_conversions`)).toEqual([]);
 
     // The same days pulled in one invocation find nothing to change.
     const whole = await start(1_000);
@@ -475,11 +506,86 @@ describe("a CAKE pull too long for one invocation", () => {
     expect(names.filter((n) => n.endsWith("from row 1"))).toEqual([
       `read ${dateOf(TODAY)} to ${dateOf(TODAY)} from row 1`,
       `read ${dateOf(TODAY)} to ${dateOf(TODAY)} from row 1`,
+      `read the conversions of ${dateOf(TODAY)} to ${dateOf(TODAY)} from row 1`,
       `read ${dateOf(TODAY - 1)} to ${dateOf(TODAY - 1)} from row 1`,
       `read ${dateOf(TODAY - 1)} to ${dateOf(TODAY - 1)} from row 1`,
+      `read the conversions of ${dateOf(TODAY - 1)} to ${dateOf(TODAY - 1)} from row 1`,
     ]);
     expect(await figures()).toEqual(expected);
     expect(await runRow(run.id)).toMatchObject({ status: "ok" });
+  });
+
+  it("reads a day's conversions in steps of their own, staged in D1 until the day is written: a conversion repeated on a later page counts once, as last read", async () => {
+    const { fakes, created, pullEnv, start, figures, expected } = await longReport("conversion steps");
+    const campaignId = await olderCampaign("conversion steps, more");
+    const first = await storedClick(campaignId, TODAY);
+    const second = await storedClick(campaignId, TODAY);
+    const conversion = (id: string, subid_2: string, price: string, minute: number) => ({
+      conversion_id: id,
+      conversion_date: `${dateOf(TODAY)}T12:${String(minute).padStart(2, "0")}:00`,
+      offer_id: 31,
+      offer_name: "Steps, more",
+      subid_1: "mb-conversion-steps-more",
+      subid_2,
+      price,
+      disposition: "Approved",
+    });
+    // The report changed between two steps: the network corrected a payout, and its row came again.
+    fakes.cake.state.conversions.push(
+      conversion("cv-more-1", first, "1.0000", 1),
+      conversion("cv-more-2", second, "2.5000", 2),
+      conversion("cv-more-1", first, "1.5000", 3),
+    );
+    const run = await start(2);
+    expect(run.status).toBe("running");
+    // Every conversions step's work done twice over: it replaces what it staged.
+    const { step, names } = engine({ again: (name) => name.startsWith("read the conversions") });
+    expect(await runCakePull(step, pullEnv(2), created[0]!.params!, fakeHttp(fakes))).toMatchObject({ status: "ok" });
+    const today = `${dateOf(TODAY)} to ${dateOf(TODAY)}`;
+    expect(names.filter((n) => n.includes(`conversions of ${today}`))).toEqual([1, 2, 3, 4].map((row) => `read the conversions of ${today} from row ${row}`));
+    expect(await figures()).toEqual(expected);
+    const ledger = await db().all<{ id: string; cents: number; counted: number }>(
+      sql`select conversion_id as id, revenue_cents as cents, counted from cake_conversions where offer_id = 31 order by conversion_id`,
+    );
+    expect(ledger).toEqual([
+      { id: "cv-more-1", cents: 150, counted: 1 },
+      { id: "cv-more-2", cents: 250, counted: 1 },
+    ]);
+    const revenue = await db().get<{ n: number }>(sql`select sum(revenue_cents) as n from cake_attributed_daily where campaign_id = ${campaignId}`);
+    expect(revenue?.n).toBe(400);
+    // Both went on to TikTok once each, and nothing stays staged.
+    const sends = await db().all<{ id: string }>(sql`select conversion_id as id from tiktok_event_sends where conversion_id like 'cv-more-%' order by 1`);
+    expect(sends).toEqual([{ id: "cv-more-1" }, { id: "cv-more-2" }]);
+    expect(await db().all(sql`select * from cake_pull_conversions`)).toEqual([]);
+    expect(await runRow(run.id)).toMatchObject({ status: "ok", rowsFetched: 7 + 4, error: null });
+  });
+
+  it("goes on in steps for a network that does not say its report's length, when the row past CAKE_PULL_STEP_ROWS is there", async () => {
+    const { fakes, created, pullEnv, figures, expected } = await longReport("no row count");
+    fakes.cake.state.rowCount = false;
+    // Without row_count, a short page is the report's end: pages of one row are asked for.
+    const http = Object.assign(fakeHttp(fakes), { pageSize: 1 });
+    const sync = (stepRows: number) => runSync({ db: db(), env: pullEnv(stepRows), http, now: NOW }, { source: "cake", trigger: "manual", days: 2 });
+
+    // Seven rows fit under a step of a thousand: the pull stays in this invocation, having asked for row 1,001 alone.
+    const whole = await sync(1_000);
+    expect(whole.status).toBe("ok");
+    expect(fakes.cake.state.requests.filter((r) => r.body.start_at_row === 1_001)).toEqual([
+      { path: expect.stringContaining("/Clicks"), body: expect.objectContaining({ row_limit: 1 }) },
+    ]);
+    expect(created).toEqual([]);
+    expect(await figures()).toEqual(expected);
+
+    // Past a step of two, nothing is staged here and the steps take the days.
+    const run = await sync(2);
+    expect(run.status).toBe("running");
+    expect(created).toHaveLength(1);
+    const { step, names } = engine();
+    expect(await runCakePull(step, pullEnv(2), created[0]!.params!, http)).toMatchObject({ status: "ok" });
+    expect(names).toContain(`read ${dateOf(TODAY)} to ${dateOf(TODAY)} from row 5`);
+    expect(await figures()).toEqual(expected);
+    // And again in one invocation: nothing to change.
+    expect(await sync(1_000)).toMatchObject({ status: "ok", rowsUpserted: 0 });
   });
 
   it("runs in the Workflow engine as CakePullWorkflow, whose env is the Worker's own (here without CAKE: the run says so)", async () => {

@@ -243,7 +243,6 @@ export default {
         pulled: { start: date, end: date },
         rebuild: { start: date, end: date },
         graceCutoff: 0,
-        conversions: [],
         clicks: rows,
       });
       return Response.json({ rows: rows.length, before, after: await d1Held(env) });

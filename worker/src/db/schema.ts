@@ -618,20 +618,22 @@ export const cakeConversions = sqliteTable(
   ],
 );
 
-/**
- * A row of CAKE's click report as the pull keeps it: its key (day, offer, sub ids) and its clicks.
- * The pull's staging here, and the rows a shard-day object keeps of its own clicks
- * (tracking/click-shard.ts `cakeClicks`).
- */
-export const cakeClickRowColumns = () => ({
+/** A CAKE report row's key (day, offer, sub ids) and its offer's name, as a pull stages it. */
+const cakeRowKeyColumns = () => ({
   date: text("date").notNull(),
   offerId: integer("offer_id").notNull(),
   offerName: text("offer_name").notNull(),
   subid1: text("subid1").notNull(),
   subid2: text("subid2").notNull(),
   subid3: text("subid3").notNull(),
-  clicks: integer("clicks").notNull(),
 });
+
+/**
+ * A row of CAKE's click report as the pull keeps it: its key and its clicks. The pull's staging
+ * here, and the rows a shard-day object keeps of its own clicks (tracking/click-shard.ts
+ * `cakeClicks`).
+ */
+export const cakeClickRowColumns = () => ({ ...cakeRowKeyColumns(), clicks: integer("clicks").notNull() });
 
 /**
  * Scratch space of one CAKE sync: the pulled click aggregate, written and emptied inside the
@@ -814,6 +816,31 @@ export const cakePullRows = sqliteTable(
     ...cakeClickRowColumns(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.start, t.fromRow, t.date, t.offerId, t.subid1, t.subid2, t.subid3] })],
+);
+
+/**
+ * The conversions a CAKE pull read (sync/cake-sync.ts), page by page, until their days are written:
+ * the write takes them from here in SQL, so no Worker holds a day's conversions at once (650,000
+ * at the target, about 250 MB as objects against a Worker's 128 MB). One row per conversion id
+ * of the run's days (`start` the first day of the days written together): a report paged while
+ * it changes repeats a row, and the last one read wins. `from_row` is where the reading step began,
+ * so a step run again replaces its own rows.
+ */
+export const cakePullConversions = sqliteTable(
+  "cake_pull_conversions",
+  {
+    runId: integer("run_id").notNull(),
+    start: text("start").notNull(),
+    conversionId: text("conversion_id").notNull(),
+    fromRow: integer("from_row").notNull(),
+    ...cakeRowKeyColumns(),
+    revenueCents: integer("revenue_cents").notNull(),
+    disposition: text("disposition").notNull(),
+    /** Whether the disposition counts (integrations/cake.ts `isCountedDisposition`), decided as the row is read. */
+    counted: integer("counted", { mode: "boolean" }).notNull(),
+    convertedAt: integer("converted_at"),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.start, t.conversionId] })],
 );
 
 /**

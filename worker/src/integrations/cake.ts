@@ -210,6 +210,9 @@ function readEnvelope(status: number, body: unknown, rowsKey: string): { rows: u
 export const cakeWindows = (startDate: string, endDate: string) =>
   splitDays(startDate, endDate, CAKE_MAX_DAYS_PER_CALL).map((w) => ({ start: w.start, endExclusive: shiftDay(w.end, 1) }));
 
+/** The click report's parameters beside the days and paging: every offer and campaign, no duplicate clicks. */
+const CLICK_REPORT = { offer_id: 0, campaign_id: 0, include_duplicates: false };
+
 export function createCakeClient(config: CakeConfig, options: CakeClientOptions = {}) {
   const pageSize = options.pageSize ?? CAKE_DEFAULT_PAGE_SIZE;
   const base = config.baseUrl.replace(/\/+$/, "");
@@ -274,6 +277,23 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     }
   }
 
+  /**
+   * Whether a report over the days (one call's worth of them, or any of its calls) has more than
+   * `rows` rows, for a network that does not say (no `row_count`): the row after them is asked for,
+   * alone.
+   */
+  async function longerThan(path: string, rowsKey: string, extra: Record<string, unknown>, startDate: string, endDate: string, rows: number) {
+    for (const window of cakeWindows(startDate, endDate)) {
+      const { rows: past } = await page(
+        path,
+        { start_date: cakeRequestDate(window.start), end_date: cakeRequestDate(window.endExclusive), ...extra, start_at_row: rows + 1, row_limit: 1 },
+        rowsKey,
+      );
+      if (past.length) return true;
+    }
+    return false;
+  }
+
   /** Every row of one report over the days. */
   async function report<T>(...args: Parameters<typeof reportPages<T>>): Promise<T[]> {
     const out: T[] = [];
@@ -285,11 +305,19 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     /** Conversions of the days startDate..endDate (inclusive, the network's days). */
     conversions: (startDate: string, endDate: string) => report(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion),
     /**
+     * The same a page at a time, so a day of hundreds of thousands need not be held at once; from
+     * `fromRow` (see reportPages).
+     */
+    conversionPages: (startDate: string, endDate: string, fromRow = 0) =>
+      reportPages(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion, fromRow),
+    /**
      * Clicks of the days startDate..endDate (inclusive, the network's days) a page at a time, so a
      * report of millions of rows need not be held at once; from `fromRow` (see reportPages).
      */
     clickPages: (startDate: string, endDate: string, fromRow = 0) =>
-      reportPages(CAKE_CLICKS_PATH, "clicks", { offer_id: 0, campaign_id: 0, include_duplicates: false }, startDate, endDate, parseClick, fromRow),
+      reportPages(CAKE_CLICKS_PATH, "clicks", CLICK_REPORT, startDate, endDate, parseClick, fromRow),
+    /** Whether the click report of the days has more than `rows` rows (one row asked for; see longerThan). */
+    clicksLongerThan: (startDate: string, endDate: string, rows: number) => longerThan(CAKE_CLICKS_PATH, "clicks", CLICK_REPORT, startDate, endDate, rows),
   };
 }
 

@@ -2,9 +2,11 @@
  * CakePullWorkflow: a CAKE pull whose click report is too long for one invocation, carried on in
  * steps (docs/click-storage.md "The CAKE pull in steps"). The sync (sync/cake-sync.ts) starts it
  * when CAKE says a week's report is longer than CAKE_PULL_STEP_ROWS rows, with the days left,
- * newest first. Each day is read in steps of about that many rows (a step reads its pages, stages
- * the objects' rows in them and keeps D1's in `cake_pull_rows`), then written in one step
- * (STEP_CHUNK_DAYS) as a week pulled at once is; a step's CPU, memory and subrequests are its own.
+ * newest first. Each day's click report is read in steps of about that many rows (a step reads
+ * its pages, stages the objects' rows in them and keeps D1's in `cake_pull_rows`), its conversions
+ * in steps of a tenth of that (staged in `cake_pull_conversions`), then the day is written in one
+ * step (STEP_CHUNK_DAYS) as a week pulled at once is; a step's CPU, memory and subrequests are its
+ * own.
  * The run's `sync_runs` row stays "running", its heartbeat moved by every step, until the last
  * step closes it as the sync would have: ok, or the error and the days saved before it.
  *
@@ -16,10 +18,11 @@ import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type Workflo
 import { NonRetryableError } from "cloudflare:workflows";
 import { readSettings } from "../db/queries/settings";
 import { beatRun, closeRun } from "../db/queries/sync-runs";
+import type { DayRange } from "../db/queries/cake";
 import type { Bindings, Db } from "../env";
 import type { HttpOptions } from "../integrations/http";
 import { createDb } from "../middleware/database";
-import { cakeChunks, readCakeStep, writeCakeStep, type CakePullRest } from "./cake-sync";
+import { cakeChunks, conversionStepRows, readCakeStep, readConversionsStep, writeCakeStep, type CakePullRest } from "./cake-sync";
 import { cakeSetup } from "./config";
 import { cakeRunParts, failureMessage } from "./run-sync";
 
@@ -28,8 +31,9 @@ const MAX_READ_STEPS = 1_000;
 
 /**
  * Days a write step writes: one. A report too long for an invocation comes with conversions in
- * proportion (130,000 to 650,000 a day at the target, at 1% to 5% of its 13 million visits), which the
- * write step holds and writes at once: a week's would pass a Worker's 128 MB.
+ * proportion (130,000 to 650,000 a day at the target, at 1% to 5% of its 13 million visits). The
+ * write step takes them from D1 in SQL, but D1 writes a step's days in one transaction: a day's
+ * keeps it to seconds (docs/click-storage.md "The CAKE pull in steps").
  */
 const STEP_CHUNK_DAYS = 1;
 
@@ -84,20 +88,36 @@ export async function runCakePull(step: StepRunner, env: Bindings, p: CakePullPa
     if (!config) throw new NonRetryableError(`CAKE is not configured: ${problems.join("; ")}`);
     return { db, config, http, runId: p.runId, now: p.now, ...cakeRunParts(db, env, p.now) };
   };
+  /** A report of the chunk read in steps, each from the row the last one stopped at. */
+  const readInSteps = async (
+    report: string,
+    chunk: DayRange,
+    name: (fromRow: number) => string,
+    read: (fromRow: number) => Promise<{ fetched: number; next: number | null }>,
+  ) => {
+    for (let n = 1, fromRow = 0; ; n++) {
+      if (n > MAX_READ_STEPS) throw new NonRetryableError(`CAKE's ${report} of ${chunk.start} to ${chunk.end} went past ${MAX_READ_STEPS} steps; stopped`);
+      const done = await step.do(name(fromRow), STEP, () => said(() => read(fromRow)));
+      rowsFetched += done.fetched;
+      if (done.next === null) return;
+      fromRow = done.next;
+    }
+  };
   try {
     for (const chunk of cakeChunks(p.days, STEP_CHUNK_DAYS)) {
-      let fromRow = 0;
-      for (let n = 1; ; n++) {
-        if (n > MAX_READ_STEPS) throw new NonRetryableError(`CAKE's click report of ${chunk.start} to ${chunk.end} went past ${MAX_READ_STEPS} steps; stopped`);
-        const read = await step.do(`read ${chunk.start} to ${chunk.end} from row ${fromRow + 1}`, STEP, () =>
-          said(async () => readCakeStep(await parts(), chunk, fromRow, p.stepRows)),
-        );
-        rowsFetched += read.fetched;
-        if (read.next === null) break;
-        fromRow = read.next;
-      }
+      await readInSteps(
+        "click report",
+        chunk,
+        (fromRow) => `read ${chunk.start} to ${chunk.end} from row ${fromRow + 1}`,
+        async (fromRow) => readCakeStep(await parts(), chunk, fromRow, p.stepRows),
+      );
+      await readInSteps(
+        "conversions report",
+        chunk,
+        (fromRow) => `read the conversions of ${chunk.start} to ${chunk.end} from row ${fromRow + 1}`,
+        async (fromRow) => readConversionsStep(await parts(), chunk, fromRow, conversionStepRows(p.stepRows)),
+      );
       const written = await step.do(`write ${chunk.start} to ${chunk.end}`, STEP, () => said(async () => writeCakeStep(await parts(), chunk)));
-      rowsFetched += written.fetched;
       rowsUpserted += written.rowsUpserted;
       savedFrom = chunk.start;
     }

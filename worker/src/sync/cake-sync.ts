@@ -1,4 +1,16 @@
-import { applyCakePull, dropPulledD1Rows, keepPulledD1Rows, pulledD1Rows, type DayRange, type ShardCakeParts } from "../db/queries/cake";
+import {
+  applyCakePull,
+  clearPulledConversions,
+  dropPulledConversions,
+  dropPulledD1Rows,
+  keepPulledD1Rows,
+  pulledConversionsPage,
+  pulledD1Rows,
+  stagePulledConversions,
+  type DayRange,
+  type PullStep,
+  type ShardCakeParts,
+} from "../db/queries/cake";
 import { archivedFrontier } from "../db/queries/click-archives";
 import type { Db } from "../env";
 import { createCakeClient, type CakeClick, type CakeConfig, type CakeConversion, type ReportPage } from "../integrations/cake";
@@ -45,11 +57,6 @@ export function aggregateClicks(clicks: CakeClick[], days: DayRange): CakeClick[
   return [...byKey.values()].filter((c) => c.clicks > 0);
 }
 
-/** One conversion per id (a report paged while it changes can repeat a row): the last one wins. */
-const uniqueConversions = (conversions: CakeConversion[], days: DayRange) => [
-  ...new Map(conversions.map((c) => [c.conversionId, withinDays(c, days)])).values(),
-];
-
 export interface CakeSyncInput {
   db: Db;
   config: CakeConfig;
@@ -57,12 +64,16 @@ export interface CakeSyncInput {
   runId: number;
   now: number;
   days: DayRange;
-  /** Called with each written week's conversions (they go on to TikTok); its failure never fails the sync. */
+  /**
+   * Called with each written week's conversions, a page at a time (they go on to TikTok and the
+   * webhooks); its failure never fails the sync.
+   */
   onConversions?: (conversions: CakeConversion[]) => Promise<unknown>;
   /**
-   * Called before each week is written with the sub2 values it reports, so the clicks they name in
-   * shard-day objects are in D1 for the attribution (tracking/attributed-clicks.ts); its failure
-   * never fails the sync (those rows show as "Direct" until the next pull).
+   * Called before each week is written with the sub2 values it reports (its conversions' a page at a
+   * time, as they are read), so the clicks they name in shard-day objects are in D1 for the
+   * attribution (tracking/attributed-clicks.ts); its failure never fails the sync (those rows show
+   * as "Direct" until the next pull).
    */
   copyClicks?: (sub2s: string[]) => Promise<unknown>;
   /**
@@ -147,7 +158,17 @@ interface ClicksRead {
  */
 async function readClicks(
   pages: AsyncIterable<ReportPage<CakeClick>>,
-  opts: { chunk: DayRange; runId: number; shards?: CakeClickShards; fromRow?: number; stopAfterRows?: number; batch?: string; handOffAbove?: number },
+  opts: {
+    chunk: DayRange;
+    runId: number;
+    shards?: CakeClickShards;
+    fromRow?: number;
+    stopAfterRows?: number;
+    batch?: string;
+    handOffAbove?: number;
+    /** Whether the report has more than this many rows, asked when its first page says nothing of its length. */
+    longerThan?: (rows: number) => Promise<boolean>;
+  },
 ): Promise<ClicksRead> {
   const { chunk, runId, shards } = opts;
   const fromRow = opts.fromRow ?? 0;
@@ -159,10 +180,15 @@ async function readClicks(
   const staging =
     shards &&
     cakeStagingBuffer((objects) => shards.stage({ runId, pulled: chunk, objects, batch: opts.batch === undefined ? undefined : `${opts.batch}:${++flushes}` }));
+  let first = true;
   for await (const page of pages) {
-    if (opts.handOffAbove !== undefined && page.rowCount !== null && page.rowCount > opts.handOffAbove) {
-      return { fetched: 0, d1: [], read: 0, done: false, handOff: true };
+    if (first && opts.handOffAbove !== undefined) {
+      // A network that sends no row_count is asked for the row past the limit instead, before
+      // anything is staged: a one-invocation pull must not stage rows the steps stage again.
+      const longer = page.rowCount !== null ? page.rowCount > opts.handOffAbove : ((await opts.longerThan?.(opts.handOffAbove)) ?? false);
+      if (longer) return { fetched: 0, d1: [], read: 0, done: false, handOff: true };
     }
+    first = false;
     fetched += page.rows.length;
     read = page.read;
     if (!shards || !staging) {
@@ -181,6 +207,58 @@ async function readClicks(
   await staging?.flush();
   return { fetched, d1: aggregateClicks(d1, chunk), read, done, handOff: false };
 }
+
+/** What reading a week's conversions (or a step's part of them) gave. */
+interface ConversionsRead {
+  fetched: number;
+  /** Rows of the report read so far, the ones before the step's first included. */
+  read: number;
+  /** The report's end was reached. */
+  done: boolean;
+}
+
+/**
+ * The week's conversions, a page at a time: each page's are staged in D1 for the write
+ * (db/schema.ts `cakePullConversions`) and the shard-day clicks they name are copied for the
+ * attribution, so a day of hundreds of thousands of conversions is never held at once. A step of a
+ * pull run in steps reads from `step.fromRow` until `stopAfterRows` more have come; a pull in one
+ * invocation stops when `stop` says the click report went to the steps.
+ */
+async function readConversions(
+  pages: AsyncIterable<ReportPage<CakeConversion>>,
+  opts: { db: Db; step: PullStep; chunk: DayRange; copyClicks?: CakeSyncInput["copyClicks"]; stopAfterRows?: number; stop?: () => boolean },
+): Promise<ConversionsRead> {
+  const { db, step, chunk } = opts;
+  await clearPulledConversions(db, step);
+  let fetched = 0;
+  let read = step.fromRow;
+  let done = true;
+  for await (const page of pages) {
+    if (opts.stop?.()) return { fetched, read, done: false };
+    fetched += page.rows.length;
+    read = page.read;
+    const rows = page.rows.map((c) => withinDays(c, chunk));
+    await stagePulledConversions(db, step, rows);
+    await opts
+      .copyClicks?.(rows.map((c) => c.subid2))
+      .catch((err: unknown) => console.error("cake sync: shard-day clicks not copied for the attribution", err));
+    if (opts.stopAfterRows !== undefined && fetched >= opts.stopAfterRows) {
+      done = page.rowCount !== null && read >= page.rowCount;
+      break;
+    }
+  }
+  return { fetched, read, done };
+}
+
+/**
+ * Rows of CAKE's conversions report a step reads: a tenth of a click step's. A conversion costs a
+ * step more than a click report row (its page is written to D1 and its clicks are copied from their
+ * objects): at the default step, 10 pages.
+ */
+export const conversionStepRows = (stepRows: number) => Math.max(1, Math.floor(stepRows / 10));
+
+/** Staged conversions handed on at once: 5,000 ids make five JSON parameters of D1's ledger updates. */
+const HAND_ON_ROWS = 5_000;
 
 /**
  * The asked days whose attribution can still be rebuilt: CAKE's rows are credited to campaigns
@@ -217,20 +295,15 @@ export interface CakePullRest {
 type ChunkWriter = Pick<CakeSyncInput, "db" | "runId" | "now" | "onConversions" | "copyClicks" | "shards">;
 
 /**
- * Writes a week pulled whole: the clicks its conversions and D1's rows name are copied, the objects
- * write their staged rows and give their sums, and D1's batch replaces the week. Then its
- * conversions go on. Returns the rows written.
+ * Writes a week pulled whole, its conversions staged as they were read: the clicks D1's rows name
+ * are copied (the conversions' were, as they came), the objects write their staged rows and give
+ * their sums, and D1's batch replaces the week. Then its conversions go on, a page at a time, and
+ * the staged ones go. Returns the rows written.
  */
-async function writeChunk(
-  { db, runId, now, onConversions, copyClicks, shards }: ChunkWriter,
-  chunk: DayRange,
-  pulled: { conversions: CakeConversion[]; d1: CakeClick[] },
-): Promise<number> {
-  // The clicks of the conversions, and of D1's click rows (an id moved to a legacy object), are
-  // copied; a shard-day object sums its own click rows.
-  await copyClicks?.([...pulled.d1.map((c) => c.subid2), ...pulled.conversions.map((c) => c.subid2)]).catch((err: unknown) =>
-    console.error("cake sync: shard-day clicks not copied for the attribution", err),
-  );
+async function writeChunk({ db, runId, now, onConversions, copyClicks, shards }: ChunkWriter, chunk: DayRange, d1: CakeClick[]): Promise<number> {
+  // The clicks of D1's click rows (an id moved to a legacy object) are copied; a shard-day object
+  // sums its own click rows.
+  await copyClicks?.(d1.map((c) => c.subid2)).catch((err: unknown) => console.error("cake sync: shard-day clicks not copied for the attribution", err));
   const rebuild = { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end };
   const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild }) : undefined;
   const written =
@@ -241,14 +314,25 @@ async function writeChunk(
       pulled: chunk,
       rebuild,
       graceCutoff: now - POSTBACK_GRACE_MS,
-      conversions: uniqueConversions(pulled.conversions, chunk),
-      clicks: pulled.d1,
+      clicks: d1,
       shardParts,
     }));
   // After the write: a conversion is claimed for TikTok only once it is in the ledger. Each run
   // pulls the same days again, so a claim lost here is made by the next run.
-  await onConversions?.(pulled.conversions).catch((err: unknown) => console.error("cake sync: conversions not handed on", err));
+  if (onConversions)
+    await handOn(db, { runId, start: chunk.start }, onConversions).catch((err: unknown) => console.error("cake sync: conversions not handed on", err));
+  await dropPulledConversions(db, { runId, start: chunk.start });
   return written;
+}
+
+/** The written week's staged conversions to `onConversions`, HAND_ON_ROWS at a time. */
+async function handOn(db: Db, pull: { runId: number; start: string }, onConversions: (conversions: CakeConversion[]) => Promise<unknown>) {
+  for (let after = ""; ;) {
+    const page = await pulledConversionsPage(db, pull, after, HAND_ON_ROWS);
+    if (!page.length) return;
+    await onConversions(page);
+    after = page[page.length - 1]!.conversionId;
+  }
 }
 
 /**
@@ -267,12 +351,28 @@ export async function syncCake(input: CakeSyncInput): Promise<{ rowsFetched: num
   let rowsUpserted = 0;
   let savedFrom: string | null = null;
   for (const chunk of cakeChunks(days)) {
-    let pulledConversions: CakeConversion[];
+    let conversions: ConversionsRead;
     let clicks: ClicksRead;
+    let handedOff = false;
     try {
-      [pulledConversions, clicks] = await Promise.all([
-        client.conversions(chunk.start, chunk.end),
-        readClicks(client.clickPages(chunk.start, chunk.end), { chunk, runId, shards, handOffAbove: inSteps?.stepRows }),
+      [conversions, clicks] = await Promise.all([
+        readConversions(client.conversionPages(chunk.start, chunk.end), {
+          db,
+          step: { runId, start: chunk.start, fromRow: 0 },
+          chunk,
+          copyClicks: input.copyClicks,
+          stop: () => handedOff,
+        }),
+        readClicks(client.clickPages(chunk.start, chunk.end), {
+          chunk,
+          runId,
+          shards,
+          handOffAbove: inSteps?.stepRows,
+          longerThan: (rows) => client.clicksLongerThan(chunk.start, chunk.end, rows),
+        }).then((read) => {
+          handedOff = read.handOff;
+          return read;
+        }),
       ]);
     } catch (err) {
       if (!(err instanceof ExternalApiError) || savedFrom === null) throw err;
@@ -280,11 +380,13 @@ export async function syncCake(input: CakeSyncInput): Promise<{ rowsFetched: num
       return { rowsFetched, rowsUpserted, error };
     }
     if (clicks.handOff && inSteps) {
+      // The steps read the week's conversions again, a day at a time.
+      await dropPulledConversions(db, { runId, start: chunk.start });
       await inSteps.handOff({ days: { start: days.start, end: chunk.end }, rowsFetched, rowsUpserted, savedFrom });
       return { rowsFetched, rowsUpserted, error: null, continuing: true };
     }
-    rowsUpserted += await writeChunk(input, chunk, { conversions: pulledConversions, d1: clicks.d1 });
-    rowsFetched += pulledConversions.length + clicks.fetched;
+    rowsUpserted += await writeChunk(input, chunk, clicks.d1);
+    rowsFetched += conversions.fetched + clicks.fetched;
     savedFrom = chunk.start;
   }
   return { rowsFetched, rowsUpserted, error: null };
@@ -313,13 +415,30 @@ export async function readCakeStep({ db, config, http, runId, shards }: StepInpu
 }
 
 /**
- * The write step of a chunk (a day) read in steps: its conversions, and D1's rows the read steps kept, summed
- * by key; written as a week pulled at once is. Run again, it writes the same.
+ * A conversions step of a pull run in steps: the chunk's (a day's) conversions from `fromRow` until
+ * `stepRows` more have come, staged in place of what the step staged before, their clicks copied.
+ * `next` is where the next step reads from; null at the report's end.
+ */
+export async function readConversionsStep(input: StepInput & Pick<ChunkWriter, "copyClicks">, chunk: DayRange, fromRow: number, stepRows: number) {
+  const client = createCakeClient(input.config, input.http);
+  const read = await readConversions(client.conversionPages(chunk.start, chunk.end, fromRow), {
+    db: input.db,
+    step: { runId: input.runId, start: chunk.start, fromRow },
+    chunk,
+    copyClicks: input.copyClicks,
+    stopAfterRows: stepRows,
+  });
+  return { fetched: read.fetched, next: read.done ? null : read.read };
+}
+
+/**
+ * The write step of a chunk (a day) read in steps: the conversions its steps staged, and D1's rows
+ * the read steps kept, summed by key; written as a week pulled at once is. Run again, it writes the
+ * same.
  */
 export async function writeCakeStep(input: StepInput & ChunkWriter, chunk: DayRange) {
-  const conversions = await createCakeClient(input.config, input.http).conversions(chunk.start, chunk.end);
   const d1 = await pulledD1Rows(input.db, input.runId, chunk.start);
-  const rowsUpserted = await writeChunk(input, chunk, { conversions, d1 });
+  const rowsUpserted = await writeChunk(input, chunk, d1);
   await dropPulledD1Rows(input.db, input.runId, chunk.start);
-  return { fetched: conversions.length, rowsUpserted };
+  return { rowsUpserted };
 }

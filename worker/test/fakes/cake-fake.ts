@@ -90,6 +90,8 @@ export function createCakeFake(options: CakeFakeOptions = {}) {
     failures: [] as FakeFailure[],
     /** At most this many rows a page, whatever row_limit asks (a network that caps its pages). */
     maxPageRows: undefined as number | undefined,
+    /** Whether an answer says its report's length (`row_count`): some networks' do not. */
+    rowCount: true,
     /** Every request body received, for assertions on paging and windows. */
     requests: [] as { path: string; body: Record<string, unknown> }[],
   };
@@ -143,7 +145,7 @@ export function createCakeFake(options: CakeFakeOptions = {}) {
     });
     const take = Math.min(limit === 0 ? Infinity : limit, state.maxPageRows ?? Infinity);
     const page = matching.slice(startAt - 1, take === Infinity ? undefined : startAt - 1 + take);
-    return envelope({ success: true, message: "", row_count: matching.length, [report]: page });
+    return envelope({ success: true, message: "", ...(state.rowCount ? { row_count: matching.length } : {}), [report]: page });
   }
 
   return {

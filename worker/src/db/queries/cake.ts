@@ -247,8 +247,6 @@ export interface CakePull {
   rebuild: DayRange;
   /** Postbacks that arrived before this and that a pull covering their day has not reported are retired. */
   graceCutoff: number;
-  /** All dated inside `pulled`. */
-  conversions: CakeConversion[];
   /** One row per key (date, offer, sub1, sub2, sub3), all inside `pulled`: the rows D1 keeps (not a shard-day click's). */
   clicks: CakeClick[];
   /** The shard-day objects' sums of their click report rows over `rebuild` (tracking/cake-shards.ts), written by them already. */
@@ -263,26 +261,12 @@ const CAKE_CLICK_VALUES = sql.raw([0, 1, 2, 3, 4, 5, 6].map((i) => `json_extract
 
 /**
  * Writes one pull in a single atomic batch (D1 runs a batch as one transaction): all of it or
- * none. Re-running the same pull changes nothing. Returns how many cake_stats rows changed.
+ * none. Its conversions are the ones staged for its run and first day (`stagePulledConversions`),
+ * taken in SQL. Re-running the same pull changes nothing. Returns how many cake_stats rows changed.
  */
 export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
   const { runId, now, pulled: p, rebuild: r } = pull;
   const staging = cakeClickChunks(pull.clicks);
-  const ledger = jsonChunks(
-    pull.conversions.map((c) => [
-      c.conversionId,
-      c.date,
-      c.offerId,
-      c.offerName,
-      c.subid1,
-      c.subid2,
-      c.subid3,
-      c.revenueCents,
-      c.disposition,
-      isCountedDisposition(c.disposition) ? 1 : 0,
-    ]),
-  );
-  const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
   const noCountedConversion = sql`not exists (
     select 1 from cake_conversions c where c.counted = 1 and ${sameKey("c", "cake_stats")})`;
   const notPulledClick = sql`not exists (
@@ -303,19 +287,17 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
     ),
     // A conversion the pull reports is a pull row from now on, whoever saw it first: a postback
     // with the same id turns into it, so it is counted once.
-    ...ledger.map(
-      (chunk) => sql`
+    sql`
         insert into cake_conversions (conversion_id, source, date, offer_id, offer_name, subid1, subid2, subid3,
           revenue_cents, disposition, counted, pulled_at, pull_run_id)
-        select ${at(0)}, 'pull', ${at(1)}, ${at(2)}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)}, ${at(7)}, ${at(8)}, ${at(9)},
-          ${now}, ${runId}
-        from json_each(${chunk}) where true
+        select conversion_id, 'pull', date, offer_id, offer_name, subid1, subid2, subid3, revenue_cents, disposition,
+          counted, ${now}, ${runId}
+        from cake_pull_conversions where run_id = ${runId} and start = ${p.start} and true
         on conflict (conversion_id) do update set
           source = 'pull', date = excluded.date, offer_id = excluded.offer_id, offer_name = ${nameOrKept("cake_conversions")},
           subid1 = excluded.subid1, subid2 = excluded.subid2, subid3 = excluded.subid3,
           revenue_cents = excluded.revenue_cents, disposition = excluded.disposition, counted = excluded.counted,
           pulled_at = excluded.pulled_at, pull_run_id = excluded.pull_run_id, retired_at = null, retired_reason = null`,
-    ),
     // Conversions a previous pull reported on these days but this one no longer does.
     sql`update cake_conversions set counted = 0
         where source = 'pull' and counted = 1 and date between ${p.start} and ${p.end} and pull_run_id <> ${runId}`,
@@ -547,4 +529,63 @@ export async function pulledD1Rows(db: Db, runId: number, start: string): Promis
 /** Once the week is written. */
 export async function dropPulledD1Rows(db: Db, runId: number, start: string) {
   await db.run(sql`delete from cake_pull_rows where run_id = ${runId} and start = ${start}`);
+}
+
+/**
+ * Clears what a step of a pull stages of its conversions before it reads them: what it staged
+ * before (a step run again) and what older runs left (one stopped part way).
+ */
+export async function clearPulledConversions(db: Db, step: PullStep) {
+  await db.run(sql`delete from cake_pull_conversions where run_id <> ${step.runId} or (start = ${step.start} and from_row = ${step.fromRow})`);
+}
+
+/**
+ * Stages a page of the pull's conversions (db/schema.ts `cakePullConversions`) for the write of its
+ * days: a conversion staged before, on an earlier page or step, is replaced by this one.
+ */
+export async function stagePulledConversions(db: Db, step: PullStep, conversions: readonly CakeConversion[]) {
+  const rows = conversions.map((c) => [
+    c.conversionId,
+    c.date,
+    c.offerId,
+    c.offerName,
+    c.subid1,
+    c.subid2,
+    c.subid3,
+    c.revenueCents,
+    c.disposition,
+    isCountedDisposition(c.disposition) ? 1 : 0,
+    c.convertedAt,
+  ]);
+  if (!rows.length) return;
+  const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
+  await rawBatch(
+    db,
+    jsonChunks(rows).map(
+      (chunk) => sql`
+        insert into cake_pull_conversions (run_id, start, from_row, conversion_id, date, offer_id, offer_name, subid1, subid2, subid3,
+          revenue_cents, disposition, counted, converted_at)
+        select ${step.runId}, ${step.start}, ${step.fromRow}, ${at(0)}, ${at(1)}, ${at(2)}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)},
+          ${at(7)}, ${at(8)}, ${at(9)}, ${at(10)}
+        from json_each(${chunk}) where true
+        on conflict do update set from_row = excluded.from_row, date = excluded.date, offer_id = excluded.offer_id,
+          offer_name = excluded.offer_name, subid1 = excluded.subid1, subid2 = excluded.subid2, subid3 = excluded.subid3,
+          revenue_cents = excluded.revenue_cents, disposition = excluded.disposition, counted = excluded.counted,
+          converted_at = excluded.converted_at`,
+    ),
+  );
+}
+
+/** The staged conversions of a run's days after the id `after`, by id, `limit` of them: the write hands them on a page at a time. */
+export async function pulledConversionsPage(db: Db, pull: { runId: number; start: string }, after: string, limit: number): Promise<CakeConversion[]> {
+  return db.all<CakeConversion>(sql`
+    select conversion_id as conversionId, date, offer_id as offerId, offer_name as offerName, subid1, subid2, subid3,
+      revenue_cents as revenueCents, disposition, converted_at as convertedAt
+    from cake_pull_conversions where run_id = ${pull.runId} and start = ${pull.start} and conversion_id > ${after}
+    order by conversion_id limit ${limit}`);
+}
+
+/** Once the days are written and their conversions handed on. */
+export async function dropPulledConversions(db: Db, pull: { runId: number; start: string }) {
+  await db.run(sql`delete from cake_pull_conversions where run_id = ${pull.runId} and start = ${pull.start}`);
 }

@@ -108,4 +108,5 @@ export async function purgeOldRuns(db: Db, now: number) {
   await db.delete(syncRuns).where(lt(syncRuns.startedAt, now - RUN_RETENTION_MS));
   // What a pull in steps kept for a week it never wrote (its run stopped for good).
   await db.run(sql`delete from cake_pull_rows where run_id not in (select id from sync_runs where status = 'running')`);
+  await db.run(sql`delete from cake_pull_conversions where run_id not in (select id from sync_runs where status = 'running')`);
 }
