@@ -459,7 +459,7 @@ describe("a CAKE pull too long for one invocation", () => {
     expect(await figures()).toEqual(expected);
   });
 
-  it("stages nothing twice when a step runs again: whole, after D1 failed behind its object's staging, or after an object failed", async () => {
+  it("stages nothing twice when a step runs again: whole, after D1 failed behind its object's staging, or after an object failed; a write run again writes the same", async () => {
     const { fakes, created, pullEnv, start, figures, expected } = await longReport("again");
     const run = await start(2);
     const env2 = pullEnv(2);
@@ -499,8 +499,9 @@ describe("a CAKE pull too long for one invocation", () => {
         });
       },
     } as unknown as typeof objects;
-    // And every read step's work is done twice over.
-    const { step, names } = engine({ again: (name) => name.startsWith("read ") });
+    // And every step's work is done twice over, the writes' too (a step whose result the engine
+    // lost): the second write finds what the steps kept and writes the same.
+    const { step, names } = engine({ again: (name) => name.startsWith("read ") || name.startsWith("write ") });
     expect(await runCakePull(step, env2, created[0]!.params!, fakeHttp(fakes))).toMatchObject({ status: "ok" });
     expect({ d1Fails, objectFails }).toEqual({ d1Fails: false, objectFails: false });
     expect(names.filter((n) => n.endsWith("from row 1"))).toEqual([

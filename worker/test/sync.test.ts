@@ -6,6 +6,7 @@ import { rebuildAttributed } from "../src/db/queries/cake";
 import { writeSetting } from "../src/db/queries/settings";
 import { runScheduled } from "../src/jobs";
 import { cronDays } from "../src/jobs/sync-data-sources";
+import { createDb } from "../src/middleware/database";
 import { runSync } from "../src/sync/run-sync";
 import type { FakeCakeClick, FakeCakeConversion } from "./fakes/cake-fake";
 import type { FakeTikTokRow } from "./fakes/tiktok-fake";
@@ -117,6 +118,66 @@ describe("CAKE sync", () => {
       ["2025-05-08", 11, "mb3", "", "spark-a", 0, 2, 1555],
     ]);
     expect(run.rowsUpserted).toBe(5); // the 8th's row updated; the 9th's two rows emptied, then removed
+  });
+
+  it("writes each day of the rebuild in a batch of its own: D1 failing on one leaves the newer days written and the rest as before, and the next pull writes them", async () => {
+    const fakes = createFakes();
+    const today = conversion("2025-06-10", { subid_1: "mb-days", price: "10.00" });
+    const yesterday = conversion("2025-06-09", { subid_1: "mb-days", price: "20.00" });
+    fakes.cake.state.conversions.push(today, yesterday);
+    expect((await sync(fakes, "cake", noon("2025-06-10"), 2)).status).toBe("ok");
+    const revenue = async () =>
+      Object.fromEntries(
+        (await statsBetween("2025-06-01", "2025-06-30")).filter((r) => r.subid1 === "mb-days").map((r) => [r.date, [r.conversions, r.revenueCents]]),
+      );
+    expect(await revenue()).toEqual({ "2025-06-10": [1, 1000], "2025-06-09": [1, 2000] });
+
+    // The network corrects both payouts; D1 fails the second day's batch (newest first: the 9th's).
+    today.price = "11.00";
+    yesterday.price = "22.00";
+    let statsBatches = 0;
+    let writesStats = false;
+    const failing = new Proxy(configuredEnv().DB, {
+      get: (target, key: keyof D1Database) => {
+        if (key === "prepare") {
+          return (query: string) => {
+            if (query.includes("insert into cake_stats")) writesStats = true;
+            return target.prepare(query);
+          };
+        }
+        if (key === "batch") {
+          return (statements: D1PreparedStatement[]) => {
+            const day = writesStats && ++statsBatches === 2;
+            writesStats = false;
+            return day ? Promise.reject(new Error("D1 overloaded")) : target.batch(statements);
+          };
+        }
+        const value = target[key];
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const failed = await runSync(
+      { db: createDb(failing), env: configuredEnv(), http: fakeHttp(fakes), now: noon("2025-06-10") },
+      { source: "cake", trigger: "manual", days: 2 },
+    );
+    expect(statsBatches).toBe(2);
+    expect(failed.status).toBe("error");
+    expect(failed.error).toContain("D1 overloaded");
+    expect(await revenue()).toEqual({ "2025-06-10": [1, 1100], "2025-06-09": [1, 2000] });
+
+    expect((await sync(fakes, "cake", noon("2025-06-10"), 2)).status).toBe("ok");
+    expect(await revenue()).toEqual({ "2025-06-10": [1, 1100], "2025-06-09": [1, 2200] });
+    // Each day's rollup agrees with its cake_stats.
+    const rollup = await db()
+      .select({ date: cakeAttributedDaily.date, cents: sql<number>`sum(${cakeAttributedDaily.revenueCents})` })
+      .from(cakeAttributedDaily)
+      .where(and(between(cakeAttributedDaily.date, "2025-06-09", "2025-06-10"), eq(cakeAttributedDaily.subid1, "mb-days")))
+      .groupBy(cakeAttributedDaily.date)
+      .orderBy(asc(cakeAttributedDaily.date));
+    expect(rollup).toEqual([
+      { date: "2025-06-09", cents: 2200 },
+      { date: "2025-06-10", cents: 1100 },
+    ]);
   });
 
   it("attributes each row to the campaign and ad fields of the click it came from", async () => {

@@ -18,7 +18,7 @@ import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type Workflo
 import { NonRetryableError } from "cloudflare:workflows";
 import { readSettings } from "../db/queries/settings";
 import { beatRun, closeRun } from "../db/queries/sync-runs";
-import type { DayRange } from "../db/queries/cake";
+import { dropPulledRows, type DayRange } from "../db/queries/cake";
 import type { Bindings, Db } from "../env";
 import type { HttpOptions } from "../integrations/http";
 import { createDb } from "../middleware/database";
@@ -132,6 +132,7 @@ export async function runCakePull(step: StepRunner, env: Bindings, p: CakePullPa
 }
 
 async function close(db: Db, runId: number, result: { status: "ok" | "error"; rowsFetched: number; rowsUpserted: number; error: string | null }) {
+  await dropPulledRows(db, runId);
   await closeRun(db, runId, { ...result, finishedAt: Date.now() });
   return result.status;
 }

@@ -1,12 +1,12 @@
 import {
   applyCakePull,
   clearPulledConversions,
-  dropPulledConversions,
-  dropPulledD1Rows,
+  dropPulledRows,
   keepPulledD1Rows,
   pulledConversionsPage,
   pulledD1Rows,
   stagePulledConversions,
+  writePulledConversions,
   type DayRange,
   type PullStep,
   type ShardCakeParts,
@@ -276,7 +276,8 @@ async function daysWithClicks(db: Db, days: DayRange): Promise<DayRange | null> 
 /**
  * Days pulled and written together. With sub2 being our click id, CAKE's click report has a row
  * per click and nothing folds them; a week at a time keeps a busy network's report well inside a
- * Worker's memory, and each week's write is still one atomic batch.
+ * Worker's memory, and each of its days is written in one atomic batch (db/queries/cake.ts
+ * `applyCakePull`).
  */
 export const CAKE_WRITE_CHUNK_DAYS = 7;
 
@@ -297,8 +298,9 @@ type ChunkWriter = Pick<CakeSyncInput, "db" | "runId" | "now" | "onConversions" 
 /**
  * Writes a week pulled whole, its conversions staged as they were read: the clicks D1's rows name
  * are copied (the conversions' were, as they came), the objects write their staged rows and give
- * their sums, and D1's batch replaces the week. Then its conversions go on, a page at a time, and
- * the staged ones go. Returns the rows written.
+ * their sums, the conversions go into the ledger, and D1's batches replace the week a day at a
+ * time. Then its conversions go on, a page at a time. What was staged stays: written again, the
+ * week is the same. Returns the rows written.
  */
 async function writeChunk({ db, runId, now, onConversions, copyClicks, shards }: ChunkWriter, chunk: DayRange, d1: CakeClick[]): Promise<number> {
   // The clicks of D1's click rows (an id moved to a legacy object) are copied; a shard-day object
@@ -306,6 +308,8 @@ async function writeChunk({ db, runId, now, onConversions, copyClicks, shards }:
   await copyClicks?.(d1.map((c) => c.subid2)).catch((err: unknown) => console.error("cake sync: shard-day clicks not copied for the attribution", err));
   const rebuild = { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end };
   const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild }) : undefined;
+  // The staged conversions into the ledger, then the batch that counts them.
+  await writePulledConversions(db, { runId, now, start: chunk.start });
   const written =
     (shardParts?.written ?? 0) +
     (await applyCakePull(db, {
@@ -320,13 +324,14 @@ async function writeChunk({ db, runId, now, onConversions, copyClicks, shards }:
   // After the write: a conversion is claimed for TikTok only once it is in the ledger. Each run
   // pulls the same days again, so a claim lost here is made by the next run.
   if (onConversions)
-    await handOn(db, { runId, start: chunk.start }, onConversions).catch((err: unknown) => console.error("cake sync: conversions not handed on", err));
-  await dropPulledConversions(db, { runId, start: chunk.start });
+    await handOnConversions(db, { runId, start: chunk.start }, onConversions).catch((err: unknown) =>
+      console.error("cake sync: conversions not handed on", err),
+    );
   return written;
 }
 
 /** The written week's staged conversions to `onConversions`, HAND_ON_ROWS at a time. */
-async function handOn(db: Db, pull: { runId: number; start: string }, onConversions: (conversions: CakeConversion[]) => Promise<unknown>) {
+export async function handOnConversions(db: Db, pull: { runId: number; start: string }, onConversions: (conversions: CakeConversion[]) => Promise<unknown>) {
   for (let after = ""; ;) {
     const page = await pulledConversionsPage(db, pull, after, HAND_ON_ROWS);
     if (!page.length) return;
@@ -381,11 +386,12 @@ export async function syncCake(input: CakeSyncInput): Promise<{ rowsFetched: num
     }
     if (clicks.handOff && inSteps) {
       // The steps read the week's conversions again, a day at a time.
-      await dropPulledConversions(db, { runId, start: chunk.start });
+      await dropPulledRows(db, runId);
       await inSteps.handOff({ days: { start: days.start, end: chunk.end }, rowsFetched, rowsUpserted, savedFrom });
       return { rowsFetched, rowsUpserted, error: null, continuing: true };
     }
     rowsUpserted += await writeChunk(input, chunk, clicks.d1);
+    await dropPulledRows(db, runId);
     rowsFetched += conversions.fetched + clicks.fetched;
     savedFrom = chunk.start;
   }
@@ -434,11 +440,10 @@ export async function readConversionsStep(input: StepInput & Pick<ChunkWriter, "
 /**
  * The write step of a chunk (a day) read in steps: the conversions its steps staged, and D1's rows
  * the read steps kept, summed by key; written as a week pulled at once is. Run again, it writes the
- * same.
+ * same: what the steps kept stays until the next day's steps (or the close) drop it.
  */
 export async function writeCakeStep(input: StepInput & ChunkWriter, chunk: DayRange) {
   const d1 = await pulledD1Rows(input.db, input.runId, chunk.start);
   const rowsUpserted = await writeChunk(input, chunk, d1);
-  await dropPulledD1Rows(input.db, input.runId, chunk.start);
   return { rowsUpserted };
 }

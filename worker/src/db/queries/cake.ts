@@ -4,13 +4,14 @@
  *
  * One rule keeps them consistent whatever order things arrive in: a cake_stats row's
  * conversions and revenue are the sum of the `counted` ledger rows with its key; its clicks are
- * what the last pull's click report said. A pull rebuilds its days from that rule inside one
- * atomic batch; a postback adds its one conversion to the same rows in another.
+ * what the last pull's click report said. A pull rebuilds each of its days from that rule inside
+ * one atomic batch; a postback adds its one conversion to the same rows in another.
  */
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import { AUDIENCE_DIMS, clicks } from "../schema";
 import type { Db } from "../../env";
 import { isCountedDisposition, type CakeClick, type CakeConversion } from "../../integrations/cake";
+import { splitDays } from "../../lib/calendar-days";
 import { jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
@@ -259,14 +260,73 @@ const cakeClickChunks = (rows: CakeClick[]) => jsonChunks(rows.map((c) => [c.dat
 /** A chunk's row read back: date, offer_id, offer_name, subid1, subid2, subid3, clicks. */
 const CAKE_CLICK_VALUES = sql.raw([0, 1, 2, 3, 4, 5, 6].map((i) => `json_extract(value, '$[${i}]')`).join(", "));
 
+/** Staged conversions a statement writes into the ledger: a few seconds each at the target's days (docs/click-storage.md "The CAKE pull in steps"). */
+const LEDGER_ROWS_PER_STATEMENT = 50_000;
+
 /**
- * Writes one pull in a single atomic batch (D1 runs a batch as one transaction): all of it or
- * none. Its conversions are the ones staged for its run and first day (`stagePulledConversions`),
- * taken in SQL. Re-running the same pull changes nothing. Returns how many cake_stats rows changed.
+ * The pull's conversions, staged for its run and first day (`stagePulledConversions`), into the
+ * ledger, LEDGER_ROWS_PER_STATEMENT at a time, each statement its own transaction. A conversion the
+ * pull reports is a pull row from now on, whoever saw it first: a postback with the same id turns
+ * into it, so it is counted once. A row the pull reports as it stands is not written again (every
+ * pull of the day reports most of them again); `pulled_at` and `pull_run_id` say which pull last
+ * changed it.
+ */
+export async function writePulledConversions(db: Db, pull: { runId: number; now: number; start: string }) {
+  const { runId, now, start } = pull;
+  const [span] = await db.all<{ lo: number | null; hi: number | null }>(
+    sql`select min(rowid) as lo, max(rowid) as hi from cake_pull_conversions where run_id = ${runId} and start = ${start}`,
+  );
+  if (span?.lo == null || span.hi == null) return;
+  for (let lo = span.lo; lo <= span.hi; lo += LEDGER_ROWS_PER_STATEMENT) {
+    await db.run(sql`
+      insert into cake_conversions (conversion_id, source, date, offer_id, offer_name, subid1, subid2, subid3,
+        revenue_cents, disposition, counted, pulled_at, pull_run_id)
+      select conversion_id, 'pull', date, offer_id, offer_name, subid1, subid2, subid3, revenue_cents, disposition, counted, ${now}, ${runId}
+      from cake_pull_conversions
+      where rowid between ${lo} and ${lo + LEDGER_ROWS_PER_STATEMENT - 1} and run_id = ${runId} and start = ${start}
+      on conflict (conversion_id) do update set
+        source = 'pull', date = excluded.date, offer_id = excluded.offer_id, offer_name = ${nameOrKept("cake_conversions")},
+        subid1 = excluded.subid1, subid2 = excluded.subid2, subid3 = excluded.subid3,
+        revenue_cents = excluded.revenue_cents, disposition = excluded.disposition, counted = excluded.counted,
+        pulled_at = excluded.pulled_at, pull_run_id = excluded.pull_run_id, retired_at = null, retired_reason = null
+      where cake_conversions.source <> 'pull' or cake_conversions.date <> excluded.date or cake_conversions.offer_id <> excluded.offer_id
+        or cake_conversions.offer_name <> ${nameOrKept("cake_conversions")} or cake_conversions.subid1 <> excluded.subid1
+        or cake_conversions.subid2 <> excluded.subid2 or cake_conversions.subid3 <> excluded.subid3
+        or cake_conversions.revenue_cents <> excluded.revenue_cents or cake_conversions.disposition <> excluded.disposition
+        or cake_conversions.counted <> excluded.counted or cake_conversions.retired_at is not null`);
+  }
+}
+
+const nameOrKept = (table: string) => sql.raw(`case when excluded.offer_name <> '' then excluded.offer_name else ${table}.offer_name end`);
+
+/**
+ * Writes one pull a day at a time, each day of the rebuild in a single atomic batch (D1 runs a
+ * batch as one transaction): the day's cake_stats and rollups, all of it or none, from the ledger,
+ * into which the pull's conversions were written first (`writePulledConversions`). A day is the
+ * unit: every row of cake_stats and of the rollups has one, the rule above holds within it, and
+ * at the target's 650,000 conversions a day one batch of the rebuild's three days held D1 about
+ * 25 s, a day's at most about 15 s (docs/click-storage.md "The CAKE pull in steps"). A pull cut
+ * off part way leaves each day either as this pull writes it or as the last one did, and
+ * conversions in the ledger that cake_stats does not count yet: a postback of one counts nothing
+ * (the pull reported it), and the next pull of the day counts them. Re-running the same pull
+ * changes nothing. Returns how many cake_stats rows changed.
  */
 export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
-  const { runId, now, pulled: p, rebuild: r } = pull;
-  const staging = cakeClickChunks(pull.clicks);
+  let changedRows = 0;
+  for (const { start: day } of splitDays(pull.rebuild.start, pull.rebuild.end, 1).reverse()) {
+    const statements = cakeDayStatements(pull, day);
+    const results = await rawBatch(db, [...statements.before, ...statements.stats, ...statements.after]);
+    changedRows += results.slice(statements.before.length, statements.before.length + statements.stats.length).reduce((sum, res) => sum + changed(res), 0);
+  }
+  return changedRows;
+}
+
+/** One day of a pull's write (`applyCakePull`): `stats` are the statements whose changes it counts. */
+function cakeDayStatements(pull: CakePull, day: string): { before: SQL[]; stats: SQL[]; after: SQL[] } {
+  const { runId, now } = pull;
+  const pulled = day >= pull.pulled.start && day <= pull.pulled.end;
+  // Whether the pull asked CAKE for the day (its clicks are replaced), as an SQL truth value.
+  const pulledDay = pulled ? sql`1` : sql`0`;
   const noCountedConversion = sql`not exists (
     select 1 from cake_conversions c where c.counted = 1 and ${sameKey("c", "cake_stats")})`;
   const notPulledClick = sql`not exists (
@@ -276,8 +336,8 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
     select 1 from cake_conversions p
     where p.offer_id = cake_conversions.offer_id and p.subid2 = cake_conversions.subid2
       and p.source = 'pull' and p.postback_at is null))`;
-  const nameOrKept = (table: string) => sql.raw(`case when excluded.offer_name <> '' then excluded.offer_name else ${table}.offer_name end`);
-  const clicksOrKept = sql`case when excluded.date between ${p.start} and ${p.end} then excluded.clicks else cake_stats.clicks end`;
+  const clicksOrKept = sql`case when ${pulledDay} then excluded.clicks else cake_stats.clicks end`;
+  const staging = pulled ? cakeClickChunks(pull.clicks.filter((c) => c.date === day)) : [];
 
   const before: SQL[] = [
     ...staging.map(
@@ -285,29 +345,21 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
         insert into cake_sync_staging (run_id, date, offer_id, offer_name, subid1, subid2, subid3, clicks)
         select ${runId}, ${CAKE_CLICK_VALUES} from json_each(${chunk})`,
     ),
-    // A conversion the pull reports is a pull row from now on, whoever saw it first: a postback
-    // with the same id turns into it, so it is counted once.
-    sql`
-        insert into cake_conversions (conversion_id, source, date, offer_id, offer_name, subid1, subid2, subid3,
-          revenue_cents, disposition, counted, pulled_at, pull_run_id)
-        select conversion_id, 'pull', date, offer_id, offer_name, subid1, subid2, subid3, revenue_cents, disposition,
-          counted, ${now}, ${runId}
-        from cake_pull_conversions where run_id = ${runId} and start = ${p.start} and true
-        on conflict (conversion_id) do update set
-          source = 'pull', date = excluded.date, offer_id = excluded.offer_id, offer_name = ${nameOrKept("cake_conversions")},
-          subid1 = excluded.subid1, subid2 = excluded.subid2, subid3 = excluded.subid3,
-          revenue_cents = excluded.revenue_cents, disposition = excluded.disposition, counted = excluded.counted,
-          pulled_at = excluded.pulled_at, pull_run_id = excluded.pull_run_id, retired_at = null, retired_reason = null`,
-    // Conversions a previous pull reported on these days but this one no longer does.
-    sql`update cake_conversions set counted = 0
-        where source = 'pull' and counted = 1 and date between ${p.start} and ${p.end} and pull_run_id <> ${runId}`,
+    // Conversions a previous pull reported on the day but this one no longer does.
+    ...(pulled
+      ? [
+          sql`update cake_conversions set counted = 0
+            where source = 'pull' and counted = 1 and date = ${day} and not exists (select 1 from cake_pull_conversions s
+              where s.run_id = ${runId} and s.start = ${pull.pulled.start} and s.conversion_id = cake_conversions.conversion_id)`,
+        ]
+      : []),
     // ⚠ Whether CAKE's #leadid# equals the report's conversion_id is unconfirmed. When it does,
-    // the upsert above already matched them; when it does not, a postback is retired once the
+    // the ledger's write already matched them; when it does not, a postback is retired once the
     // pull shows a conversion for its click, or once a pull covering its day ran well after it.
     sql`update cake_conversions set counted = 0, retired_at = ${now},
           retired_reason = case when ${sameClickPulled} then 'same-click' else 'grace' end
-        where source = 'postback' and counted = 1 and date between ${r.start} and ${r.end}
-          and (${sameClickPulled} or (postback_at < ${pull.graceCutoff} and date between ${p.start} and ${p.end}))`,
+        where source = 'postback' and counted = 1 and date = ${day}
+          and (${sameClickPulled} or (postback_at < ${pull.graceCutoff} and ${pulledDay}))`,
   ];
   const stats: SQL[] = [
     sql`
@@ -318,7 +370,7 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
         from cake_sync_staging where run_id = ${runId}
         union all
         select date, offer_id, offer_name, subid1, subid2, subid3, 0, 1, revenue_cents
-        from cake_conversions where counted = 1 and date between ${r.start} and ${r.end}
+        from cake_conversions where counted = 1 and date = ${day}
       )
       where true
       group by ${KEY}
@@ -330,20 +382,22 @@ export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
     // Keys the pull and the ledger no longer have: their part drops to zero ...
     sql`
       update cake_stats set
-        clicks = case when date between ${p.start} and ${p.end} and ${notPulledClick} then 0 else clicks end,
+        clicks = case when ${pulledDay} and ${notPulledClick} then 0 else clicks end,
         conversions = case when ${noCountedConversion} then 0 else conversions end,
         revenue_cents = case when ${noCountedConversion} then 0 else revenue_cents end,
         updated_at = ${now}
-      where date between ${r.start} and ${r.end} and (
-        (clicks <> 0 and date between ${p.start} and ${p.end} and ${notPulledClick})
+      where date = ${day} and (
+        (clicks <> 0 and ${pulledDay} and ${notPulledClick})
         or ((conversions <> 0 or revenue_cents <> 0) and ${noCountedConversion}))`,
     // ... and a row with nothing left goes.
-    sql`delete from cake_stats
-        where date between ${r.start} and ${r.end} and clicks = 0 and conversions = 0 and revenue_cents = 0`,
+    sql`delete from cake_stats where date = ${day} and clicks = 0 and conversions = 0 and revenue_cents = 0`,
   ];
-  const after = [sql`delete from cake_sync_staging where run_id = ${runId}`, ...rebuildAttributedStatements(r, pull.shardParts)];
-  const results = await rawBatch(db, [...before, ...stats, ...after]);
-  return results.slice(before.length, before.length + stats.length).reduce((sum, res) => sum + changed(res), 0);
+  const parts = pull.shardParts && {
+    attributed: pull.shardParts.attributed.filter((r) => r.date === day),
+    audience: pull.shardParts.audience.filter((r) => r.date === day),
+  };
+  const after = [sql`delete from cake_sync_staging where run_id = ${runId}`, ...rebuildAttributedStatements({ start: day, end: day }, parts)];
+  return { before, stats, after };
 }
 
 /** cake_stats rows per delete statement, and statements per call: a short transaction each. */
@@ -505,11 +559,12 @@ export interface PullStep {
 
 /**
  * Keeps a read step's D1 rows in place of what the step kept before (a step run again), and drops
- * what older runs left (one stopped part way): one CAKE run goes at a time.
+ * what the run kept for days already written (a write step is never run again once a later step
+ * began) and what older runs left (one stopped part way): one CAKE run goes at a time.
  */
 export async function keepPulledD1Rows(db: Db, step: PullStep, rows: CakeClick[]) {
   await rawBatch(db, [
-    sql`delete from cake_pull_rows where run_id <> ${step.runId} or (start = ${step.start} and from_row = ${step.fromRow})`,
+    sql`delete from cake_pull_rows where run_id <> ${step.runId} or start <> ${step.start} or from_row = ${step.fromRow}`,
     ...cakeClickChunks(rows).map(
       (chunk) => sql`insert into cake_pull_rows (run_id, start, from_row, date, offer_id, offer_name, subid1, subid2, subid3, clicks)
         select ${step.runId}, ${step.start}, ${step.fromRow}, ${CAKE_CLICK_VALUES}
@@ -526,17 +581,21 @@ export async function pulledD1Rows(db: Db, runId: number, start: string): Promis
     group by date, offer_id, subid1, subid2, subid3`);
 }
 
-/** Once the week is written. */
-export async function dropPulledD1Rows(db: Db, runId: number, start: string) {
-  await db.run(sql`delete from cake_pull_rows where run_id = ${runId} and start = ${start}`);
+/**
+ * Drops what a run kept of its days (`cake_pull_rows`, `cake_pull_conversions`) once it wrote the
+ * last of them: a write step run again (its result lost) finds them and writes the same.
+ */
+export async function dropPulledRows(db: Db, runId: number) {
+  await rawBatch(db, [sql`delete from cake_pull_rows where run_id = ${runId}`, sql`delete from cake_pull_conversions where run_id = ${runId}`]);
 }
 
 /**
  * Clears what a step of a pull stages of its conversions before it reads them: what it staged
- * before (a step run again) and what older runs left (one stopped part way).
+ * before (a step run again), what the run staged for days already written, and what older runs
+ * left (one stopped part way).
  */
 export async function clearPulledConversions(db: Db, step: PullStep) {
-  await db.run(sql`delete from cake_pull_conversions where run_id <> ${step.runId} or (start = ${step.start} and from_row = ${step.fromRow})`);
+  await db.run(sql`delete from cake_pull_conversions where run_id <> ${step.runId} or start <> ${step.start} or from_row = ${step.fromRow}`);
 }
 
 /**
@@ -583,9 +642,4 @@ export async function pulledConversionsPage(db: Db, pull: { runId: number; start
       revenue_cents as revenueCents, disposition, converted_at as convertedAt
     from cake_pull_conversions where run_id = ${pull.runId} and start = ${pull.start} and conversion_id > ${after}
     order by conversion_id limit ${limit}`);
-}
-
-/** Once the days are written and their conversions handed on. */
-export async function dropPulledConversions(db: Db, pull: { runId: number; start: string }) {
-  await db.run(sql`delete from cake_pull_conversions where run_id = ${pull.runId} and start = ${pull.start}`);
 }
