@@ -26,6 +26,11 @@
 //   GET /__bench/sim/cake-d1?day=D    the baseline: the same day's rows written as before they went
 //                                     to the objects (every click copied, every row in cake_stats)
 //                                     under a date of their own, with D1's size before and after
+//   GET /__bench/sim/conversions-write?day=D&n=N&date=X&from=F&run=R&now=T  N conversions of day
+//                                     D's reported clicks, dated X: staged a page at a time as a
+//                                     pull reads them, written by the pull's write (the days from F
+//                                     rebuilt), the same write again, then handed on to TikTok and
+//                                     the webhooks, each timed (scripts/bench/conversions-write.mjs)
 //   GET /__bench/sim/move?now=T       the shard-days cron's part for the move of D1's clicks at T
 //                                     (tracking/click-move.ts): the switch, or a new run started
 //   GET /__bench/sim/move-step?now=T  one step of the move, as ClickMoveWorkflow runs it
@@ -44,8 +49,9 @@ import { clicksRetention } from "../../../worker/src/retention/config.ts";
 import { clickDayOf, clickDayStart, newClickId, shardName } from "../../../worker/src/tracking/click-id.ts";
 import { carryMoveOn, moveClicksStep, readClickMove } from "../../../worker/src/tracking/click-move.ts";
 import { fixShardDays, shardCounts, shardDaysFrom, shardsPerDay } from "../../../worker/src/tracking/shard-days.ts";
-import { applyCakePull } from "../../../worker/src/db/queries/cake.ts";
-import { runSync } from "../../../worker/src/sync/run-sync.ts";
+import { applyCakePull, clearPulledConversions, dropPulledRows, stagePulledConversions, writePulledConversions } from "../../../worker/src/db/queries/cake.ts";
+import { handOnConversions } from "../../../worker/src/sync/cake-sync.ts";
+import { cakeRunParts, runSync } from "../../../worker/src/sync/run-sync.ts";
 import { copyAttributedClicks } from "../../../worker/src/tracking/attributed-clicks.ts";
 import { clickRowsSql } from "../../lib/click-days.mjs";
 
@@ -246,6 +252,77 @@ export default {
         clicks: rows,
       });
       return Response.json({ rows: rows.length, before, after: await d1Held(env) });
+    }
+    if (url.pathname === "/__bench/sim/conversions-write") {
+      const n = Number(q.get("n"));
+      const date = q.get("date");
+      const now = Number(q.get("now"));
+      const ids = await cakeIds(env, Number(q.get("day")));
+      const step = { runId: Number(q.get("run")), start: date, fromRow: 0 };
+      const size = async () => (await env.DB.prepare("select 1").run()).meta.size_after;
+      const before = await size();
+      // Pages as CAKE sends them (10,000 rows), each staged as the pull stages a page.
+      const t = Date.now();
+      await clearPulledConversions(db, step);
+      for (let from = 0; from < n; from += 10_000) {
+        const page = [];
+        for (let i = from; i < Math.min(n, from + 10_000); i++) {
+          page.push({
+            conversionId: `${date}-${i}`,
+            date,
+            offerId: 1,
+            offerName: "Offer",
+            subid1: `mb${i % 6}`,
+            subid2: ids[i % ids.length],
+            subid3: "",
+            revenueCents: 500,
+            disposition: "Approved",
+            convertedAt: null,
+          });
+        }
+        await stagePulledConversions(db, step, page);
+      }
+      const stageMs = Date.now() - t;
+      const pull = { runId: step.runId, now, pulled: { start: date, end: date }, rebuild: { start: q.get("from"), end: date }, graceCutoff: 0, clicks: [] };
+      // The pull's write as sync/cake-sync.ts makes it: the ledger's statements, then a batch a
+      // day, each batch timed (the longest is the longest D1 transaction).
+      const batches = [];
+      const timedDb = createDb(
+        new Proxy(env.DB, {
+          get(target, key) {
+            if (key !== "batch") return typeof target[key] === "function" ? target[key].bind(target) : target[key];
+            return async (statements) => {
+              const t0 = Date.now();
+              const results = await target.batch(statements);
+              batches.push(Date.now() - t0);
+              return results;
+            };
+          },
+        }),
+      );
+      const write = async () => {
+        const t0 = Date.now();
+        await writePulledConversions(db, { runId: step.runId, now, start: date });
+        const t1 = Date.now();
+        batches.length = 0;
+        await applyCakePull(timedDb, pull);
+        return { ledgerMs: t1 - t0, batchMs: Date.now() - t1, longestBatchMs: Math.max(...batches), batchesMs: [...batches] };
+      };
+      const first = await write();
+      const again = await write();
+      const t2 = Date.now();
+      await handOnConversions(db, step, cakeRunParts(db, env, now).onConversions);
+      const handOnMs = Date.now() - t2;
+      await dropPulledRows(db, step.runId);
+      const figures = await env.DB.prepare(
+        `select (select count(*) from cake_conversions where date = ?1 and counted = 1) as ledger,
+          (select coalesce(sum(conversions), 0) from cake_attributed_daily where date = ?1) as counted,
+          (select count(*) from tiktok_event_sends where conversion_id like ?1 || '-%') as sends,
+          (select count(*) from cake_pull_conversions) as staged`,
+      )
+        .bind(date)
+        .first();
+      return Response.json({ stageMs, first, again, handOnMs, before, after: await size(), ...figures });
     }
     if (url.pathname === "/__bench/sim/sizes") {
       const d1 = (await env.DB.prepare("select 1").run()).meta.size_after;
