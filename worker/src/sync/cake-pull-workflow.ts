@@ -30,10 +30,10 @@ import { cakeRunParts, failureMessage } from "./run-sync";
 const MAX_READ_STEPS = 1_000;
 
 /**
- * Days a write step writes: one. A report too long for an invocation comes with conversions in
- * proportion (130,000 to 650,000 a day at the target, at 1% to 5% of its 13 million visits). The
- * write step takes them from D1 in SQL, but D1 writes a step's days in one transaction: a day's
- * keeps it to seconds (docs/click-storage.md "The CAKE pull in steps").
+ * Days a write step writes: one, as its read steps read one day's reports. A report too long for
+ * an invocation comes with conversions in proportion (130,000 to 650,000 a day at the target, at 1%
+ * to 5% of its 13 million visits), whose write takes a minute and more of D1's time at the top
+ * (docs/click-storage.md "The CAKE pull in steps"): a step's time is its own.
  */
 const STEP_CHUNK_DAYS = 1;
 
