@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cakeInstant, cakeDay, cakeWindows, createCakeClient, type CakeClick, type CakeClient, type CakeConfig } from "../src/integrations/cake";
+import { cakeInstant, cakeDay, cakeWindows, createCakeClient, type CakeClient, type CakeConfig, type ReportPage } from "../src/integrations/cake";
 import { dayIn, shiftDay, splitDays } from "../src/lib/calendar-days";
 import { decimalToCents, parseCents } from "../src/lib/money";
 import { createCakeFake, type FakeCakeConversion } from "./fakes/cake-fake";
@@ -8,12 +8,14 @@ import { externalFailure } from "./performance-helpers";
 const config: CakeConfig = { baseUrl: "https://cake.test", apiKey: "cake-test-key", affiliateId: "4242", timeZone: "UTC" };
 const noWait = { retryDelaysMs: [0, 0], sleep: async () => {} };
 
-/** Every click row of the days, page after page, as the sync reads them. */
-async function allClicks(client: CakeClient, startDate: string, endDate: string) {
-  const out: CakeClick[] = [];
-  for await (const { rows } of client.clickPages(startDate, endDate)) out.push(...rows);
+/** Every row of a report, page after page, as the sync reads them. */
+async function allRows<T>(pages: AsyncIterable<ReportPage<T>>) {
+  const out: T[] = [];
+  for await (const { rows } of pages) out.push(...rows);
   return out;
 }
+const allClicks = (client: CakeClient, startDate: string, endDate: string) => allRows(client.clickPages(startDate, endDate));
+const allConversions = (client: CakeClient, startDate: string, endDate: string) => allRows(client.conversionPages(startDate, endDate));
 
 const conversion = (id: number, date: string, extra: Partial<FakeCakeConversion> = {}): FakeCakeConversion => ({
   conversion_id: id,
@@ -97,7 +99,7 @@ describe("CAKE client", () => {
       ],
     });
     const client = createCakeClient(config, { fetch: fake.fetch, pageSize: 3 });
-    const rows = await client.conversions("2025-01-05", "2025-02-28");
+    const rows = await allConversions(client, "2025-01-05", "2025-02-28");
 
     expect(rows.map((r) => r.conversionId)).toEqual(["100", "101", "102", "103", "104", "105", "106", "200"]);
     const calls = fake.state.requests.map((r) => [r.body.start_date, r.body.end_date, r.body.start_at_row, r.body.row_limit]);
@@ -117,7 +119,7 @@ describe("CAKE client", () => {
         conversion(2, "2025-01-10", { price: "0.29", disposition: "Rejected" }),
       ],
     });
-    const [first, second] = await createCakeClient(config, { fetch: fake.fetch }).conversions("2025-01-10", "2025-01-10");
+    const [first, second] = await allConversions(createCakeClient(config, { fetch: fake.fetch }), "2025-01-10", "2025-01-10");
     expect(first).toEqual({
       conversionId: "1",
       date: "2025-01-10",
@@ -161,7 +163,7 @@ describe("CAKE client", () => {
   it("says what CAKE refused, and hints at the credentials", async () => {
     const fake = createCakeFake();
     const wrongKey = createCakeClient({ ...config, apiKey: "nope" }, { fetch: fake.fetch });
-    const err = await externalFailure(wrongKey.conversions("2025-01-10", "2025-01-10"));
+    const err = await externalFailure(allConversions(wrongKey, "2025-01-10", "2025-01-10"));
     expect(err.message).toBe("CAKE refused the report: Invalid API Key (check CAKE_API_KEY and CAKE_AFFILIATE_ID)");
     expect(err.retryable).toBe(false);
   });
@@ -171,22 +173,22 @@ describe("CAKE client", () => {
     const client = createCakeClient(config, { fetch: fake.fetch, ...noWait, retryDelaysMs: [] });
 
     fake.failNext({ status: 500, json: { Message: "Invalid web service call, missing value for parameter: 'x'.", ExceptionType: "X" } });
-    expect((await externalFailure(client.conversions("2025-01-10", "2025-01-10"))).message).toBe(
+    expect((await externalFailure(allConversions(client, "2025-01-10", "2025-01-10"))).message).toBe(
       "CAKE answered HTTP 500: Invalid web service call, missing value for parameter: 'x'.",
     );
 
     fake.failNext({ status: 502, text: "<html><body>Bad gateway</body></html>" });
-    const html = await externalFailure(client.conversions("2025-01-10", "2025-01-10"));
+    const html = await externalFailure(allConversions(client, "2025-01-10", "2025-01-10"));
     expect(html.message).toBe("CAKE answered HTTP 502 with something that is not JSON: <html><body>Bad gateway</body></html>");
     expect(html.retryable).toBe(true);
 
     fake.failNext({ status: 200, json: { d: { success: true, row_count: 1, conversions: "none" } } });
-    expect((await externalFailure(client.conversions("2025-01-10", "2025-01-10"))).message).toBe(
+    expect((await externalFailure(allConversions(client, "2025-01-10", "2025-01-10"))).message).toBe(
       "CAKE answered with an unexpected shape (conversions is not a list)",
     );
 
     fake.failNext({ status: 200, json: { d: { success: true, row_count: 1, conversions: [{ conversion_id: 5, conversion_date: "soon", price: "1" }] } } });
-    expect((await externalFailure(client.conversions("2025-01-10", "2025-01-10"))).message).toBe(
+    expect((await externalFailure(allConversions(client, "2025-01-10", "2025-01-10"))).message).toBe(
       'CAKE sent a conversion (5) whose conversion_date is not a date we can read: "soon"',
     );
 
@@ -194,12 +196,12 @@ describe("CAKE client", () => {
       status: 200,
       json: { d: { success: true, row_count: 1, conversions: [{ conversion_id: 5, conversion_date: "2025-01-10", price: "lots" }] } },
     });
-    expect((await externalFailure(client.conversions("2025-01-10", "2025-01-10"))).message).toBe(
+    expect((await externalFailure(allConversions(client, "2025-01-10", "2025-01-10"))).message).toBe(
       'CAKE sent conversion 5 with a price that is not an amount: "lots"',
     );
 
     fake.failNext({ status: 200, json: { d: { success: true, row_count: 1, conversions: [{ conversion_date: "2025-01-10", price: "1" }] } } });
-    expect((await externalFailure(client.conversions("2025-01-10", "2025-01-10"))).message).toBe("CAKE sent a conversion without a conversion_id");
+    expect((await externalFailure(allConversions(client, "2025-01-10", "2025-01-10"))).message).toBe("CAKE sent a conversion without a conversion_id");
   });
 
   it("notices a report that stops short of the row count it announced", async () => {
@@ -209,7 +211,7 @@ describe("CAKE client", () => {
       { status: 200, json: { d: { success: true, row_count: 5, conversions: [conversion(1, "2025-01-10")] } } },
       { status: 200, json: { d: { success: true, row_count: 5, conversions: [] } } },
     );
-    expect((await externalFailure(client.conversions("2025-01-10", "2025-01-10"))).message).toBe(
+    expect((await externalFailure(allConversions(client, "2025-01-10", "2025-01-10"))).message).toBe(
       "CAKE said conversions had 5 rows but stopped sending them after 1; try again later",
     );
   });
@@ -219,7 +221,7 @@ describe("CAKE client", () => {
     fake.failNext({ status: 503, text: "Service Unavailable" });
     const waits: number[] = [];
     const client = createCakeClient(config, { fetch: fake.fetch, retryDelaysMs: [5, 10], sleep: async (ms) => void waits.push(ms) });
-    expect(await client.conversions("2025-01-10", "2025-01-10")).toHaveLength(1);
+    expect(await allConversions(client, "2025-01-10", "2025-01-10")).toHaveLength(1);
     expect(waits).toEqual([5]);
   });
 

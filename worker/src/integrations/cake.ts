@@ -294,19 +294,10 @@ export function createCakeClient(config: CakeConfig, options: CakeClientOptions 
     return false;
   }
 
-  /** Every row of one report over the days. */
-  async function report<T>(...args: Parameters<typeof reportPages<T>>): Promise<T[]> {
-    const out: T[] = [];
-    for await (const { rows } of reportPages(...args)) out.push(...rows);
-    return out;
-  }
-
   return {
-    /** Conversions of the days startDate..endDate (inclusive, the network's days). */
-    conversions: (startDate: string, endDate: string) => report(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion),
     /**
-     * The same a page at a time, so a day of hundreds of thousands need not be held at once; from
-     * `fromRow` (see reportPages).
+     * Conversions of the days startDate..endDate (inclusive, the network's days) a page at a time,
+     * so a day of hundreds of thousands need not be held at once; from `fromRow` (see reportPages).
      */
     conversionPages: (startDate: string, endDate: string, fromRow = 0) =>
       reportPages(CAKE_CONVERSIONS_PATH, "conversions", { offer_id: 0 }, startDate, endDate, parseConversion, fromRow),
