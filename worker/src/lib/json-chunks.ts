@@ -3,7 +3,12 @@
  * value. A bulk write then binds one parameter per statement and reads it with `json_each`,
  * instead of hitting D1's 100-parameter cap every few rows.
  */
+import { sql, type SQL } from "drizzle-orm";
+
 const encoder = new TextEncoder();
+
+/** Column `i` of a chunk's tuple, read back inside `json_each` over it. */
+export const jsonAt = (i: number): SQL => sql.raw(`json_extract(value, '$[${i}]')`);
 
 export function jsonChunks(rows: readonly unknown[][], maxBytes = 800_000): string[] {
   const chunks: string[] = [];

@@ -6,7 +6,6 @@ import {
   pulledConversionsPage,
   pulledD1Rows,
   stagePulledConversions,
-  writePulledConversions,
   type DayRange,
   type PullStep,
   type ShardCakeParts,
@@ -208,6 +207,10 @@ async function readClicks(
   return { fetched, d1: aggregateClicks(d1, chunk), read, done, handOff: false };
 }
 
+/** The shard-day clicks the rows' sub2 values name, copied for the attribution; a failure is logged (see `copyClicks`). */
+const copyForAttribution = async (copyClicks: CakeSyncInput["copyClicks"], rows: readonly { subid2: string }[]) =>
+  copyClicks?.(rows.map((r) => r.subid2)).catch((err: unknown) => console.error("cake sync: shard-day clicks not copied for the attribution", err));
+
 /** What reading a week's conversions (or a step's part of them) gave. */
 interface ConversionsRead {
   fetched: number;
@@ -239,9 +242,7 @@ async function readConversions(
     read = page.read;
     const rows = page.rows.map((c) => withinDays(c, chunk));
     await stagePulledConversions(db, step, rows);
-    await opts
-      .copyClicks?.(rows.map((c) => c.subid2))
-      .catch((err: unknown) => console.error("cake sync: shard-day clicks not copied for the attribution", err));
+    await copyForAttribution(opts.copyClicks, rows);
     if (opts.stopAfterRows !== undefined && fetched >= opts.stopAfterRows) {
       done = page.rowCount !== null && read >= page.rowCount;
       break;
@@ -257,7 +258,7 @@ async function readConversions(
  */
 export const conversionStepRows = (stepRows: number) => Math.max(1, Math.floor(stepRows / 10));
 
-/** Staged conversions handed on at once: 5,000 ids make five JSON parameters of D1's ledger updates. */
+/** Staged conversions handed on at once: the webhooks' claim binds their ids as one JSON parameter, well under D1's 2 MB. */
 const HAND_ON_ROWS = 5_000;
 
 /**
@@ -305,11 +306,9 @@ type ChunkWriter = Pick<CakeSyncInput, "db" | "runId" | "now" | "onConversions" 
 async function writeChunk({ db, runId, now, onConversions, copyClicks, shards }: ChunkWriter, chunk: DayRange, d1: CakeClick[]): Promise<number> {
   // The clicks of D1's click rows (an id moved to a legacy object) are copied; a shard-day object
   // sums its own click rows.
-  await copyClicks?.(d1.map((c) => c.subid2)).catch((err: unknown) => console.error("cake sync: shard-day clicks not copied for the attribution", err));
+  await copyForAttribution(copyClicks, d1);
   const rebuild = { start: shiftDay(chunk.start, -REBUILD_MARGIN_DAYS), end: chunk.end };
   const shardParts = shards ? await shards.apply({ runId, pulled: chunk, rebuild }) : undefined;
-  // The staged conversions into the ledger, then the batch that counts them.
-  await writePulledConversions(db, { runId, now, start: chunk.start });
   const written =
     (shardParts?.written ?? 0) +
     (await applyCakePull(db, {

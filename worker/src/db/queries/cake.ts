@@ -12,7 +12,7 @@ import { AUDIENCE_DIMS, clicks } from "../schema";
 import type { Db } from "../../env";
 import { isCountedDisposition, type CakeClick, type CakeConversion } from "../../integrations/cake";
 import { splitDays } from "../../lib/calendar-days";
-import { jsonChunks } from "../../lib/json-chunks";
+import { jsonAt, jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
 import { AUDIENCE_DIMS_TABLE, audienceValue } from "./click-rollup";
 import { archivedLastPostback } from "./conversion-archives";
@@ -145,10 +145,9 @@ export function shardCakeQueries(days: DayRange, campaigns: KeptCampaign[]): { a
 
 /** The objects' parts added to the rollups D1's part was just written to, row for row (a shared key sums). */
 function shardPartStatements({ attributed, audience }: ShardCakeParts): SQL[] {
-  const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
   const cols = (n: number) =>
     sql.join(
-      Array.from({ length: n }, (_, i) => at(i)),
+      Array.from({ length: n }, (_, i) => jsonAt(i)),
       sql`, `,
     );
   const attributedRows = attributed.map((r) => [
@@ -258,7 +257,7 @@ export interface CakePull {
 const cakeClickChunks = (rows: CakeClick[]) => jsonChunks(rows.map((c) => [c.date, c.offerId, c.offerName, c.subid1, c.subid2, c.subid3, c.clicks]));
 
 /** A chunk's row read back: date, offer_id, offer_name, subid1, subid2, subid3, clicks. */
-const CAKE_CLICK_VALUES = sql.raw([0, 1, 2, 3, 4, 5, 6].map((i) => `json_extract(value, '$[${i}]')`).join(", "));
+const CAKE_CLICK_VALUES = sql.join([0, 1, 2, 3, 4, 5, 6].map(jsonAt), sql`, `);
 
 /** Staged conversions a statement writes into the ledger: a few seconds each at the target's days (docs/click-storage.md "The CAKE pull in steps"). */
 const LEDGER_ROWS_PER_STATEMENT = 50_000;
@@ -271,7 +270,7 @@ const LEDGER_ROWS_PER_STATEMENT = 50_000;
  * pull of the day reports most of them again); `pulled_at` and `pull_run_id` say which pull last
  * changed it.
  */
-export async function writePulledConversions(db: Db, pull: { runId: number; now: number; start: string }) {
+async function writePulledConversions(db: Db, pull: { runId: number; now: number; start: string }) {
   const { runId, now, start } = pull;
   const [span] = await db.all<{ lo: number | null; hi: number | null }>(
     sql`select min(rowid) as lo, max(rowid) as hi from cake_pull_conversions where run_id = ${runId} and start = ${start}`,
@@ -300,9 +299,9 @@ export async function writePulledConversions(db: Db, pull: { runId: number; now:
 const nameOrKept = (table: string) => sql.raw(`case when excluded.offer_name <> '' then excluded.offer_name else ${table}.offer_name end`);
 
 /**
- * Writes one pull a day at a time, each day of the rebuild in a single atomic batch (D1 runs a
- * batch as one transaction): the day's cake_stats and rollups, all of it or none, from the ledger,
- * into which the pull's conversions were written first (`writePulledConversions`). A day is the
+ * Writes one pull: its conversions into the ledger first (`writePulledConversions`), then a day at
+ * a time, each day of the rebuild in a single atomic batch (D1 runs a batch as one transaction):
+ * the day's cake_stats and rollups, all of it or none, from the ledger. A day is the
  * unit: every row of cake_stats and of the rollups has one, the rule above holds within it, and
  * at the target's 650,000 conversions a day one batch of the rebuild's three days held D1 about
  * 25 s, a day's at most about 15 s (docs/click-storage.md "The CAKE pull in steps"). A pull cut
@@ -312,6 +311,7 @@ const nameOrKept = (table: string) => sql.raw(`case when excluded.offer_name <> 
  * changes nothing. Returns how many cake_stats rows changed.
  */
 export async function applyCakePull(db: Db, pull: CakePull): Promise<number> {
+  await writePulledConversions(db, { runId: pull.runId, now: pull.now, start: pull.pulled.start });
   let changedRows = 0;
   for (const { start: day } of splitDays(pull.rebuild.start, pull.rebuild.end, 1).reverse()) {
     const statements = cakeDayStatements(pull, day);
@@ -617,15 +617,14 @@ export async function stagePulledConversions(db: Db, step: PullStep, conversions
     c.convertedAt,
   ]);
   if (!rows.length) return;
-  const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
   await rawBatch(
     db,
     jsonChunks(rows).map(
       (chunk) => sql`
         insert into cake_pull_conversions (run_id, start, from_row, conversion_id, date, offer_id, offer_name, subid1, subid2, subid3,
           revenue_cents, disposition, counted, converted_at)
-        select ${step.runId}, ${step.start}, ${step.fromRow}, ${at(0)}, ${at(1)}, ${at(2)}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)},
-          ${at(7)}, ${at(8)}, ${at(9)}, ${at(10)}
+        select ${step.runId}, ${step.start}, ${step.fromRow}, ${jsonAt(0)}, ${jsonAt(1)}, ${jsonAt(2)}, ${jsonAt(3)}, ${jsonAt(4)}, ${jsonAt(5)}, ${jsonAt(6)},
+          ${jsonAt(7)}, ${jsonAt(8)}, ${jsonAt(9)}, ${jsonAt(10)}
         from json_each(${chunk}) where true
         on conflict do update set from_row = excluded.from_row, date = excluded.date, offer_id = excluded.offer_id,
           offer_name = excluded.offer_name, subid1 = excluded.subid1, subid2 = excluded.subid2, subid3 = excluded.subid3,

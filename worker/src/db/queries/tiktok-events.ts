@@ -15,7 +15,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
-import { jsonChunks } from "../../lib/json-chunks";
+import { jsonAt, jsonChunks } from "../../lib/json-chunks";
 import { DEFAULT_EVENTS_CURRENCY, PENDING_EVENT_CHOICES, type PendingEvent, type TikTokEventSettings } from "../../schemas/tiktok-events";
 import { rawBatch } from "../raw-batch";
 import { TIKTOK_FAILURE_KINDS, type TikTokFailureKind, type TikTokSendStatus, type TikTokSkipReason } from "../schema";
@@ -126,7 +126,6 @@ export const CLICK_WINDOW_MS = 28 * 24 * 60 * 60 * 1000;
 export async function claimSends(db: Db, claims: SendClaim[], opts: ClaimOptions): Promise<number[]> {
   if (!claims.length) return [];
   const chunks = jsonChunks(claims.map((c) => [c.conversionId, c.event, c.subid2, c.valueCents, c.eventAt]));
-  const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
   // The click in D1's clicks (k0) or, for a shard-day click, its copy (k1: tracking/attributed-clicks.ts).
   const k = (column: string) => sql.raw(`coalesce(k0.${column}, k1.${column})`);
   const results = await rawBatch(
@@ -146,7 +145,7 @@ export async function claimSends(db: Db, claims: SendClaim[], opts: ClaimOptions
               when ${k("ttclid")} is null then 'no_ttclid'
               when i.event_at - ${k("clicked_at")} > ${CLICK_WINDOW_MS} then 'outside_window'
             end as reason
-          from (select ${at(0)} as cid, ${at(1)} as event, ${at(2)} as sub2, ${at(3)} as value_cents, ${at(4)} as event_at
+          from (select ${jsonAt(0)} as cid, ${jsonAt(1)} as event, ${jsonAt(2)} as sub2, ${jsonAt(3)} as value_cents, ${jsonAt(4)} as event_at
                 from json_each(${chunk})) i
           left join clicks k0 on i.sub2 <> '' and k0.click_id = i.sub2
           left join attributed_clicks k1 on i.sub2 <> '' and k0.id is null and k1.click_id = i.sub2

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../env";
 import type { TikTokCampaignDay } from "../../integrations/tiktok";
-import { jsonChunks } from "../../lib/json-chunks";
+import { jsonAt, jsonChunks } from "../../lib/json-chunks";
 import { changed, rawBatch } from "../raw-batch";
 import type { DayRange } from "./cake";
 
@@ -13,7 +13,6 @@ import type { DayRange } from "./cake";
 export async function upsertTikTokDays(db: Db, rows: TikTokCampaignDay[], now: number): Promise<number> {
   const chunks = jsonChunks(rows.map((r) => [r.date, r.campaignId, r.campaignName, r.spendCents, r.impressions, r.clicks, r.conversions]));
   if (!chunks.length) return 0;
-  const at = (i: number) => sql.raw(`json_extract(value, '$[${i}]')`);
   // An empty name in the report ("-") never erases a name we already know.
   const name = sql.raw("case when excluded.campaign_name <> '' then excluded.campaign_name else tiktok_spend.campaign_name end");
   const results = await rawBatch(
@@ -21,7 +20,7 @@ export async function upsertTikTokDays(db: Db, rows: TikTokCampaignDay[], now: n
     chunks.map(
       (chunk) => sql`
       insert into tiktok_spend (date, tiktok_campaign_id, campaign_name, spend_cents, impressions, clicks, conversions, synced_at)
-      select ${at(0)}, ${at(1)}, ${at(2)}, ${at(3)}, ${at(4)}, ${at(5)}, ${at(6)}, ${now} from json_each(${chunk}) where true
+      select ${jsonAt(0)}, ${jsonAt(1)}, ${jsonAt(2)}, ${jsonAt(3)}, ${jsonAt(4)}, ${jsonAt(5)}, ${jsonAt(6)}, ${now} from json_each(${chunk}) where true
       on conflict (date, tiktok_campaign_id) do update set
         campaign_name = ${name}, spend_cents = excluded.spend_cents, impressions = excluded.impressions,
         clicks = excluded.clicks, conversions = excluded.conversions, synced_at = excluded.synced_at
