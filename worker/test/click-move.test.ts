@@ -348,7 +348,8 @@ describe("the move of D1's clicks into the legacy objects", () => {
         { campaignId: campaign, at: clickDayStart(today - 3) + HOUR, placement: "older" },
         { campaignId: campaign, at: clickDayStart(today - 2) + HOUR, placement: "old" },
       ]);
-      const [newest] = await seedClicks([{ campaignId: campaign, at: now - HOUR, placement: "newest" }]);
+      // Today's, before now: in a day's first hour, an hour ago would be yesterday's.
+      const [newest] = await seedClicks([{ campaignId: campaign, at: Math.max(clickDayStart(today), now - HOUR), placement: "newest" }]);
       await rollUp(true, now);
       await fixShardDays(db(), SHARDS, now);
       await startClickMove(db(), now);
