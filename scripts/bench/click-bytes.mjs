@@ -13,7 +13,12 @@
 //      exit, the lookup of a click by id, and a click's delete with its exit;
 //   4. the same clicks copied, in arrival order, into two other layouts a shard could use (the
 //      click id as the primary key of a WITHOUT ROWID table; the exits keyed by click id and time),
-//      measured the same way, with the rows an exit writes in the second.
+//      measured the same way, with the rows an exit writes in the second;
+//   5. what a converted click leaves in D1 beside its conversion (docs/click-storage.md
+//      "What a conversion keeps in D1"): its copy in attributed_clicks with every column (as before)
+//      and without the visitor's (as the copy is made now), and its TikTok send row as claimed
+//      (queued, with the visitor's values the event needs) and as it stays once sent (without them).
+//      Each is built fresh from the same clicks and measured by dbstat.
 // Prints bytes per click for each, and what 90 days at 33,000,000 clicks a day come to. The sqlite3
 // command (Debian's sqlite3 package) gives the per-table figures; without it only the totals print.
 import { spawnSync } from "node:child_process";
@@ -168,6 +173,57 @@ const { shardSize, shardExit } = await withD1(async (d1) => {
 });
 const shard = { ...header(file), names: bytesByName(file) };
 
+// What a converted click leaves in D1 (docs/click-storage.md "What a conversion keeps in D1"). The
+// visitor's columns are the ones worker/src/tracking/attributed-clicks.ts VISITOR_COLUMNS names.
+const VISITOR = ["ip_address", "user_agent", "ttclid", "region", "city", "asn", "as_organization", "bot_reason"];
+const COPY_COLUMNS = `click_id, campaign_id, tiktok_campaign_id, tiktok_ad_group_id, tiktok_creative_id, placement, campaign_name,
+  ad_group_name, creative_name, ip_address, user_agent, clicked_at, exited_at, ttclid, country, region, city, asn, as_organization,
+  device_type, os, browser, bot, bot_reason, path_id, lander_id, offer_id`;
+const copyValues = (trimmed) =>
+  COPY_COLUMNS.split(",")
+    .map((c) => c.trim())
+    .map((c) => (trimmed && VISITOR.includes(c) ? "null" : c))
+    .join(", ");
+/** A send row per click as the claim writes it (queued) or as it stays once sent. */
+const sendValues = (sent) =>
+  sent
+    ? `'C' || (10000000 + id), 'CompletePayment', 'sent', click_id, null, null, null, null, 4250, 'USD', clicked_at + 600000, 1, clicked_at + 601000, clicked_at + 600000, clicked_at + 601000`
+    : `'C' || (10000000 + id), 'CompletePayment', 'queued', click_id, ttclid, ip_address, user_agent, 'https://lander.test/lp', 4250, 'USD', clicked_at + 600000, 0, null, clicked_at + 600000, clicked_at + 600000`;
+const conversionLayouts = {
+  "a copy with every column (before)": {
+    table: "attributed_clicks",
+    fill: `insert into attributed_clicks (${COPY_COLUMNS}) select ${copyValues(false)} from clicks order by id`,
+  },
+  "a copy without the visitor's (now)": {
+    table: "attributed_clicks",
+    fill: `insert into attributed_clicks (${COPY_COLUMNS}) select ${copyValues(true)} from clicks order by id`,
+  },
+  "a send row as claimed (queued)": {
+    table: "tiktok_event_sends",
+    fill: `insert into tiktok_event_sends (conversion_id, event, status, click_id, ttclid, ip_address, user_agent, page_url, value_cents,
+      currency, event_at, attempts, sent_at, created_at, updated_at) select ${sendValues(false)} from clicks order by id`,
+  },
+  "a send row once sent (now)": {
+    table: "tiktok_event_sends",
+    fill: `insert into tiktok_event_sends (conversion_id, event, status, click_id, ttclid, ip_address, user_agent, page_url, value_cents,
+      currency, event_at, attempts, sent_at, created_at, updated_at) select ${sendValues(true)} from clicks order by id`,
+  },
+};
+const conversionBytes = {};
+for (const [label, { table, fill }] of Object.entries(conversionLayouts)) {
+  await withD1(async (d1) => {
+    await d1.prepare(`delete from ${table}`).run();
+    await d1.prepare(fill).run();
+  });
+  const names = bytesByName(file);
+  // The table and its indexes (dbstat names an index by its own name, a unique constraint's as sqlite_autoindex_<table>_N).
+  conversionBytes[label] = names
+    ? [...names]
+        .filter(([name]) => name === table || name.startsWith(`${table}_`) || name.startsWith(`sqlite_autoindex_${table}_`))
+        .reduce((n, [, b]) => n + b, 0)
+    : null;
+}
+
 const perClick = (bytes) => bytes / COUNT;
 const line = (label, bytes) => console.log(`  ${label.padEnd(46)} ${fmt(perClick(bytes), 1).padStart(7)} bytes a click`);
 console.log(`${fmt(COUNT)} clicks of one day (40% with an exit), generated in ${generateSecs.toFixed(1)} s; page size ${after.pageSize} bytes`);
@@ -201,6 +257,15 @@ if (after.names) {
 } else {
   console.log("(no sqlite3 command: the per-table figures and the other layouts' are left out)");
   atTarget("today's schema", todayBytes);
+}
+if (after.names) {
+  console.log("What a converted click leaves in D1 beside its conversion (each with its indexes):");
+  for (const [label, bytes] of Object.entries(conversionBytes)) line(`  ${label}`, bytes);
+  const copySaved = conversionBytes["a copy with every column (before)"] - conversionBytes["a copy without the visitor's (now)"];
+  const sendSaved = conversionBytes["a send row as claimed (queued)"] - conversionBytes["a send row once sent (now)"];
+  console.log(
+    `  the visitor's values no longer kept: ${fmt(perClick(copySaved + sendSaved), 1)} bytes a converted click (copy ${fmt(perClick(copySaved), 1)}, send ${fmt(perClick(sendSaved), 1)})`,
+  );
 }
 console.log("Rows D1 reports (what D1 and SQLite Durable Objects bill):");
 for (const [label, { written, read }] of Object.entries({ ...billed, "an exit in a shard's layout": shardExit }))

@@ -9,7 +9,7 @@
  */
 import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { insertClicksOnce } from "../src/db/queries/clicks";
 import { rebuildAttributed } from "../src/db/queries/cake";
 import { attributedClicks, clickMoves, clicks, clickShardDays, landerClicks, tiktokEventSends } from "../src/db/schema";
@@ -26,6 +26,8 @@ import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
 import { archivedRows, cron, emptyClickStore } from "./retention-helpers";
 import { clickThrough, dailyOf, rollUp, visit } from "./shard-helpers";
 import { report, rowByKey, seedCake, seedClicks, setReportTimeZone } from "./stats-helpers";
+import { createTikTokEventsFake } from "./fakes/tiktok-events-fake";
+import { configure, EVENTS_HOST, serveFake } from "./tiktok-events-helpers";
 import { campaignWithOffer } from "./tracking-helpers";
 
 const SHARDS = 4;
@@ -72,6 +74,8 @@ async function clickLogOfToday() {
   expect(res.status).toBe(200);
   return (await res.json()) as { clicks: { clickId: string; exitedAt: string | null }[]; total: number; exitClicks: number };
 }
+
+afterEach(() => vi.restoreAllMocks());
 
 beforeAll(async () => {
   admin = await makeAdmin();
@@ -175,13 +179,20 @@ describe("the move of D1's clicks into the legacy objects", () => {
       await rollUp(true, Date.now());
       expect(await dailyOf(campaign)).toEqual({ clicks: 4, exits: 3 });
 
-      // CAKE's postback of the moved click (sub2 as the offer link carried it) is credited to its campaign, and sent to TikTok with its ttclid.
+      // CAKE's postback of the moved click (sub2 as the offer link carried it) is credited to its
+      // campaign, and sent to TikTok with its ttclid, read from the legacy object.
+      await configure();
+      const fake = serveFake(createTikTokEventsFake());
+      const sending = configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
       const q = new URLSearchParams({ token: POSTBACK_TOKEN, leadid: "L-moved-1", oid: "11", price: "9.00", s1: "mb", s2: old[0]!, s3: "" });
-      expect(await (await callWith(configuredEnv(), `/postback/cake?${q}`)).json()).toEqual({ ok: true, result: "counted" });
+      expect(await (await callWith(sending, `/postback/cake?${q}`)).json()).toEqual({ ok: true, result: "counted" });
       const credited = await db().get<{ cents: number }>(sql`select sum(revenue_cents) as cents from cake_attributed_daily where campaign_id = ${campaign}`);
       expect(credited?.cents).toBe(900);
-      const [send] = await db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, "L-moved-1"));
-      expect(send).toMatchObject({ clickId: old[0], ttclid: "E.C.P.moved-0123456789" });
+      const send = async () => (await db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, "L-moved-1")))[0];
+      await vi.waitUntil(async () => (await send())?.status === "sent", { timeout: 10_000, interval: 50 });
+      expect(await send()).toMatchObject({ clickId: old[0] });
+      expect(fake.received()).toMatchObject([{ event_id: "L-moved-1", user: { ttclid: "E.C.P.moved-0123456789" } }]);
+      await configure({ pixelCode: "" });
     },
   );
 
@@ -334,6 +345,11 @@ describe("the move of D1's clicks into the legacy objects", () => {
       await rebuildAttributed(db(), { start: day, end: day });
       expect(await credited()).toBe(500);
       expect((await db().select({ clickId: attributedClicks.clickId }).from(attributedClicks)).map((r) => r.clickId)).toEqual([old[3]]);
+      // The copy keeps the click's campaign and ad, not the visitor: those stay in the legacy object.
+      expect(await db().select().from(attributedClicks)).toMatchObject([{ clickId: old[3], campaignId: campaign, ipAddress: null, userAgent: null }]);
+      expect(await legacyObject(old[3]!).clickRows([old[3]!])).toMatchObject([
+        { clickId: old[3], ipAddress: expect.any(String), userAgent: expect.any(String) },
+      ]);
     },
   );
 

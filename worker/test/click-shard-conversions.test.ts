@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { eq, lte, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CakeClick } from "../src/integrations/cake";
 import { reportTimeZone } from "../src/db/queries/settings";
 import { purgeArchivedCakeStats } from "../src/db/queries/cake";
@@ -16,6 +16,9 @@ import { runSync } from "../src/sync/run-sync";
 import { purgeAttributedClicks } from "../src/tracking/attributed-clicks";
 import { checkClickId, clickDayOf, newClickId, placeOfClickId, shardName } from "../src/tracking/click-id";
 import { fixShardDays, forgetShardCounts } from "../src/tracking/shard-days";
+import { createTikTokEventsFake } from "./fakes/tiktok-events-fake";
+import { sweepTikTokEventsJob } from "../src/jobs/tiktok-events";
+import { configure, EVENTS_HOST, serveFake } from "./tiktok-events-helpers";
 import { call, db, makeAdmin, type TestUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv, createFakes, fakeHttp, visitLink } from "./performance-helpers";
 import { report, rowByKey } from "./stats-helpers";
@@ -23,6 +26,8 @@ import { campaignWithOffer } from "./tracking-helpers";
 
 const HOST = "https://trk.brand.test";
 const TTCLID = "E.C.P.shard-test-ttclid-0123456789";
+/** The user agent visitLink sends. */
+const VISITOR_AGENT = "Mozilla/5.0 (iPhone) Test";
 let admin: TestUser;
 
 /**
@@ -70,32 +75,73 @@ const approved = (
 const directCents = async () =>
   (await db().get<{ n: number | null }>(sql`select sum(revenue_cents) as n from cake_attributed_daily where campaign_id = 0`))?.n ?? 0;
 
+afterEach(() => vi.restoreAllMocks());
+
 beforeAll(async () => {
   admin = await makeAdmin();
   await fixShardDays(db(), 4, Date.now());
 });
 
 describe("conversions of clicks in shard-day objects", () => {
-  it("are credited by the postback to the click's campaign and ad, and sent to TikTok with its ttclid", { timeout: 60_000 }, async () => {
-    const campaignId = await campaignWithOffer("Shard revenue");
-    const sub2 = await sub2FromOfferLink(campaignId, "203.0.113.91");
-    expect(await db().select().from(clicks).where(eq(clicks.clickId, sub2))).toHaveLength(0);
-    const direct = await directCents();
+  it(
+    "are credited by the postback to the click's campaign and ad, and sent to TikTok with the visitor's values from the click's object, which D1 keeps none of",
+    { timeout: 60_000 },
+    async () => {
+      await configure();
+      const campaignId = await campaignWithOffer("Shard revenue");
+      const sub2 = await sub2FromOfferLink(campaignId, "203.0.113.91");
+      expect(await db().select().from(clicks).where(eq(clicks.clickId, sub2))).toHaveLength(0);
+      const direct = await directCents();
 
-    const q = new URLSearchParams({ token: POSTBACK_TOKEN, leadid: "L-shard-1", oid: "11", price: "12.50", s1: "mb-shard", s2: sub2, s3: "" });
-    const res = await callWith(configuredEnv(), `/postback/cake?${q}`);
-    expect(await res.json()).toEqual({ ok: true, result: "counted" });
+      const q = new URLSearchParams({ token: POSTBACK_TOKEN, leadid: "L-shard-1", oid: "11", price: "12.50", s1: "mb-shard", s2: sub2, s3: "" });
+      const fake = serveFake(createTikTokEventsFake());
+      const sending = configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
+      const res = await callWith(sending, `/postback/cake?${q}`);
+      expect(await res.json()).toEqual({ ok: true, result: "counted" });
 
-    expect(await attributed(campaignId)).toEqual([
-      { tiktokCampaignId: "tt-77", tiktokAdGroupId: "ag-5", placement: "feed", clicks: 0, conversions: 1, revenueCents: 1250 },
-    ]);
-    expect(await directCents()).toBe(direct);
-    const [send] = await db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, "L-shard-1"));
-    expect(send).toMatchObject({ clickId: sub2, ttclid: TTCLID, ipAddress: "203.0.113.91" });
+      expect(await attributed(campaignId)).toEqual([
+        { tiktokCampaignId: "tt-77", tiktokAdGroupId: "ag-5", placement: "feed", clicks: 0, conversions: 1, revenueCents: 1250 },
+      ]);
+      expect(await directCents()).toBe(direct);
+      // The copy the attribution joins keeps the campaign and ad, not the visitor.
+      const [copy] = await db().select().from(attributedClicks).where(eq(attributedClicks.clickId, sub2));
+      expect(copy).toMatchObject({ campaignId, tiktokCampaignId: "tt-77", placement: "feed", ipAddress: null, userAgent: null, ttclid: null });
+      // TikTok gets them from the click's object (the queue, run by the test Worker, sends the claim) ...
+      const sent = () => db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, "L-shard-1"));
+      await vi.waitUntil(async () => (await sent())[0]?.status === "sent", { timeout: 10_000, interval: 50 });
+      expect(fake.received()).toMatchObject([{ event_id: "L-shard-1", user: { ttclid: TTCLID, ip: "203.0.113.91", user_agent: VISITOR_AGENT } }]);
+      // ... and the send row keeps none of them once TikTok has it.
+      expect((await sent())[0]).toMatchObject({ clickId: sub2, ttclid: null, ipAddress: null, userAgent: null, pageUrl: null });
 
-    const day = dayIn(Date.now(), await reportTimeZone(db()));
-    const r = await report(admin.cookie, { startDate: day, endDate: day, groupBy: "campaign" });
-    expect(rowByKey(r, String(campaignId))).toMatchObject({ revenue: "12.50", conversions: 1 });
+      const day = dayIn(Date.now(), await reportTimeZone(db()));
+      const r = await report(admin.cookie, { startDate: day, endDate: day, groupBy: "campaign" });
+      expect(rowByKey(r, String(campaignId))).toMatchObject({ revenue: "12.50", conversions: 1 });
+      await configure({ pixelCode: "" });
+    },
+  );
+
+  it("are claimed for TikTok by the cron's sweep when the click's object failed the postback's claim", { timeout: 60_000 }, async () => {
+    await configure();
+    const fake = serveFake(createTikTokEventsFake());
+    const sending = configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
+    const campaignId = await campaignWithOffer("Shard claim later");
+    const sub2 = await sub2FromOfferLink(campaignId, "203.0.113.96");
+    const down = shardName(placeOfClickId(sub2)!);
+    const failing = { ...sending };
+    failing.CLICK_SHARDS = {
+      getByName: (name: string) => (name === down ? { clickRows: () => Promise.reject(new Error("shard down")) } : sending.CLICK_SHARDS.getByName(name)),
+    } as unknown as typeof sending.CLICK_SHARDS;
+
+    const q = new URLSearchParams({ token: POSTBACK_TOKEN, leadid: "L-shard-later", oid: "11", price: "3.00", s1: "mb", s2: sub2, s3: "" });
+    expect(await (await callWith(failing, `/postback/cake?${q}`)).json()).toEqual({ ok: true, result: "counted" });
+    // Not judged without its click: no send row, rather than one skipped as not TikTok's.
+    expect(await db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, "L-shard-later"))).toEqual([]);
+
+    await sweepTikTokEventsJob.run({ db: db(), env: sending, now: Date.now() });
+    const send = async () => (await db().select().from(tiktokEventSends).where(eq(tiktokEventSends.conversionId, "L-shard-later")))[0];
+    await vi.waitUntil(async () => (await send())?.status === "sent", { timeout: 10_000, interval: 50 });
+    expect(fake.received()).toMatchObject([{ event_id: "L-shard-later", user: { ttclid: TTCLID, ip: "203.0.113.96" } }]);
+    await configure({ pixelCode: "" });
   });
 
   it("are credited by the pull, with CAKE's clicks, and stay so when the day is pulled again", { timeout: 60_000 }, async () => {

@@ -93,6 +93,10 @@ describe("conversions handed on to TikTok", () => {
     expect(await sendOf(ids.notTikTok)).toMatchObject({ status: "skipped", skipReason: "not_tiktok" });
     expect(await sendOf(ids.unknownClick)).toMatchObject({ status: "skipped", skipReason: "not_tiktok" });
     expect(await sendOf(ids.old)).toMatchObject({ status: "skipped", skipReason: "outside_window" });
+    // A skipped row keeps the click's id, not the visitor's values (a row decided again reads them from the click).
+    const visitor = { ttclid: null, ipAddress: null, userAgent: null, pageUrl: null };
+    expect(await sendOf(ids.noTtclid)).toMatchObject({ clickId: noTtclid.clickId, ...visitor });
+    expect(await sendOf(ids.old)).toMatchObject({ clickId: old.clickId, ...visitor });
   });
 
   it("maps CAKE's dispositions: approved is a purchase, pending only when the admin chose an event, rejected never", async () => {

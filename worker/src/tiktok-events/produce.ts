@@ -3,6 +3,7 @@
  * claimed send rows (db/queries/tiktok-events.ts) and queue messages carrying their ids.
  */
 import { claimSends, unconfiguredSends, type SendClaim } from "../db/queries/tiktok-events";
+import { shardClicksFor } from "../tracking/attributed-clicks";
 import type { Bindings, Db, TikTokEventsMessage } from "../env";
 import { isCountedDisposition, type CakeConversion } from "../integrations/cake";
 import { TIKTOK_EVENTS_PER_CALL } from "../integrations/tiktok-events";
@@ -55,6 +56,27 @@ export async function enqueueSends(queue: Queue, ids: readonly number[]) {
 }
 
 /**
+ * The claims with the clicks their sub2 names in shard-day or legacy objects, read from there
+ * (D1's clicks are joined by the claim itself). Throws when an object fails: nothing is claimed
+ * without its click, and a later pull or the cron's sweep claims it.
+ */
+async function withShardClicks(db: Db, env: Bindings, claims: SendClaim[], now: number): Promise<SendClaim[]> {
+  const found = await shardClicksFor(
+    db,
+    env,
+    claims.map((c) => c.subid2),
+    now,
+  );
+  if (!found.size) return claims;
+  return claims.map((c) => {
+    const click = found.get(c.subid2);
+    if (!click) return c;
+    const { clickId, campaignId, tiktokCampaignId = null, ttclid = null, ipAddress = null, userAgent = null, clickedAt } = click;
+    return { ...c, click: { clickId, campaignId, tiktokCampaignId, ttclid, ipAddress, userAgent, clickedAt } };
+  });
+}
+
+/**
  * Claims the conversions' events and enqueues the ones to send. Safe to call again with the same
  * conversions (a repeated postback, every pull of the same days): only a first claim enqueues.
  * If the enqueue fails, the rows stay claimed and the cron's sweep enqueues them later.
@@ -67,7 +89,9 @@ export async function produceSends(db: Db, env: Bindings, conversions: readonly 
     const event = eventFor(c.disposition, settings.pendingEvent);
     if (event) claims.push({ conversionId: c.conversionId, event, subid2: c.subid2, valueCents: c.revenueCents, eventAt: Math.min(c.eventAt, now) });
   }
-  const ids = await claimSends(db, claims, { configured: config !== null, currency: settings.currency, now });
+  // Not configured, every claim is skipped as such whatever its click: no object is asked.
+  const judged = config ? await withShardClicks(db, env, claims, now) : claims;
+  const ids = await claimSends(db, judged, { configured: config !== null, currency: settings.currency, now });
   await enqueueSends(env.TIKTOK_EVENTS_QUEUE, ids);
   return { claimed: ids.length };
 }
@@ -82,7 +106,7 @@ export async function reconsiderUnconfigured(db: Db, env: Bindings, since: numbe
   if (!config) return { claimed: 0 };
   const claims = await unconfiguredSends(db, since);
   if (!claims.length) return { claimed: 0 };
-  const ids = await claimSends(db, claims, { configured: true, currency: settings.currency, now });
+  const ids = await claimSends(db, await withShardClicks(db, env, claims, now), { configured: true, currency: settings.currency, now });
   await enqueueSends(env.TIKTOK_EVENTS_QUEUE, ids);
   return { claimed: ids.length };
 }

@@ -1,11 +1,12 @@
 /**
  * The shard-day clicks CAKE reports (sub2 = our click id: its conversions, and the clicks of its
  * click report), copied into D1's `attributed_clicks` (db/schema.ts) when the postback or the pull
- * sees them. The CAKE attribution (db/queries/cake.ts) and the Events API's claims
- * (db/queries/tiktok-events.ts) then join a conversion's click by its id in D1 whichever store
- * holds it: the click's campaign, ad values and audience for the reports, its ttclid, address and
- * agent for TikTok. docs/click-storage.md "Exits, postbacks and conversions sent to TikTok" plans
- * these lookups as one call per object with all of its ids; this is that.
+ * sees them. The CAKE attribution (db/queries/cake.ts) and the split tests
+ * (db/queries/split-tests.ts) then join a conversion's click by its id in D1 whichever store holds
+ * it: the click's campaign, ad values, audience and path. A copy leaves the visitor's values out
+ * (`VISITOR_COLUMNS`); the Events API's claims read those from the click's object
+ * (`shardClicksFor`). docs/click-storage.md "Exits, postbacks and conversions sent to TikTok"
+ * plans these lookups as one call per object with all of its ids; this is that.
  *
  * A sub2 is CAKE's value, from outside: only a layout-1 id that passes its check, naming a kept
  * day and a shard that day had, is looked up (tracking/click-id.ts), and an id copied already is
@@ -16,7 +17,7 @@
  * rebuilds the day's attribution.
  */
 import { sql } from "drizzle-orm";
-import { insertClicksOnce } from "../db/queries/clicks";
+import { insertClicksOnce, type NewClick } from "../db/queries/clicks";
 import { attributedClicks } from "../db/schema";
 import type { Bindings, Db } from "../env";
 import { clicksRetention } from "../retention/config";
@@ -28,11 +29,14 @@ type AttributedEnv = Pick<Bindings, "CLICK_SHARDS" | "SESSION_SECRET" | "CLICKS_
 /** Ids asked of D1 at once (one JSON parameter). */
 const IDS_PER_QUERY = 1000;
 
-/** Copies the shard-day clicks among these sub2 values that are not copied yet; returns how many were copied now. */
-export async function copyAttributedClicks(db: Db, env: AttributedEnv, sub2s: Iterable<string>, now = Date.now()): Promise<number> {
+/**
+ * The objects holding the clicks these sub2 values name, with their ids: only ids that pass their
+ * check and name a kept shard-day, or (once D1's clicks are being moved) a legacy object.
+ */
+async function clickObjects(db: Db, env: AttributedEnv, sub2s: Iterable<string>, now: number): Promise<Map<string, string[]>> {
   const byObject = new Map<string, string[]>();
   const distinct = new Set([...sub2s].filter((s) => s !== ""));
-  if (!distinct.size) return 0;
+  if (!distinct.size) return byObject;
   const counts = await shardCounts(db, now);
   const keptDays = clicksRetention(env.CLICKS_RETENTION_DAYS).days;
   for (const raw of distinct) {
@@ -48,6 +52,23 @@ export async function copyAttributedClicks(db: Db, env: AttributedEnv, sub2s: It
     if (ids) ids.push(checked.clickId);
     else byObject.set(name, [checked.clickId]);
   }
+  return byObject;
+}
+
+/**
+ * What a copy leaves out: the visitor's address, agent, ttclid, place and network. Its readers
+ * read the click's campaign, ad values, audience (country, device, OS, browser), bot flag and path;
+ * TikTok's claim reads the visitor's values from the click's object (`shardClicksFor`), so they
+ * stay with the raw click, for its retention, and never in D1 (docs/click-storage.md "What a conversion keeps in D1").
+ */
+export const VISITOR_COLUMNS = ["ipAddress", "userAgent", "ttclid", "region", "city", "asn", "asOrganization", "botReason"] as const;
+
+/** A click as its copy keeps it: every visitor column null. */
+const withoutVisitor = <T extends NewClick>(click: T): T => ({ ...click, ...Object.fromEntries(VISITOR_COLUMNS.map((c) => [c, null])) });
+
+/** Copies the shard-day clicks among these sub2 values that are not copied yet; returns how many were copied now. */
+export async function copyAttributedClicks(db: Db, env: AttributedEnv, sub2s: Iterable<string>, now = Date.now()): Promise<number> {
+  const byObject = await clickObjects(db, env, sub2s, now);
   const wanted = [...byObject.values()].flat();
   if (!wanted.length) return 0;
   const copied = new Set<string>();
@@ -70,8 +91,20 @@ export async function copyAttributedClicks(db: Db, env: AttributedEnv, sub2s: It
       }
     }),
   );
-  const rows = found.flat().map(({ id: _rowid, ...click }) => click);
+  const rows = found.flat().map(({ id: _rowid, ...click }) => withoutVisitor(click));
   return rows.length ? insertClicksOnce(db, rows, "attributed_clicks") : 0;
+}
+
+/**
+ * The shard-day (and legacy) clicks among these sub2 values, whole, from their objects: one call
+ * per object with all of its ids. TikTok's claim reads the visitor's values here, not from D1.
+ * Throws when an object fails, so the caller claims nothing it would judge without its click (a
+ * conversion is claimed again by the next pull, or by the cron's sweep for a postback).
+ */
+export async function shardClicksFor(db: Db, env: AttributedEnv, sub2s: Iterable<string>, now = Date.now()): Promise<Map<string, NewClick>> {
+  const byObject = await clickObjects(db, env, sub2s, now);
+  const found = await Promise.all([...byObject].map(([name, ids]) => env.CLICK_SHARDS.getByName(name).clickRows(ids)));
+  return new Map(found.flat().map(({ id: _rowid, ...click }) => [click.clickId, click]));
 }
 
 /** Deletes the copies of clicks older than the kept days (their shard-days are no longer read), 5,000 a statement; how many. */

@@ -45,6 +45,7 @@ import { INSERTED, type ExitRecord } from "../db/queries/clicks";
 import { offsetSpans } from "../lib/calendar-days";
 import { clickDayOf, clickDayStart, LEGACY_DAY, LEGACY_SHARDS, legacyPlace, shardName } from "./click-id";
 import type { MovedClick } from "./click-shard";
+import { VISITOR_COLUMNS } from "./attributed-clicks";
 import { forgetShardCounts } from "./shard-days";
 
 /** Clicks a step moves: 14 million clicks (D1's 10 GB) are 2,800 steps. */
@@ -63,6 +64,10 @@ const MOVE_ID = 1;
 
 /** A click's columns but its rowid, by name: D1's `clicks` and `attributed_clicks` hold the same ones. */
 const CLICK_COLUMNS = sql.raw(INSERTED.map(([, c]) => `"${c.name}"`).join(", "));
+/** The same read from `clicks` as a copy keeps them: the visitor's columns null (tracking/attributed-clicks.ts). */
+const COPIED_VALUES = sql.raw(
+  INSERTED.map(([key, c]) => ((VISITOR_COLUMNS as readonly string[]).includes(key) ? `null as "${c.name}"` : `"${c.name}"`)).join(", "),
+);
 
 /**
  * The time zone's offsets over the UTC days of clicks moved from `fromMs` to `toMs`: what a legacy
@@ -178,7 +183,7 @@ export async function moveClicksStep(db: Db, shards: Bindings["CLICK_SHARDS"], {
       on conflict (day, shard) do update set click_watermark = excluded.click_watermark`,
     // The clicks CAKE reported or converted keep a copy in D1, as a shard-day's do
     // (tracking/attributed-clicks.ts): the attribution of their days, rebuilt later, still finds them.
-    sql`insert into attributed_clicks (${CLICK_COLUMNS}) select ${CLICK_COLUMNS} from clicks k
+    sql`insert into attributed_clicks (${CLICK_COLUMNS}) select ${COPIED_VALUES} from clicks k
       where k.id > ${point} and k.id <= ${newPoint} and ${moved} and k.click_id not in (select value from json_each(${keptIds}))
         and (exists (select 1 from cake_stats s where s.subid2 <> '' and s.subid2 = k.click_id)
           or exists (select 1 from cake_conversions c where c.subid2 <> '' and c.subid2 = k.click_id))

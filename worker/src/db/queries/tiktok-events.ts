@@ -97,6 +97,11 @@ export interface SendClaim {
   event: string;
   /** CAKE's sub2: our click id, when the conversion came from one of our clicks. */
   subid2: string;
+  /**
+   * The click sub2 names when it is in a shard-day or legacy object, read from there by the
+   * producer (tracking/attributed-clicks.ts `shardClicksFor`); a click in D1 is joined here.
+   */
+  click?: ClaimClick;
   valueCents: number;
   /** When it converted (epoch ms). */
   eventAt: number;
@@ -112,6 +117,20 @@ export interface ClaimOptions {
 /** TikTok matches a conversion to the click that led to it only this long after the click (⚠ third-party figure). */
 export const CLICK_WINDOW_MS = 28 * 24 * 60 * 60 * 1000;
 
+/** What a claim reads of a conversion's click. */
+export interface ClaimClick {
+  clickId: string;
+  campaignId: number;
+  tiktokCampaignId: string | null;
+  ttclid: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+  clickedAt: number;
+}
+
+/** The visitor's values a send keeps only while it may still be sent: `queued`, `sending` and `failed` (for 'Resend failed'). */
+const VISITOR_VALUES = sql.raw("ttclid = null, ip_address = null, user_agent = null, page_url = null");
+
 /**
  * Claims each (conversion, event) once: a new one is stored `queued` (to be enqueued by the
  * caller) or `skipped` with the reason; one already known is left alone, except one skipped
@@ -119,36 +138,52 @@ export const CLICK_WINDOW_MS = 28 * 24 * 60 * 60 * 1000;
  * the conversions the next pull sees). Returns the ids the caller must enqueue.
  *
  * A conversion is TikTok's when its click (sub2) carries a ttclid, or at least TikTok's macros
- * (then it lacks the ttclid TikTok matches on). The click's values are copied in now, from D1's
- * clicks or a shard-day click's copy in attributed_clicks (the producer copies it first:
- * tiktok-events/produce.ts).
+ * (then it lacks the ttclid TikTok matches on). The click is D1's, or the one the claim carries
+ * from its object (a click of a deleted campaign counts as none, as in D1). A queued row keeps
+ * the visitor's values the event needs (ttclid, address, agent, page) until it is sent; a skipped
+ * row keeps none (docs/click-storage.md "What a conversion keeps in D1").
  */
 export async function claimSends(db: Db, claims: SendClaim[], opts: ClaimOptions): Promise<number[]> {
   if (!claims.length) return [];
-  const chunks = jsonChunks(claims.map((c) => [c.conversionId, c.event, c.subid2, c.valueCents, c.eventAt]));
-  // The click in D1's clicks (k0) or, for a shard-day click, its copy (k1: tracking/attributed-clicks.ts).
-  const k = (column: string) => sql.raw(`coalesce(k0.${column}, k1.${column})`);
+  const chunks = jsonChunks(
+    claims.map((c) => [
+      c.conversionId,
+      c.event,
+      c.subid2,
+      c.valueCents,
+      c.eventAt,
+      ...(c.click
+        ? [c.click.clickId, c.click.campaignId, c.click.tiktokCampaignId, c.click.ttclid, c.click.ipAddress, c.click.userAgent, c.click.clickedAt]
+        : []),
+    ]),
+  );
+  // The click in D1's clicks (k0) or the one read from its object (o_*, while its campaign exists).
+  const k = (column: string) => sql.raw(`coalesce(k0.${column}, case when oc.id is not null then i.o_${column} end)`);
+  const queuedOnly = (column: string) => sql`case when reason is null then ${sql.raw(column)} end`;
   const results = await rawBatch(
     db,
     chunks.map(
       (chunk) => sql`
         insert into tiktok_event_sends (conversion_id, event, status, skip_reason, click_id, ttclid, ip_address, user_agent,
           page_url, value_cents, currency, event_at, created_at, updated_at)
-        select cid, event, case when reason is null then 'queued' else 'skipped' end, reason, click_id, ttclid, ip_address,
-          user_agent, page_url, value_cents, ${opts.currency}, event_at, ${opts.now}, ${opts.now}
+        select cid, event, case when reason is null then 'queued' else 'skipped' end, reason, click_id, ${queuedOnly("ttclid")},
+          ${queuedOnly("ip_address")}, ${queuedOnly("user_agent")}, ${queuedOnly("page_url")}, value_cents, ${opts.currency}, event_at,
+          ${opts.now}, ${opts.now}
         from (
           select i.cid, i.event, i.value_cents, i.event_at, ${k("click_id")} as click_id, ${k("ttclid")} as ttclid,
             ${k("ip_address")} as ip_address, ${k("user_agent")} as user_agent, l.url as page_url,
             case
               when ${opts.configured ? 0 : 1} then 'not_configured'
-              when ${k("id")} is null or (${k("ttclid")} is null and ${k("tiktok_campaign_id")} is null) then 'not_tiktok'
+              when ${k("click_id")} is null or (${k("ttclid")} is null and ${k("tiktok_campaign_id")} is null) then 'not_tiktok'
               when ${k("ttclid")} is null then 'no_ttclid'
               when i.event_at - ${k("clicked_at")} > ${CLICK_WINDOW_MS} then 'outside_window'
             end as reason
-          from (select ${jsonAt(0)} as cid, ${jsonAt(1)} as event, ${jsonAt(2)} as sub2, ${jsonAt(3)} as value_cents, ${jsonAt(4)} as event_at
+          from (select ${jsonAt(0)} as cid, ${jsonAt(1)} as event, ${jsonAt(2)} as sub2, ${jsonAt(3)} as value_cents, ${jsonAt(4)} as event_at,
+                  ${jsonAt(5)} as o_click_id, ${jsonAt(6)} as o_campaign_id, ${jsonAt(7)} as o_tiktok_campaign_id, ${jsonAt(8)} as o_ttclid,
+                  ${jsonAt(9)} as o_ip_address, ${jsonAt(10)} as o_user_agent, ${jsonAt(11)} as o_clicked_at
                 from json_each(${chunk})) i
           left join clicks k0 on i.sub2 <> '' and k0.click_id = i.sub2
-          left join attributed_clicks k1 on i.sub2 <> '' and k0.id is null and k1.click_id = i.sub2
+          left join campaigns oc on k0.id is null and oc.id = i.o_campaign_id
           left join campaigns c on c.id = ${k("campaign_id")}
           left join landers l on l.id = c.lander_id)
         where true
@@ -222,7 +257,7 @@ export const markSent = async (db: Db, token: string, ids: readonly number[], no
         (
           await db.all<{ id: number }>(sql`
             update tiktok_event_sends set status = 'sent', sent_at = ${now}, updated_at = ${now}, lease_until = null, lease_token = null,
-              code = null, message = null, failure_kind = null
+              code = null, message = null, failure_kind = null, ${VISITOR_VALUES}
             where ${heldBy(token, ids)} returning id`)
         ).map((r) => r.id),
       )
@@ -248,7 +283,7 @@ export const skipUnconfigured = (db: Db, token: string, ids: readonly number[], 
   ids.length
     ? db.run(sql`
         update tiktok_event_sends set status = 'skipped', skip_reason = 'not_configured', code = null, message = ${message},
-          updated_at = ${now}, lease_until = null, lease_token = null
+          updated_at = ${now}, lease_until = null, lease_token = null, ${VISITOR_VALUES}
         where ${heldBy(token, ids)}`)
     : Promise.resolve();
 
