@@ -15,8 +15,12 @@
 // (p50, p99): a click's lookup by id (what an exit and a conversion do), LOOKUPS times against each
 // store; and the Click Log's pages of the day (40 rows, newest first, each after the last), PAGES of
 // them from D1 and from the 16 objects (each page asks all 16 and merges). Last it checks that
-// writing a batch again stores nothing. The load generator is this process (fetch):
-// its CPU is printed.
+// writing a batch again stores nothing; and times, CLAIM_RUNS times each, the clicks of a hand-on
+// batch of CLAIM_BATCH conversions read for TikTok's claims: from the 16 objects as the producer
+// reads them (ids signed as /r/ signs them, one call per object), against the same columns of D1's
+// clicks in one statement, and the ids' signature checks alone, which that read does not make
+// (docs/click-storage.md "What a conversion keeps in D1").
+// The load generator is this process (fetch): its CPU is printed.
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -30,6 +34,9 @@ const IN_FLIGHT = 4;
 const SHARDS = 16;
 const LOOKUPS = 200;
 const PAGES = 100;
+/** Conversions a pull hands on to TikTok at once (worker/src/sync/cake-sync.ts HAND_ON_ROWS), and timed reads of their clicks. */
+const CLAIM_BATCH = 5_000;
+const CLAIM_RUNS = 20;
 /** The design's load per shard-day: 33,300,000 clicks a day over 16 objects (docs/click-storage.md "The load"). */
 const PER_SHARD_DAY = 33_300_000 / 16;
 const OBJECT_LIMIT = 10e9;
@@ -48,10 +55,10 @@ const uuid = (shard) => {
 };
 const UA = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 musical_ly_34.1.0";
 
-/** `count` clicks of one day, shaped as the consumer writes them, click i's id naming shard `shardOf(i)`. */
-function clicksFor(campaignId, count, shardOf = () => 0) {
+/** `count` clicks of one day, shaped as the consumer writes them, click i's id naming shard `shardOf(i)` (or `ids[i]`). */
+function clicksFor(campaignId, count, shardOf = () => 0, ids = null) {
   return Array.from({ length: count }, (_, i) => ({
-    clickId: uuid(shardOf(i)),
+    clickId: ids ? ids[i] : uuid(shardOf(i)),
     campaignId,
     tiktokCampaignId: `17990000${i % 20}`,
     tiktokAdGroupId: `17991000${i % 40}`,
@@ -187,6 +194,42 @@ try {
       `(${fmt(median(pageTimes.shards) / median(pageTimes.d1), 2)}x D1 at p50)`,
   );
 
+  // A hand-on batch's clicks read for TikTok's claims: signed ids over the 16 objects (as /r/ makes
+  // them), against D1's clicks of the first run.
+  await fetch(`${server.url}/__bench/shard-count?day=${DAY}&shards=${SHARDS + 1}`);
+  const claimIds = [];
+  for (let shard = 1; shard <= SHARDS; shard++) {
+    // CLAIM_BATCH over the objects, the remainder one each to the first.
+    const n = Math.floor(CLAIM_BATCH / SHARDS) + (shard <= CLAIM_BATCH % SHARDS ? 1 : 0);
+    const ids = await (await fetch(`${server.url}/__bench/signed-ids?day=${DAY}&shard=${shard}&n=${n}`)).json();
+    await post(
+      write(`to=shard&day=${DAY}&shard=${shard}`),
+      clicksFor(campaignId, n, () => shard, ids),
+    );
+    claimIds.push(...ids);
+  }
+  const d1ClaimIds = d1.rows.slice(0, CLAIM_BATCH).map((r) => r.clickId);
+  const claimNow = START + 12 * 3_600_000;
+  const claimTimes = { d1: [], shards: [], check: [] };
+  for (let i = 0; i <= CLAIM_RUNS; i++) {
+    for (const [store, ids] of [
+      ["d1", d1ClaimIds],
+      ["shards", claimIds],
+      ["check", claimIds],
+    ]) {
+      const started = performance.now();
+      const { found } = await post(`${server.url}/__bench/claim-reads?to=${store}&now=${claimNow}`, ids);
+      // The first run of each warms it.
+      if (i > 0) claimTimes[store].push(performance.now() - started);
+      if (found !== CLAIM_BATCH) failed = true;
+    }
+  }
+  console.log(
+    `${fmt(CLAIM_BATCH)} conversions' clicks read for TikTok's claims, ${CLAIM_RUNS} times each: D1's clicks in one statement ${ms(claimTimes.d1)}; ` +
+      `${SHARDS} objects as the producer reads them ${ms(claimTimes.shards)} (${fmt(median(claimTimes.shards) / median(claimTimes.d1), 2)}x D1 at p50); ` +
+      `the 5,000 signature checks alone (what the copy for the attribution makes, and the claim skips) ${ms(claimTimes.check)}`,
+  );
+
   // A message delivered again: the same batch stores nothing.
   const repeat = clicksFor(campaignId, BATCH);
   const firstTime = await post(write(`to=shard&day=${DAY}&shard=0`), repeat);
@@ -205,8 +248,8 @@ try {
   );
   console.log(
     failed
-      ? "FAIL: a write stored a click twice or lost one, a lookup missed its click, or a page came short"
-      : "PASS: every click stored once in each store, found by its id, and every page full",
+      ? "FAIL: a write stored a click twice or lost one, a lookup missed its click, a page came short, or a claim's read missed a click"
+      : "PASS: every click stored once in each store, found by its id, every page full, and every claim's click read",
   );
   process.exitCode = failed ? 1 : 0;
 } finally {

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import {
   checkClickId,
+  uncheckedClickId,
   clickDayOf,
   clickDayStart,
   dayOfDigits,
@@ -354,6 +355,18 @@ describe("click ids that name their shard-day (layout 1)", () => {
     expect(await checkClickId("another-secret-that-is-long-enough-to-use", id, now)).toBeNull();
     await expect(newClickId(secret, { day: DAY, shard: MAX_SHARDS })).rejects.toThrow(RangeError);
     await expect(newClickId(secret, { day: -1, shard: 0 })).rejects.toThrow(RangeError);
+  });
+
+  it("read without the check, name the place an id names and take any other of the right shape as old, for reads that find nothing under a forged id", async () => {
+    const id = await newClickId(secret, { day: DAY, shard: 4 });
+    expect(uncheckedClickId(id.toUpperCase(), now)).toEqual({ clickId: id, kind: "sharded", place: { day: DAY, shard: 4 } });
+    // A forged check digit still names the place (the object then finds no click under it).
+    const forged = `${id.slice(0, -1)}${id.endsWith("0") ? "1" : "0"}`;
+    expect(await checkClickId(secret, forged, now)).toBeNull();
+    expect(uncheckedClickId(forged, now)).toMatchObject({ kind: "sharded", place: { day: DAY, shard: 4 } });
+    const v4 = crypto.randomUUID();
+    expect(uncheckedClickId(v4, now)).toEqual({ clickId: v4, kind: "legacy" });
+    for (const bad of ["", "not-a-click-id", `${id}0`]) expect(uncheckedClickId(bad, now)).toBeNull();
   });
 
   it("read the day as the newest one with those digits that is not after tomorrow", () => {

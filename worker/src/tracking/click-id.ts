@@ -193,6 +193,19 @@ function placeOfDigits(digits: string, now: number): ClickPlace | null {
 }
 
 /**
+ * `checkClickId` without the signature: what an id names if it is ours, for a read that finds
+ * nothing under a forged id (TikTok's claims: tracking/attributed-clicks.ts `shardClicksFor`). A
+ * layout-1 id is `sharded` with the place it names; any other id of the right shape may be an old
+ * one (`legacy`).
+ */
+export function uncheckedClickId(raw: string, now = Date.now()): CheckedClickId | null {
+  const clickId = raw.toLowerCase();
+  if (!UUID_SHAPE.test(clickId)) return null;
+  const place = placeOfDigits(clickId.replace(/-/g, ""), now);
+  return place ? { clickId, kind: "sharded", place } : { clickId, kind: "legacy" };
+}
+
+/**
  * Where the click of one of our own ids is stored (a layout-1 id: its day and shard), without the
  * check: for ids this Worker made and sent itself (the clicks queue's messages). Null for an id of
  * another layout, whose click D1 holds.
