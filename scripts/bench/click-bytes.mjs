@@ -189,25 +189,14 @@ const sendValues = (sent) =>
   sent
     ? `'C' || (10000000 + id), 'CompletePayment', 'sent', click_id, null, null, null, null, 4250, 'USD', clicked_at + 600000, 1, clicked_at + 601000, clicked_at + 600000, clicked_at + 601000`
     : `'C' || (10000000 + id), 'CompletePayment', 'queued', click_id, ttclid, ip_address, user_agent, 'https://lander.test/lp', 4250, 'USD', clicked_at + 600000, 0, null, clicked_at + 600000, clicked_at + 600000`;
+const copyFill = (trimmed) => `insert into attributed_clicks (${COPY_COLUMNS}) select ${copyValues(trimmed)} from clicks order by id`;
+const sendFill = (sent) => `insert into tiktok_event_sends (conversion_id, event, status, click_id, ttclid, ip_address, user_agent, page_url,
+  value_cents, currency, event_at, attempts, sent_at, created_at, updated_at) select ${sendValues(sent)} from clicks order by id`;
 const conversionLayouts = {
-  "a copy with every column (before)": {
-    table: "attributed_clicks",
-    fill: `insert into attributed_clicks (${COPY_COLUMNS}) select ${copyValues(false)} from clicks order by id`,
-  },
-  "a copy without the visitor's (now)": {
-    table: "attributed_clicks",
-    fill: `insert into attributed_clicks (${COPY_COLUMNS}) select ${copyValues(true)} from clicks order by id`,
-  },
-  "a send row as claimed (queued)": {
-    table: "tiktok_event_sends",
-    fill: `insert into tiktok_event_sends (conversion_id, event, status, click_id, ttclid, ip_address, user_agent, page_url, value_cents,
-      currency, event_at, attempts, sent_at, created_at, updated_at) select ${sendValues(false)} from clicks order by id`,
-  },
-  "a send row once sent (now)": {
-    table: "tiktok_event_sends",
-    fill: `insert into tiktok_event_sends (conversion_id, event, status, click_id, ttclid, ip_address, user_agent, page_url, value_cents,
-      currency, event_at, attempts, sent_at, created_at, updated_at) select ${sendValues(true)} from clicks order by id`,
-  },
+  "a copy with every column (before)": { table: "attributed_clicks", fill: copyFill(false) },
+  "a copy without the visitor's (now)": { table: "attributed_clicks", fill: copyFill(true) },
+  "a send row as claimed (queued)": { table: "tiktok_event_sends", fill: sendFill(false) },
+  "a send row once sent (now)": { table: "tiktok_event_sends", fill: sendFill(true) },
 };
 const conversionBytes = {};
 for (const [label, { table, fill }] of Object.entries(conversionLayouts)) {

@@ -22,12 +22,12 @@ import { MOVE_SETTLE_MS, moveClicksStep, readClickMove, startClickMove } from ".
 import type { MoveRunOutput } from "../src/tracking/click-move-workflow";
 import { fixShardDays, forgetShardCounts, shardCounts } from "../src/tracking/shard-days";
 import { call, db, makeAdmin, type TestUser } from "./helpers";
-import { POSTBACK_TOKEN, callWith, configuredEnv } from "./performance-helpers";
+import { POSTBACK_TOKEN, callWith } from "./performance-helpers";
 import { archivedRows, cron, emptyClickStore } from "./retention-helpers";
 import { clickThrough, dailyOf, rollUp, visit } from "./shard-helpers";
 import { report, rowByKey, seedCake, seedClicks, setReportTimeZone } from "./stats-helpers";
 import { createTikTokEventsFake } from "./fakes/tiktok-events-fake";
-import { configure, EVENTS_HOST, serveFake } from "./tiktok-events-helpers";
+import { configure, sendingEnv, serveFake } from "./tiktok-events-helpers";
 import { campaignWithOffer } from "./tracking-helpers";
 
 const SHARDS = 4;
@@ -183,7 +183,7 @@ describe("the move of D1's clicks into the legacy objects", () => {
       // campaign, and sent to TikTok with its ttclid, read from the legacy object.
       await configure();
       const fake = serveFake(createTikTokEventsFake());
-      const sending = configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
+      const sending = sendingEnv();
       const q = new URLSearchParams({ token: POSTBACK_TOKEN, leadid: "L-moved-1", oid: "11", price: "9.00", s1: "mb", s2: old[0]!, s3: "" });
       expect(await (await callWith(sending, `/postback/cake?${q}`)).json()).toEqual({ ok: true, result: "counted" });
       const credited = await db().get<{ cents: number }>(sql`select sum(revenue_cents) as cents from cake_attributed_daily where campaign_id = ${campaign}`);

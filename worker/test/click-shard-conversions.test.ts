@@ -18,7 +18,7 @@ import { checkClickId, clickDayOf, newClickId, placeOfClickId, shardName } from 
 import { fixShardDays, forgetShardCounts } from "../src/tracking/shard-days";
 import { createTikTokEventsFake } from "./fakes/tiktok-events-fake";
 import { sweepTikTokEventsJob } from "../src/jobs/tiktok-events";
-import { configure, EVENTS_HOST, serveFake } from "./tiktok-events-helpers";
+import { configure, sendingEnv, serveFake } from "./tiktok-events-helpers";
 import { call, db, makeAdmin, type TestUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv, createFakes, fakeHttp, visitLink } from "./performance-helpers";
 import { report, rowByKey } from "./stats-helpers";
@@ -95,7 +95,7 @@ describe("conversions of clicks in shard-day objects", () => {
 
       const q = new URLSearchParams({ token: POSTBACK_TOKEN, leadid: "L-shard-1", oid: "11", price: "12.50", s1: "mb-shard", s2: sub2, s3: "" });
       const fake = serveFake(createTikTokEventsFake());
-      const sending = configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
+      const sending = sendingEnv();
       const res = await callWith(sending, `/postback/cake?${q}`);
       expect(await res.json()).toEqual({ ok: true, result: "counted" });
 
@@ -123,7 +123,7 @@ describe("conversions of clicks in shard-day objects", () => {
   it("are claimed for TikTok by the cron's sweep when the click's object failed the postback's claim", { timeout: 60_000 }, async () => {
     await configure();
     const fake = serveFake(createTikTokEventsFake());
-    const sending = configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
+    const sending = sendingEnv();
     const campaignId = await campaignWithOffer("Shard claim later");
     const sub2 = await sub2FromOfferLink(campaignId, "203.0.113.96");
     const down = shardName(placeOfClickId(sub2)!);

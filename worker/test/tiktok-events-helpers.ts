@@ -14,11 +14,15 @@ import type { Bindings } from "../src/env";
 import type { TikTokEventSettings } from "../src/schemas/tiktok-events";
 import { createTikTokEventsFake, type TikTokEventsFake } from "./fakes/tiktok-events-fake";
 import { db } from "./helpers";
+import { configuredEnv } from "./performance-helpers";
 
 export const EVENTS_HOST = "https://tiktok.test";
 export const PIXEL = "CPIXEL0123456789ABCD";
 
 export const testEnv = (overrides: Partial<Bindings> = {}): Bindings => ({ ...(env as Bindings), ...overrides });
+
+/** Every data source configured against the fakes, and sending to TikTok through the events fake's host. */
+export const sendingEnv = () => configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
 
 export const configure = (overrides: Partial<TikTokEventSettings> = {}, by = "test-admin") =>
   writeEventSettings(db(), { pixelCode: PIXEL, testEventCode: "", pendingEvent: "", currency: "USD", ...overrides }, by);

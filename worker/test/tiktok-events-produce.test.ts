@@ -10,10 +10,9 @@ import { eventFor, produceSends } from "../src/tiktok-events/produce";
 import { createTikTokEventsFake, type TikTokEventsFake } from "./fakes/tiktok-events-fake";
 import { call, db, makeAdmin, makeUser } from "./helpers";
 import { POSTBACK_TOKEN, callWith, configuredEnv, createFakes, fakeHttp } from "./performance-helpers";
-import { configure, EVENTS_HOST, serveFake, sendOf, sendsOf, storedClick, testEnv } from "./tiktok-events-helpers";
+import { configure, EVENTS_HOST, sendingEnv, serveFake, sendOf, sendsOf, storedClick, testEnv } from "./tiktok-events-helpers";
 
 const DAY = 86_400_000;
-const sendingEnv = () => configuredEnv({ TIKTOK_EVENTS_ACCESS_TOKEN: "events-test-token", TIKTOK_BASE_URL: EVENTS_HOST });
 
 let fake: TikTokEventsFake;
 beforeEach(async () => {

@@ -110,7 +110,12 @@ export async function shardClicksFor(db: Db, env: AttributedEnv, sub2s: Iterable
   const byObject = await clickObjects(db, env, given, now, false);
   const found = await Promise.all([...byObject].map(([name, ids]) => env.CLICK_SHARDS.getByName(name).clickRows(ids)));
   const byId = new Map(found.flat().map(({ id: _rowid, ...click }) => [click.clickId, click]));
-  return new Map(given.flatMap((sub2) => (byId.has(sub2.toLowerCase()) ? [[sub2, byId.get(sub2.toLowerCase())!]] : [])));
+  const bySub2 = new Map<string, NewClick>();
+  for (const sub2 of given) {
+    const click = byId.get(sub2.toLowerCase());
+    if (click) bySub2.set(sub2, click);
+  }
+  return bySub2;
 }
 
 /** Deletes the copies of clicks older than the kept days (their shard-days are no longer read), 5,000 a statement; how many. */
